@@ -1,0 +1,83 @@
+import Foundation
+
+import WireCore
+
+/// WebSocket URLs of signaling servers (PAIR-URL-001) and relays (PAIR-URL-002).
+/// A small parser of its own: Foundation's `URL` accepts and repairs too much, and differs
+/// between Apple platforms and Linux.
+public enum SignalingURL {
+    /// Why `text` is not a signaling URL, or nil when it is one.
+    public static func problem(_ text: String, relay: Bool) -> String? {
+        guard let schemeEnd = text.range(of: "://") else { return "no scheme" }
+        let scheme = text[..<schemeEnd.lowerBound].lowercased()
+        guard scheme == "ws" || scheme == "wss" else { return "scheme \(scheme), not ws or wss" }
+        if text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F }) {
+            return "whitespace, control or non-ASCII characters"
+        }
+        if text.contains("#") { return "a fragment" }
+        let rest = text[schemeEnd.upperBound...]
+        let authority = rest.prefix(while: { $0 != "/" && $0 != "?" })
+        if authority.contains("@") { return "user-info" }
+        let host: Substring
+        var portText: Substring?
+        if authority.hasPrefix("[") {
+            guard let close = authority.firstIndex(of: "]") else { return "an unclosed IPv6 literal" }
+            host = authority[...close]
+            let inner = authority[authority.index(after: authority.startIndex)..<close]
+            guard !inner.isEmpty, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }), inner.contains(":") else {
+                return "an invalid IPv6 literal"
+            }
+            let after = authority[authority.index(after: close)...]
+            if !after.isEmpty {
+                guard after.hasPrefix(":") else { return "text after the IPv6 literal" }
+                portText = after.dropFirst()
+            }
+        } else {
+            let parts = authority.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            host = parts[0]
+            if parts.count == 2 { portText = parts[1] }
+            guard !host.isEmpty else { return "an empty host" }
+            guard host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) else {
+                return "invalid characters in the host"
+            }
+        }
+        if let portText {
+            guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let port = Int(portText), port >= 1, port <= 65535
+            else { return "port \(portText), not 1-65535" }
+        }
+        if relay && scheme == "ws" && !isLoopback(host.lowercased()) {
+            return "ws:// to a host that is not loopback (a relay needs wss://)"
+        }
+        return nil
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host == "[::1]" { return true }
+        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
+        return octets.count == 4 && octets[0] == "127"
+            && octets.allSatisfy { o in !o.isEmpty && o.count <= 3 && o.allSatisfy(\.isNumber) && (Int(o) ?? 256) <= 255 }
+    }
+
+    /// Reads an optional signaling URL; absent, null and "" all mean none.
+    public static func readOptional(_ reader: ObjectReader, _ key: String, relay: Bool) throws(Violation) -> String? {
+        guard let url = try reader.optionalString(key), !url.isEmpty else { return nil }
+        try check(url, at: reader.pointer(key), relay: relay)
+        return url
+    }
+
+    public static func read(_ reader: ObjectReader, _ key: String, relay: Bool) throws(Violation) -> String {
+        let url = try reader.string(key)
+        try check(url, at: reader.pointer(key), relay: relay)
+        return url
+    }
+
+    static func check(_ url: String, at path: JSONPointer, relay: Bool) throws(Violation) {
+        if let problem = problem(url, relay: relay) {
+            throw Violation(
+                rule: relay ? PairingRule.relayURL : PairingRule.signalingURL, path: path,
+                expected: relay ? "a wss:// relay URL (ws:// on loopback only)" : "a ws:// or wss:// URL with a host",
+                found: JSONSerializer.quoted(url) + " (\(problem))")
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import WireCore
+
+/// The manual flow (§7.3, §6.5): the user types the desktop's code; the ack goes to the
+/// relay alias `pairing-code:<code>`. `entering → submitting(code) → success(desktopName) | failed(reason)`.
+public struct ManualPairingMachine: Sendable {
+    public enum State: Sendable, Hashable {
+        case entering
+        case submitting(code: String, submittedAt: EpochMillis)
+        case success(desktopName: String)
+        case failed(FailureReason)
+    }
+
+    public enum Event: Sendable, Hashable {
+        case submit(code: String, at: EpochMillis)
+        case sendSucceeded(at: EpochMillis)
+        case sendFailed(at: EpochMillis)
+        case peerOffline(at: EpochMillis)
+        case confirmation(document: JSONValue, at: EpochMillis)
+        case tick(at: EpochMillis)
+        case retry
+    }
+
+    public private(set) var state: State = .entering
+    public let phone: PhoneContext
+
+    public init(phone: PhoneContext) {
+        self.phone = phone
+    }
+
+    public mutating func handle(_ event: Event) -> [PairingAction] {
+        switch (state, event) {
+        case (.entering, .submit(let code, let at)):
+            return submit(code: code, at: at)
+        case (.submitting, .sendFailed):
+            state = .failed(FailureReason(rule: PairingRule.manualSendFailed, detail: "the ack could not be sent"))
+            return [.cancelTimer]
+        case (.submitting, .peerOffline):
+            state = .failed(
+                FailureReason(rule: PairingRule.manualPeerOffline, detail: "the desktop has not enabled manual codes; scan its QR instead"))
+            return [.cancelTimer]
+        case (.submitting(_, let submittedAt), .tick(let at)) where at - submittedAt > PairingTimeouts.validity:
+            state = .failed(timedOut)
+            return []
+        case (.submitting(let code, let submittedAt), .confirmation(let document, let at)):
+            if at - submittedAt > PairingTimeouts.validity {
+                state = .failed(timedOut)
+                return [.drop(timedOut)]
+            }
+            switch acceptConfirmation(document, code: code, at: at) {
+            case .failure(let reason):
+                return [.drop(reason)]
+            case .success(let confirmation):
+                state = .success(desktopName: confirmation.deviceInfo.name)
+                return [.cancelTimer]
+            }
+        case (.failed, .retry):
+            state = .entering
+            return []
+        default:
+            return []
+        }
+    }
+
+    private var timedOut: FailureReason {
+        FailureReason(rule: PairingRule.manualTimeout, detail: "no confirmation within 5 minutes")
+    }
+
+    private mutating func submit(code: String, at time: EpochMillis) -> [PairingAction] {
+        guard let did = phone.activeDid else {
+            state = .failed(phone.missingDID)
+            return []
+        }
+        guard PairingCode.isValid(code) else {
+            state = .failed(FailureReason(rule: PairingRule.code, path: .root / "code", detail: "not six ASCII digits"))
+            return []
+        }
+        guard let url = phone.signalingUrl else {
+            state = .failed(FailureReason(rule: PairingRule.manualSendFailed, detail: "no signaling server configured"))
+            return []
+        }
+        let message = phone.ackMessage(code: code, to: PeerID.alias(forCode: code), did: did, at: time)
+        state = .submitting(code: code, submittedAt: time)
+        return [
+            .register(url: url, peerId: did), .send(url: url, message: message),
+            .setTimer(at: time + PairingTimeouts.validity + 1),
+        ]
+    }
+}

@@ -1,0 +1,47 @@
+import WireCore
+
+/// Every document kind of the pairing family (Spec pairing.md section 1).
+public enum PairingKind: String, CaseIterable, Sendable {
+    case desktopPairing = "desktop-pairing"
+    case pairAck = "pair-ack"
+    case devicePairing = "device-pairing"
+    case pairingConfirmation = "pairing:confirmation"
+    case register = "register"
+    case message = "message"
+    case registered = "registered"
+    case peerOffline = "peer-offline"
+    case relayError = "error"
+    case pairedDesktop = "paired-desktop"
+
+    /// The kinds that travel inside a signaling `message` or a QR code, validated when nested.
+    public static let payloadKinds: [PairingKind] = [.desktopPairing, .pairAck, .devicePairing, .pairingConfirmation]
+
+    /// Whether documents of this kind carry a `type` member naming the kind.
+    public var hasTypeMember: Bool { self != .pairedDesktop }
+}
+
+/// A decoded, valid pairing document.
+public protocol PairingDocument: Sendable, Hashable {
+    static var kind: PairingKind { get }
+    /// Reads the members in the Spec's order; throws the first failing check.
+    static func decode(_ reader: ObjectReader, context: PairingContext) throws(Violation) -> Self
+    /// The canonical form (Spec core.md): declared members only, "not given" omitted.
+    var canonical: JSONValue { get }
+}
+
+extension PairingDocument {
+    /// Checks `type` (PAIR-TYPE-001): present, a string, equal to the kind.
+    static func checkType(_ reader: ObjectReader) throws(Violation) {
+        let type = try reader.string("type")
+        guard type == kind.rawValue else {
+            throw Violation(
+                rule: PairingRule.type, path: reader.pointer("type"), expected: JSONSerializer.quoted(kind.rawValue),
+                found: JSONSerializer.quoted(type))
+        }
+    }
+
+    /// Decodes a whole document value (the root must be an object).
+    public static func decode(_ value: JSONValue, context: PairingContext, at path: JSONPointer = .root) throws(Violation) -> Self {
+        try decode(ObjectReader(document: value, path: path), context: context)
+    }
+}

@@ -1,0 +1,35 @@
+import WireCore
+
+/// What a signaling `message` carries: one of the pairing payloads, or anything else
+/// (other app messages travel the same relay and are kept as received).
+public enum PairingPayload: Sendable, Hashable {
+    case desktopPairing(DesktopPairing)
+    case pairAck(PairAck)
+    case devicePairing(DevicePairing)
+    case pairingConfirmation(PairingConfirmation)
+    case other(JSONValue)
+
+    /// Checks a payload object: when its `type` names a pairing payload kind, as that kind.
+    public static func decode(_ value: JSONValue, at path: JSONPointer, context: PairingContext) throws(Violation) -> PairingPayload {
+        let reader = try ObjectReader(document: value, path: path)
+        guard case .string(let type)? = reader.raw("type"), let kind = PairingKind(rawValue: type),
+            PairingKind.payloadKinds.contains(kind)
+        else { return .other(value) }
+        switch kind {
+        case .desktopPairing: return .desktopPairing(try DesktopPairing.decode(reader, context: context))
+        case .pairAck: return .pairAck(try PairAck.decode(reader, context: context))
+        case .devicePairing: return .devicePairing(try DevicePairing.decode(reader, context: context))
+        default: return .pairingConfirmation(try PairingConfirmation.decode(reader, context: context))
+        }
+    }
+
+    public var canonical: JSONValue {
+        switch self {
+        case .desktopPairing(let p): return p.canonical
+        case .pairAck(let p): return p.canonical
+        case .devicePairing(let p): return p.canonical
+        case .pairingConfirmation(let p): return p.canonical
+        case .other(let v): return v
+        }
+    }
+}

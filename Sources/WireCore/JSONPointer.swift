@@ -1,0 +1,84 @@
+import Foundation
+
+/// An RFC 6901 JSON Pointer. The empty pointer ("") names the whole document.
+public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public private(set) var tokens: [String]
+
+    public static let root = JSONPointer(tokens: [])
+
+    public init(tokens: [String]) {
+        self.tokens = tokens
+    }
+
+    /// Parses the RFC 6901 string form; nil when it is not a valid pointer.
+    public init?(_ text: String) {
+        if text.isEmpty {
+            self.tokens = []
+            return
+        }
+        guard text.first == "/" else { return nil }
+        var result: [String] = []
+        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            var token = ""
+            var iterator = raw.makeIterator()
+            while let c = iterator.next() {
+                if c == "~" {
+                    switch iterator.next() {
+                    case "0": token.append("~")
+                    case "1": token.append("/")
+                    default: return nil
+                    }
+                } else {
+                    token.append(c)
+                }
+            }
+            result.append(token)
+        }
+        self.tokens = result
+    }
+
+    public func appending(_ key: String) -> JSONPointer {
+        var copy = self
+        copy.tokens.append(key)
+        return copy
+    }
+
+    public func appending(_ index: Int) -> JSONPointer {
+        appending(String(index))
+    }
+
+    public static func / (lhs: JSONPointer, rhs: String) -> JSONPointer { lhs.appending(rhs) }
+    public static func / (lhs: JSONPointer, rhs: Int) -> JSONPointer { lhs.appending(rhs) }
+
+    /// The pointer with `prefix`'s tokens in front, for documents nested in other documents.
+    public func nested(under prefix: JSONPointer) -> JSONPointer {
+        JSONPointer(tokens: prefix.tokens + tokens)
+    }
+
+    public var description: String {
+        tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }
+            .joined()
+    }
+
+    public static func < (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
+        lhs.description < rhs.description
+    }
+
+    /// The value this pointer names inside `value`, or nil.
+    public func resolve(in value: JSONValue) -> JSONValue? {
+        var current = value
+        for token in tokens {
+            switch current {
+            case .object(let o):
+                guard let next = o[token] else { return nil }
+                current = next
+            case .array(let a):
+                guard let i = Int(token), i >= 0, i < a.count, String(i) == token else { return nil }
+                current = a[i]
+            default:
+                return nil
+            }
+        }
+        return current
+    }
+}

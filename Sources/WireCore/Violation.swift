@@ -1,0 +1,78 @@
+/// A stable rule identifier such as `PAIR-CODE-001`. The rule catalog
+/// (`Spec/catalog.json`) holds its title and level; the Spec chapter holds its text.
+public struct RuleID: Sendable, Hashable, Comparable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    public init(_ rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public init(stringLiteral value: String) {
+        self.rawValue = value
+    }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.singleValueContainer()
+        try c.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    /// The id's family prefix: `CORE`, `PAIR`, ...
+    public var family: String {
+        String(rawValue.prefix(while: { $0 != "-" }))
+    }
+
+    /// Where the rule is written, e.g. `Spec/pairing.md#PAIR-CODE-001`.
+    public var section: String {
+        let chapter = RuleID.chapters[family] ?? "catalog"
+        return "Spec/\(chapter).md#\(rawValue)"
+    }
+
+    static let chapters = ["CORE": "core", "PAIR": "pairing", "MIG": "migration", "REC": "records"]
+
+    public static func < (lhs: RuleID, rhs: RuleID) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One broken contract rule: where (JSON Pointer, or byte offset for binary and
+/// unparsable input), which rule, what was expected and what was found.
+/// The single violation type of every family, codec, machine and report.
+public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
+    public var rule: RuleID
+    public var path: JSONPointer
+    public var byteOffset: Int?
+    public var expected: String
+    public var found: String
+    /// The vector case or document the violation belongs to; set by whoever knows it.
+    public var subject: String?
+
+    public init(
+        rule: RuleID, path: JSONPointer, byteOffset: Int? = nil, expected: String, found: String,
+        subject: String? = nil
+    ) {
+        self.rule = rule
+        self.path = path
+        self.byteOffset = byteOffset
+        self.expected = expected
+        self.found = found
+        self.subject = subject
+    }
+
+    public var section: String { rule.section }
+
+    /// The violation moved under `prefix`, for documents nested inside other documents.
+    public func nested(under prefix: JSONPointer) -> Violation {
+        var copy = self
+        copy.path = path.nested(under: prefix)
+        return copy
+    }
+
+    public var description: String {
+        let at = byteOffset.map { " (byte \($0))" } ?? ""
+        return "\(rule) at \"\(path)\"\(at): expected \(expected), found \(found)"
+    }
+}

@@ -82,3 +82,23 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
         return current
     }
 }
+
+extension JSONPointer {
+    /// `value` with the node this pointer names replaced by `replacement`; nil when it names nothing.
+    public func replacing(in value: JSONValue, with replacement: JSONValue) -> JSONValue? {
+        guard let first = tokens.first else { return replacement }
+        let rest = JSONPointer(tokens: Array(tokens.dropFirst()))
+        switch value {
+        case .object(var o):
+            guard let child = o[first], let updated = rest.replacing(in: child, with: replacement) else { return nil }
+            o[first] = updated
+            return .object(o)
+        case .array(var a):
+            guard let i = Int(first), i >= 0, i < a.count, let updated = rest.replacing(in: a[i], with: replacement) else { return nil }
+            a[i] = updated
+            return .array(a)
+        default:
+            return nil
+        }
+    }
+}

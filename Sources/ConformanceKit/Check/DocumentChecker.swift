@@ -1,0 +1,82 @@
+import WireCore
+
+/// `conformance check`: one document, its kind from `--kind` or its `type` member.
+public enum DocumentChecker {
+    public struct Result: Sendable {
+        public var name: String
+        public var kind: String?
+        public var violations: [Violation]
+        public var canonical: JSONValue?
+    }
+
+    public static func check(_ bytes: [UInt8], name: String, kind explicitKind: String?, context: JSONValue) -> Result {
+        let kind: String
+        if let explicitKind {
+            kind = explicitKind
+        } else {
+            switch detectKind(bytes) {
+            case .success(let k): kind = k
+            case .failure(let v): return Result(name: name, kind: nil, violations: [withSubject(v, name)], canonical: nil)
+            }
+        }
+        guard let family = Families.defining(kind: kind) else {
+            let v = Violation(
+                rule: CoreRule.knownKind, path: .root / "type", expected: "a known kind", found: JSONSerializer.quoted(kind))
+            return Result(name: name, kind: kind, violations: [withSubject(v, name)], canonical: nil)
+        }
+        switch family.validate(kind: kind, document: bytes, context: context) {
+        case .accept(let canonical):
+            return Result(name: name, kind: kind, violations: [], canonical: canonical)
+        case .reject(let violations):
+            return Result(name: name, kind: kind, violations: violations.map { withSubject($0, name) }, canonical: nil)
+        default:
+            return Result(name: name, kind: kind, violations: [], canonical: nil)
+        }
+    }
+
+    static func withSubject(_ v: Violation, _ name: String) -> Violation {
+        var copy = v
+        copy.subject = name
+        return copy
+    }
+
+    /// The kind named by the document's `type`, or the violation that prevents knowing it.
+    static func detectKind(_ bytes: [UInt8]) -> Swift.Result<String, Violation> {
+        do throws(Violation) {
+            let reader = try ObjectReader(document: try JSONParser.parse(bytes))
+            let type = try reader.string("type")
+            for family in Families.all {
+                if let kind = family.kind(forType: type) { return .success(kind) }
+            }
+            let known = Families.all.flatMap { f in f.kinds.filter { f.kind(forType: $0) != nil } }
+            let closest = closestNames(to: type, in: known)
+            return .failure(
+                Violation(
+                    rule: CoreRule.knownKind, path: .root / "type", expected: "a known type, e.g. " + closest.map(JSONSerializer.quoted).joined(separator: " or "),
+                    found: JSONSerializer.quoted(type)))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Up to three known names nearest to `name` by edit distance (case-insensitive).
+    public static func closestNames(to name: String, in known: [String]) -> [String] {
+        let target = Array(name.lowercased())
+        return known.map { ($0, editDistance(target, Array($0.lowercased()))) }
+            .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
+            .prefix(3).map(\.0)
+    }
+
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        if a.isEmpty { return b.count }
+        var previous = Array(0...b.count)
+        for (i, ca) in a.enumerated() {
+            var current = [i + 1]
+            for (j, cb) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (ca == cb ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

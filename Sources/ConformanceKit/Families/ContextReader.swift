@@ -1,0 +1,37 @@
+import WireCore
+
+/// Reads the `context` objects of vectors and testee requests. A malformed context is the
+/// vector's fault, reported as `invalidRequest`, never as a violation of the document.
+struct ContextReader {
+    let value: JSONValue
+
+    struct Problem: Error {
+        let message: String
+    }
+
+    func object() throws(Problem) -> JSONObject {
+        if case .null = value { return JSONObject() }
+        guard case .object(let o) = value else { throw Problem(message: "context must be an object") }
+        return o
+    }
+
+    func integer(_ key: String) throws(Problem) -> Int64? {
+        guard let v = try object()[key] else { return nil }
+        guard case .number(let n) = v, let i = n.int64 else { throw Problem(message: "context.\(key) must be an integer") }
+        return i
+    }
+
+    func requiredInteger(_ key: String) throws(Problem) -> Int64 {
+        guard let i = try integer(key) else { throw Problem(message: "context.\(key) is required") }
+        return i
+    }
+
+    /// A string member; `null` and absent both give nil.
+    func string(_ key: String) throws(Problem) -> String? {
+        switch try object()[key] {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        default: throw Problem(message: "context.\(key) must be a string or null")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Pairing
+import WireCore
+
+/// The pairing family (Spec pairing.md) behind the kit's JSON interface.
+public struct PairingFamily: ConformanceFamily {
+    public init() {}
+
+    public let name = "pairing"
+    public var kinds: [String] { PairingKind.allCases.map(\.rawValue) }
+    public let machines = ["flow-a", "flow-b", "manual"]
+    public var rules: [RuleID] { PairingRule.all }
+
+    public func kind(forType type: String) -> String? {
+        guard let kind = PairingKind(rawValue: type), kind.hasTypeMember else { return nil }
+        return kind.rawValue
+    }
+
+    public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
+        guard let pairingKind = PairingKind(rawValue: kind) else {
+            return .unsupported(reason: "the pairing family has no kind \(kind)")
+        }
+        let reader = ContextReader(value: context)
+        let pairingContext: PairingContext
+        do throws(ContextReader.Problem) {
+            pairingContext = PairingContext(
+                now: try reader.requiredInteger("now"), activeDid: try reader.string("activeDid"),
+                localPeerId: try reader.string("localPeerId"))
+        } catch {
+            return .invalidRequest(reason: error.message)
+        }
+        do throws(Violation) {
+            let decoded = try PairingCodec.decode(document, as: pairingKind, context: pairingContext)
+            return .accept(canonical: decoded.canonical)
+        } catch {
+            return .reject([error])
+        }
+    }
+
+    public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
+        do throws(ContextReader.Problem) {
+            let phone = try PairingMachineJSON.phone(from: context)
+            switch machine {
+            case "flow-b": return .trace(try PairingMachineJSON.runFlowB(phone: phone, events: events))
+            case "flow-a": return .trace(try PairingMachineJSON.runFlowA(phone: phone, events: events))
+            case "manual": return .trace(try PairingMachineJSON.runManual(phone: phone, events: events))
+            default: return .unsupported(reason: "the pairing family has no machine \(machine)")
+            }
+        } catch {
+            return .invalidRequest(reason: error.message)
+        }
+    }
+}

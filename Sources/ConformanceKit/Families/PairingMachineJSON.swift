@@ -1,0 +1,200 @@
+import Pairing
+import WireCore
+
+/// JSON forms of the pairing machines' events, states and actions (Spec pairing.md section 4).
+enum PairingMachineJSON {
+    typealias Problem = ContextReader.Problem
+
+    static func phone(from context: JSONValue) throws(Problem) -> PhoneContext {
+        let reader = ContextReader(value: context)
+        let device = ContextReader(value: try reader.object()["device"] ?? .null)
+        let info = MobileDeviceInfo(
+            deviceId: try device.string("deviceId") ?? "", name: try device.string("name") ?? "",
+            platform: try device.string("platform") ?? "")
+        return PhoneContext(activeDid: try reader.string("activeDid"), device: info, signalingUrl: try reader.string("signalingUrl"))
+    }
+
+    // MARK: events
+
+    struct EventReader {
+        let index: Int
+        let object: JSONObject
+
+        init(_ value: JSONValue, index: Int) throws(Problem) {
+            guard case .object(let o) = value, case .string? = o["event"] else {
+                throw Problem(message: "events[\(index)] must be an object with a string \"event\"")
+            }
+            self.index = index
+            self.object = o
+        }
+
+        var name: String { object["event"]?.stringValue ?? "" }
+
+        func at() throws(Problem) -> EpochMillis {
+            guard case .number(let n)? = object["at"], let i = n.int64 else {
+                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"at\"")
+            }
+            return i
+        }
+
+        func string(_ key: String) throws(Problem) -> String {
+            guard case .string(let s)? = object[key] else {
+                throw Problem(message: "events[\(index)] (\(name)) needs a string \"\(key)\"")
+            }
+            return s
+        }
+
+        func document() throws(Problem) -> JSONValue {
+            guard let d = object["document"] else { throw Problem(message: "events[\(index)] (\(name)) needs a \"document\"") }
+            return d
+        }
+
+        var unknown: Problem { Problem(message: "events[\(index)]: unknown event \"\(name)\"") }
+    }
+
+    /// Feeds the events to a machine one by one, recording the state and actions after each.
+    static func run<Machine, Event>(
+        _ machine: Machine, events: [JSONValue],
+        decode: (EventReader) throws(Problem) -> Event,
+        handle: (inout Machine, Event) -> [PairingAction],
+        state: (Machine) -> JSONValue
+    ) throws(Problem) -> [MachineStep] {
+        var machine = machine
+        var steps: [MachineStep] = []
+        for (i, value) in events.enumerated() {
+            let event = try decode(try EventReader(value, index: i))
+            let actions = handle(&machine, event)
+            steps.append(MachineStep(state: state(machine), actions: actions.map(json)))
+        }
+        return steps
+    }
+
+    static func runFlowB(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try run(
+            ScanDesktopPairingMachine(phone: phone), events: events,
+            decode: { e throws(Problem) -> ScanDesktopPairingMachine.Event in
+                switch e.name {
+                case "scanned": return .scanned(text: Array(try e.string("text").utf8), at: try e.at())
+                case "send-succeeded": return .sendSucceeded(at: try e.at())
+                case "send-failed": return .sendFailed(at: try e.at())
+                case "retry": return .retry
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1) }, state: { json($0.state) })
+    }
+
+    static func runFlowA(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try run(
+            DesktopPairingMachine(phone: phone), events: events,
+            decode: { e throws(Problem) -> DesktopPairingMachine.Event in
+                switch e.name {
+                case "start": return .start(at: try e.at(), code: try drawCode(e))
+                case "confirmation": return .confirmation(document: try e.document(), at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                case "signaling-failed": return .signalingFailed(at: try e.at())
+                case "retry": return .retry
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1) }, state: { json($0.state) })
+    }
+
+    static func runManual(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try run(
+            ManualPairingMachine(phone: phone), events: events,
+            decode: { e throws(Problem) -> ManualPairingMachine.Event in
+                switch e.name {
+                case "submit": return .submit(code: try e.string("code"), at: try e.at())
+                case "send-succeeded": return .sendSucceeded(at: try e.at())
+                case "send-failed": return .sendFailed(at: try e.at())
+                case "peer-offline": return .peerOffline(at: try e.at())
+                case "confirmation": return .confirmation(document: try e.document(), at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                case "retry": return .retry
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1) }, state: { json($0.state) })
+    }
+
+    /// The code Flow A shows, drawn from the event's `random` hex bytes (Spec pairing.md 4.2).
+    static func drawCode(_ e: EventReader) throws(Problem) -> String {
+        guard let bytes = hexBytes(try e.string("random")) else {
+            throw Problem(message: "events[\(e.index)].random must be hex")
+        }
+        var source = ScriptedBytes(bytes)
+        guard let code = PairingCode.draw(from: &source) else {
+            throw Problem(message: "events[\(e.index)].random ran out before a code could be drawn")
+        }
+        return code
+    }
+
+    // MARK: states and actions
+
+    static func json(_ state: ScanDesktopPairingMachine.State) -> JSONValue {
+        switch state {
+        case .scanning: return ["name": "scanning"]
+        case .sending(let s): return ["name": "sending", "desktopName": .string(s.desktopName)]
+        case .success(let name): return ["name": "success", "desktopName": .string(name)]
+        case .failed(let reason): return ["name": "failed", "reason": json(reason)]
+        }
+    }
+
+    static func json(_ state: DesktopPairingMachine.State) -> JSONValue {
+        switch state {
+        case .idle: return ["name": "idle"]
+        case .displaying(let payload, let payloadJson, let expiresAt):
+            return [
+                "name": "displaying", "payload": payload.canonical, "payloadJson": .string(payloadJson),
+                "expiresAt": .number(JSONNumber(expiresAt)),
+            ]
+        case .completed: return ["name": "completed"]
+        case .expired: return ["name": "expired"]
+        case .failed(let reason): return ["name": "failed", "reason": json(reason)]
+        }
+    }
+
+    static func json(_ state: ManualPairingMachine.State) -> JSONValue {
+        switch state {
+        case .entering: return ["name": "entering"]
+        case .submitting(let code, _): return ["name": "submitting", "code": .string(code)]
+        case .success(let name): return ["name": "success", "desktopName": .string(name)]
+        case .failed(let reason): return ["name": "failed", "reason": json(reason)]
+        }
+    }
+
+    static func json(_ reason: FailureReason) -> JSONValue {
+        ["rule": .string(reason.rule.rawValue), "path": .string(reason.path.description)]
+    }
+
+    static func json(_ action: PairingAction) -> JSONValue {
+        switch action {
+        case .register(let url, let peerId): return ["action": "register", "url": .string(url), "peerId": .string(peerId)]
+        case .send(let url, let message): return ["action": "send", "url": .string(url), "message": message.canonical]
+        case .reset: return ["action": "reset"]
+        case .setTimer(let at): return ["action": "set-timer", "at": .number(JSONNumber(at))]
+        case .cancelTimer: return ["action": "cancel-timer"]
+        case .persist(let record): return ["action": "persist", "record": record.canonical]
+        case .drop(let reason): return ["action": "drop", "rule": .string(reason.rule.rawValue), "path": .string(reason.path.description)]
+        }
+    }
+
+    static func hexBytes(_ hex: String) -> [UInt8]? {
+        let chars = Array(hex.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(chars.count / 2)
+        for i in stride(from: 0, to: chars.count, by: 2) {
+            guard let hi = hexValue(chars[i]), let lo = hexValue(chars[i + 1]) else { return nil }
+            bytes.append(hi << 4 | lo)
+        }
+        return bytes
+    }
+
+    static func hexValue(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import WireCore
+
+/// How a case ended when the implementation did not give a usable answer.
+public enum PeerFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    case crashed(String)
+    case timeout(String)
+    case garbled(String)
+
+    /// The word that names this failure in reports and expected-failure lists.
+    public var signature: String {
+        switch self {
+        case .crashed: return "testee-crashed"
+        case .timeout: return "testee-timeout"
+        case .garbled: return "testee-garbled"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .crashed(let d), .timeout(let d), .garbled(let d): return "\(signature): \(d)"
+        }
+    }
+}
+
+/// An implementation under test: the reference in-process, or another one over the testee protocol.
+public protocol Peer: AnyObject {
+    /// For report headers, e.g. "reference (in-process)".
+    var name: String { get }
+    func evaluate(_ request: TesteeRequest) -> Result<Outcome, PeerFailure>
+    func close()
+}
+
+/// The reference implementation, called directly.
+public final class LocalPeer: Peer {
+    public init() {}
+
+    public var name: String { "reference (in-process)" }
+
+    public func evaluate(_ request: TesteeRequest) -> Result<Outcome, PeerFailure> {
+        .success(Reference.answer(request))
+    }
+
+    public func close() {}
+}
+
+/// The reference's answers to testee requests; shared by `LocalPeer` and `reference-peer testee`,
+/// so the in-process run and the run through the protocol differ only by the protocol.
+public enum Reference {
+    public static let implementation = "devicedata-conformance reference (Swift)"
+
+    public static var hello: TesteeHello {
+        TesteeHello(implementation: implementation, families: Families.all.map(\.name))
+    }
+
+    public static func answer(_ request: TesteeRequest) -> Outcome {
+        switch request {
+        case .validate(_, let familyName, let kind, let document, let context):
+            guard let family = Families.named(familyName) else { return .unsupported(reason: "no family \(familyName)") }
+            return family.validate(kind: kind, document: document, context: context)
+        case .runMachine(_, let familyName, let machine, let context, let events):
+            guard let family = Families.named(familyName) else { return .unsupported(reason: "no family \(familyName)") }
+            return family.runMachine(machine, context: context, events: events)
+        case .hello, .bye:
+            return .invalidRequest(reason: "hello and bye carry no case")
+        }
+    }
+}

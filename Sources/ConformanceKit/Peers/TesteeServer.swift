@@ -1,0 +1,30 @@
+import Foundation
+import WireCore
+
+/// The answering side of the testee protocol, for `reference-peer testee`: reads requests
+/// line by line and answers each with `answer`.
+public enum TesteeServer {
+    /// Serves until `bye` or end of input. `answer` may be replaced to build deliberately
+    /// wrong testees for the kit's own tests.
+    public static func serve(
+        input: FileHandle = .standardInput, output: FileHandle = .standardOutput,
+        hello: TesteeHello = Reference.hello,
+        answer: (TesteeRequest) -> Outcome = Reference.answer
+    ) {
+        let lines = LineChannel(handle: input)
+        while case .line(let line) = lines.readLine(timeout: nil) {
+            let reply: JSONValue
+            do throws(Violation) {
+                let request = try TesteeRequest.decode(line)
+                switch request {
+                case .bye: return
+                case .hello: reply = hello.json
+                default: reply = TesteeAnswer.json(caseID: request.caseID ?? "", outcome: answer(request))
+                }
+            } catch {
+                reply = TesteeAnswer.json(caseID: "", outcome: .invalidRequest(reason: error.description))
+            }
+            output.write(Data((JSONSerializer.compact(reply) + "\n").utf8))
+        }
+    }
+}

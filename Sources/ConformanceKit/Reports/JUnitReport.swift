@@ -1,0 +1,66 @@
+import WireCore
+
+/// JUnit XML (the Ant/Surefire dialect CI systems read): one `testsuite` per family and
+/// kind, one `testcase` per vector, failures carrying the path and rule of each violation.
+public enum JUnitReport {
+    public static func render(_ report: RunReport) -> String {
+        let groups = Dictionary(grouping: report.results, by: { "\($0.vector.family).\($0.vector.subject)" })
+        let failures = report.results.filter { !$0.isOK }.count
+        var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        out += "<testsuites name=\"conformance\" tests=\"\(report.results.count)\" failures=\"\(failures)\" time=\"\(report.seconds)\">\n"
+        for name in groups.keys.sorted() {
+            let results = groups[name] ?? []
+            let suiteFailures = results.filter { !$0.isOK }.count
+            let skipped = results.filter { $0.verdict == .expectedFailure }.count
+            out += "  <testsuite name=\"\(escape(name))\" tests=\"\(results.count)\" failures=\"\(suiteFailures)\" skipped=\"\(skipped)\">\n"
+            for r in results {
+                let caseName = String(r.vector.id.split(separator: "/").last ?? "")
+                out += "    <testcase classname=\"\(escape(name))\" name=\"\(escape(caseName))\">\n"
+                switch r.verdict {
+                case .pass:
+                    break
+                case .expectedFailure:
+                    out += "      <skipped message=\"\(escape("expected failure: " + (r.expectedEntry?.reason ?? "")))\"/>\n"
+                default:
+                    let type = r.signatures.sorted().joined(separator: ",")
+                    out += "      <failure message=\"\(escape(r.summary))\" type=\"\(escape(type))\">"
+                    out += escape(detail(r))
+                    out += "</failure>\n"
+                }
+                out += "    </testcase>\n"
+            }
+            out += "  </testsuite>\n"
+        }
+        out += "</testsuites>\n"
+        return out
+    }
+
+    static func detail(_ r: CaseResult) -> String {
+        if r.verdict == .unexpectedPass { return "listed as an expected failure but passes" }
+        if r.violations.isEmpty { return r.summary }
+        return r.violations.map { "\($0.rule) at \"\($0.path)\": expected \($0.expected), found \($0.found) (\($0.section))" }
+            .joined(separator: "\n")
+    }
+
+    static func escape(_ s: String) -> String {
+        var out = ""
+        for scalar in s.unicodeScalars {
+            switch scalar {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\"": out += "&quot;"
+            case "'": out += "&apos;"
+            case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
+            default:
+                // XML 1.0 cannot carry other control characters, even escaped.
+                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
+                    out += "\\u{\(String(scalar.value, radix: 16))}"
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,93 @@
+import WireCore
+
+/// The human summary of a run: one line per family, then every case that did not meet its
+/// expectation with its violations, then one verdict line. Readable in five seconds.
+public enum TextReport {
+    public static func render(_ report: RunReport, color: Bool, verbose: Bool = false) -> String {
+        let style = Style(enabled: color)
+        var out = "conformance run: \(report.results.count) cases against \(report.peer)\n\n"
+        let families = Dictionary(grouping: report.results, by: { $0.vector.family })
+        for name in families.keys.sorted() {
+            let results = families[name] ?? []
+            let bySubject = Dictionary(grouping: results, by: { $0.vector.subject })
+            out += "  \(name.padding(12))\(tally(results, style: style))\n"
+            for subject in bySubject.keys.sorted() {
+                let group = bySubject[subject] ?? []
+                out += "    \(subject.padding(26))\(tally(group, style: style))\n"
+            }
+        }
+        let problems = report.results.filter { !$0.isOK || (verbose && $0.verdict == .expectedFailure) }
+        if !problems.isEmpty { out += "\n" }
+        for r in problems {
+            out += "\(label(r, style: style)) \(r.vector.id)\n"
+            if r.verdict == .unexpectedPass {
+                out += "       listed in expected failures (line \(r.expectedEntry?.line ?? 0)) but passes: remove it from the list\n"
+                continue
+            }
+            if r.verdict == .failedDifferently, let entry = r.expectedEntry {
+                out += "       listed with \(entry.signatures.isEmpty ? "its own rules" : entry.signatures.sorted().joined(separator: ",")) "
+                    + "(line \(entry.line)), now fails with \(r.signatures.sorted().joined(separator: ","))\n"
+            }
+            switch r.status {
+            case .failed:
+                for v in r.violations {
+                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\n"
+                    out += "         expected \(v.expected)\n         found    \(v.found)\n"
+                    out += "         see \(v.section)\n"
+                }
+            default:
+                out += "       \(r.summary)\n"
+            }
+        }
+        for entry in report.unknownExpectedFailures {
+            out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID), which is no case\n"
+        }
+        let passed = report.count(.pass)
+        let expected = report.count(.expectedFailure)
+        let failed = report.results.count - passed - expected
+        let verdict = report.ok ? style.green("PASS") : style.red("FAIL")
+        out += "\n\(verdict)  \(passed) passed, \(failed) failed, \(expected) expected failures"
+        let seconds = (report.seconds * 100).rounded() / 100
+        out += " (\(seconds) s)\n"
+        return out
+    }
+
+    static func tally(_ results: [CaseResult], style: Style) -> String {
+        let passed = results.filter { $0.verdict == .pass }.count
+        let expected = results.filter { $0.verdict == .expectedFailure }.count
+        let failed = results.count - passed - expected
+        var parts = ["\(passed)/\(results.count) passed"]
+        if failed > 0 { parts.append(style.red("\(failed) failed")) }
+        if expected > 0 { parts.append("\(expected) expected failures") }
+        return parts.joined(separator: ", ")
+    }
+
+    static func label(_ r: CaseResult, style: Style) -> String {
+        switch r.verdict {
+        case .expectedFailure: return style.yellow("XFAIL")
+        case .unexpectedPass: return style.red("XPASS")
+        default:
+            switch r.status {
+            case .unsupported: return style.red("UNSUP")
+            case .broken: return style.red("BROKE")
+            default: return style.red("FAIL ")
+            }
+        }
+    }
+}
+
+/// ANSI styling, off when the output is not a terminal.
+struct Style {
+    let enabled: Bool
+    func wrap(_ s: String, _ code: String) -> String { enabled ? "\u{1B}[\(code)m\(s)\u{1B}[0m" : s }
+    func red(_ s: String) -> String { wrap(s, "31") }
+    func green(_ s: String) -> String { wrap(s, "32") }
+    func yellow(_ s: String) -> String { wrap(s, "33") }
+    func bold(_ s: String) -> String { wrap(s, "1") }
+}
+
+extension String {
+    func padding(_ width: Int) -> String {
+        count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}

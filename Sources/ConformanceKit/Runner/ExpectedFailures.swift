@@ -1,0 +1,60 @@
+import Foundation
+import WireCore
+
+/// An expected-failure list: cases another implementation is known to fail, so it can adopt
+/// the kit gradually. One case a line: `CASE-ID [SIGNATURE,...]  # reason`.
+///
+/// A signature is a rule id, or `unsupported`, `invalid-request`, `testee-crashed`,
+/// `testee-timeout`, `testee-garbled`. With signatures, the case must fail with exactly those;
+/// without, it must fail on its own rules only. A listed case that passes, or fails otherwise,
+/// fails the run: the list never goes stale silently.
+public struct ExpectedFailures: Sendable {
+    public struct Entry: Sendable, Hashable {
+        public var caseID: String
+        public var signatures: Set<String>
+        public var reason: String
+        public var line: Int
+    }
+
+    public var entries: [String: Entry]
+
+    public struct ParseError: Error, CustomStringConvertible {
+        public let line: Int
+        public let problem: String
+        public var description: String { "line \(line): \(problem)" }
+    }
+
+    public init(entries: [Entry] = []) {
+        self.entries = Dictionary(entries.map { ($0.caseID, $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    public static func parse(_ text: String) throws -> ExpectedFailures {
+        var entries: [Entry] = []
+        var seen: Set<String> = []
+        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let parts = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+            let body = parts[0].trimmingCharacters(in: .whitespaces)
+            let reason = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            if body.isEmpty { continue }
+            let fields = body.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count <= 2 else {
+                throw ParseError(line: n + 1, problem: "expected `CASE-ID [SIGNATURE,...] # reason`, found \(fields.count) fields")
+            }
+            let id = String(fields[0])
+            guard seen.insert(id).inserted else { throw ParseError(line: n + 1, problem: "\(id) is listed twice") }
+            let signatures = fields.count == 2 ? Set(fields[1].split(separator: ",").map(String.init)) : []
+            entries.append(Entry(caseID: id, signatures: signatures, reason: reason, line: n + 1))
+        }
+        return ExpectedFailures(entries: entries)
+    }
+
+    /// The text of a list naming `results`' failures, for adopting the kit in one step.
+    public static func render(_ results: [CaseResult]) -> String {
+        var out = "# Expected failures written by `conformance run --write-expected-failures`.\n"
+        out += "# One case a line: CASE-ID SIGNATURES  # reason\n"
+        for r in results where r.status != .passed {
+            out += "\(r.vector.id) \(r.signatures.sorted().joined(separator: ","))  # \(r.summary)\n"
+        }
+        return out
+    }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import WireCore
+
+/// The rule catalog, `Spec/catalog.json`: every rule id with its chapter, level and title.
+public struct Catalog: Sendable {
+    public struct Rule: Sendable, Hashable {
+        public let id: RuleID
+        public let chapter: String
+        public let level: String
+        public let title: String
+        public let source: String
+    }
+
+    public let rules: [Rule]
+
+    public init(rules: [Rule]) {
+        self.rules = rules
+    }
+
+    public func rule(_ id: RuleID) -> Rule? { rules.first { $0.id == id } }
+
+    public static func load(_ url: URL) throws -> Catalog {
+        let bytes = try [UInt8](Data(contentsOf: url))
+        do throws(Violation) {
+            let reader = try ObjectReader(document: try JSONParser.parse(bytes))
+            var rules: [Rule] = []
+            for (i, value) in try reader.array("rules").enumerated() {
+                let r = try ObjectReader(document: value, path: reader.pointer("rules") / i)
+                rules.append(
+                    Rule(
+                        id: RuleID(try r.string("id")), chapter: try r.string("chapter"), level: try r.string("level"),
+                        title: try r.string("title"), source: try r.string("source")))
+            }
+            return Catalog(rules: rules)
+        } catch {
+            throw VectorFileError(file: url.path, problem: error.description)
+        }
+    }
+}
+
+/// Where the kit finds `Vectors/` and `Spec/`: an explicit folder, else the nearest folder at or
+/// above the working directory that has both, else the checkout this binary was built from.
+public struct Repository: Sendable {
+    public let root: URL
+
+    public var vectors: URL { root.appendingPathComponent("Vectors") }
+    public var catalogFile: URL { root.appendingPathComponent("Spec/catalog.json") }
+
+    public init(root: URL) {
+        self.root = root
+    }
+
+    public static func locate(explicit: String? = nil, workingDirectory: String = FileManager.default.currentDirectoryPath) -> Repository? {
+        if let explicit {
+            return Repository(root: URL(fileURLWithPath: explicit))
+        }
+        var dir = URL(fileURLWithPath: workingDirectory)
+        while true {
+            if isRoot(dir) { return Repository(root: dir) }
+            let parent = dir.deletingLastPathComponent()
+            if parent.path == dir.path { break }
+            dir = parent
+        }
+        // Sources/ConformanceKit/Vectors/Catalog.swift -> the checkout's root.
+        let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        return isRoot(built) ? Repository(root: built) : nil
+    }
+
+    static func isRoot(_ dir: URL) -> Bool {
+        let fm = FileManager.default
+        return fm.fileExists(atPath: dir.appendingPathComponent("Vectors").path)
+            && fm.fileExists(atPath: dir.appendingPathComponent("Spec/catalog.json").path)
+    }
+}

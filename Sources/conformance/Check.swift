@@ -1,0 +1,58 @@
+import ArgumentParser
+import ConformanceKit
+import Foundation
+import WireCore
+
+struct Check: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Validate documents against the Spec and name each violation's field and rule.",
+        discussion: """
+            The kind comes from each document's `type` member, or from --kind. Time rules use the \
+            current clock unless --now fixes it. The receiver is assumed to have an active DID.
+            Exit status: 0 all conform, 1 violations, 2 usage errors or unreadable input.
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Argument(help: "Files to check; '-' reads standard input.") var files: [String]
+    @Option(help: "Check every document as this kind (e.g. paired-desktop, which has no type member).") var kind: String?
+    @Option(help: "The receiver's clock, epoch milliseconds.") var now: Int64?
+    @Option(help: "The receiver's active DID.") var activeDid: String = "did:cc:conformance-check"
+    @Flag(help: "Check as a receiver without an active DID.") var noActiveDid = false
+    @Option(help: "The sender's own peer id (checks that `register` claims only it).") var localPeerId: String?
+    @Option(help: "Output format: text or json.") var format: Format = .text
+
+    func validate() throws {
+        if let kind, Families.defining(kind: kind) == nil {
+            let closest = DocumentChecker.closestNames(to: kind, in: Families.allKinds)
+            throw ValidationError("unknown kind \(kind); did you mean \(closest.joined(separator: ", "))?")
+        }
+    }
+
+    func run() throws {
+        let clock = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        var context = JSONObject([
+            "now": .number(JSONNumber(clock)), "activeDid": noActiveDid ? .null : .string(activeDid),
+        ])
+        if let localPeerId { context["localPeerId"] = .string(localPeerId) }
+        var results: [DocumentChecker.Result] = []
+        for file in files {
+            let bytes: [UInt8]
+            if file == "-" {
+                bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
+            } else {
+                guard let data = FileManager.default.contents(atPath: file) else {
+                    FileHandle.standardError.write(Data("conformance check: cannot read \(file)\n".utf8))
+                    throw ExitCode(Status.usage)
+                }
+                bytes = [UInt8](data)
+            }
+            results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: kind, context: .object(context)))
+        }
+        switch format {
+        case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput)), to: nil)
+        case .json: try writeOutput(CheckReport.json(results), to: nil)
+        }
+        if results.contains(where: { !$0.violations.isEmpty }) { throw ExitCode(Status.violations) }
+    }
+}

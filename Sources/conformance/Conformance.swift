@@ -1,0 +1,46 @@
+import ArgumentParser
+import ConformanceKit
+import Foundation
+import WireCore
+
+@main
+struct Conformance: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "conformance",
+        abstract: "Checks implementations of the device-data protocols against the Spec's golden vectors.",
+        subcommands: [Run.self, Check.self, List.self],
+        defaultSubcommand: Run.self)
+}
+
+/// Exit statuses shared by the subcommands.
+enum Status {
+    static let ok: Int32 = 0
+    static let violations: Int32 = 1
+    static let usage: Int32 = 2
+}
+
+struct RepositoryOption: ParsableArguments {
+    @Option(name: .customLong("repo"), help: "The folder holding Vectors/ and Spec/ (default: found from the working directory).")
+    var path: String?
+
+    func locate() throws -> Repository {
+        guard let repo = Repository.locate(explicit: path) else {
+            throw ValidationError("cannot find Vectors/ and Spec/catalog.json; run inside the checkout or pass --repo")
+        }
+        return repo
+    }
+}
+
+func isTerminal(_ handle: FileHandle) -> Bool { isatty(handle.fileDescriptor) != 0 }
+
+func writeOutput(_ text: String, to path: String?) throws {
+    if let path {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw ValidationError("cannot write \(path): \(error.localizedDescription)")
+        }
+    } else {
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+}

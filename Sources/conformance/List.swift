@@ -1,0 +1,41 @@
+import ArgumentParser
+import ConformanceKit
+import Foundation
+
+struct List: ParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List families, kinds, machines, rules and cases.")
+
+    enum What: String, ExpressibleByArgument, CaseIterable { case families, kinds, rules, cases }
+
+    @OptionGroup var repo: RepositoryOption
+    @Argument(help: "What to list: families, kinds, rules or cases (default: families with their kinds).") var what: What = .families
+    @Option(help: "Only this family.") var family: String?
+
+    func run() throws {
+        let families = Families.all.filter { family == nil || $0.name == family }
+        var out = ""
+        switch what {
+        case .families:
+            for f in families {
+                out += "\(f.name)\n  kinds:    \(f.kinds.joined(separator: ", "))\n  machines: \(f.machines.joined(separator: ", "))\n"
+                out += "  rules:    \(f.rules.count) (plus the core rules)\n"
+            }
+        case .kinds:
+            for f in families {
+                for k in f.kinds { out += "\(f.name)\tkind\t\(k)\n" }
+                for m in f.machines { out += "\(f.name)\tmachine\t\(m)\n" }
+            }
+        case .rules:
+            let catalog = try Catalog.load(try repo.locate().catalogFile)
+            for r in catalog.rules where family == nil || r.chapter == family || r.chapter == "core" {
+                out += "\(r.id.rawValue)\t\(r.level)\t\(r.title)\t(\(r.source))\n"
+            }
+        case .cases:
+            let cases = try VectorLoader.load(root: try repo.locate().vectors)
+            for c in cases where family == nil || c.family == family {
+                out += "\(c.id)\t\(c.comment)\n"
+            }
+        }
+        FileHandle.standardOutput.write(Data(out.utf8))
+    }
+}

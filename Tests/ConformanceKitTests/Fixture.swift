@@ -1,0 +1,46 @@
+import ConformanceKit
+import Foundation
+import WireCore
+
+/// The checkout under test: its vectors, catalog and built executables.
+enum Fixture {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let repository = Repository(root: root)
+    /// Load problems fail `RuleCoverageTests.vectorsAndCatalogLoad`; other tests then see no cases.
+    static let loadedCases = Result { try VectorLoader.load(root: repository.vectors) }
+    static let loadedCatalog = Result { try Catalog.load(repository.catalogFile) }
+    static var cases: [VectorCase] { (try? loadedCases.get()) ?? [] }
+    static var catalog: Catalog { (try? loadedCatalog.get()) ?? Catalog(rules: []) }
+
+    /// A product built beside the test bundle (`swift test` builds every product).
+    static func executable(_ name: String) -> String {
+        let candidates = [
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+            Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
+            root.appendingPathComponent(".build/debug"),
+        ].map { $0.appendingPathComponent(name).path }
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
+    }
+
+    /// Runs a product with arguments and optional standard input; returns status and output.
+    static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable(name))
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
+        try input.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+}

@@ -1,0 +1,45 @@
+import ConformanceKit
+import Foundation
+import Testing
+import WireCore
+
+@Suite("The reference passes every vector, in-process and through the testee protocol", .serialized)
+struct ReferenceRunTests {
+    @Test func inProcess() {
+        let report = Runner.run(Fixture.cases, against: LocalPeer())
+        for r in report.results where r.verdict != .pass {
+            Issue.record("\(r.vector.id): \(r.summary)")
+        }
+        #expect(report.ok)
+        #expect(report.results.count == Fixture.cases.count)
+    }
+
+    @Test func throughExecGivesIdenticalResults() throws {
+        let peer = ExecPeer(command: "'\(Fixture.executable("reference-peer"))' testee")
+        let hello = try peer.start().get()
+        #expect(hello.families == ["pairing"])
+        let viaExec = Runner.run(Fixture.cases, against: peer)
+        peer.close()
+        let inProcess = Runner.run(Fixture.cases, against: LocalPeer())
+        #expect(viaExec.results.count == inProcess.results.count)
+        for (a, b) in zip(viaExec.results, inProcess.results) {
+            #expect(a.vector.id == b.vector.id)
+            #expect(a.status == b.status, "\(a.vector.id): \(a.summary) vs \(b.summary)")
+            #expect(a.violations.map(ExpectedViolation.init) == b.violations.map(ExpectedViolation.init))
+        }
+        #expect(viaExec.ok)
+    }
+
+    /// Every accepted document's canonical form is a fixed point: re-validating its JCS text
+    /// gives the same form back.
+    @Test func canonicalFormsAreStable() {
+        for c in Fixture.cases {
+            guard case .document(let kind, _, .accept(let canonical)) = c.body, let family = Families.named(c.family) else { continue }
+            let again = family.validate(kind: kind, document: Array(JSONSerializer.canonical(canonical).utf8), context: c.context)
+            #expect(again == .accept(canonical: canonical) || {
+                if case .accept(let other) = again { return JSONDiff.differences(expected: canonical, found: other).isEmpty }
+                return false
+            }(), "\(c.id): \(again)")
+        }
+    }
+}

@@ -7,7 +7,7 @@ public struct PairingFamily: ConformanceFamily {
 
     public let name = "pairing"
     public var kinds: [String] { PairingKind.allCases.map(\.rawValue) }
-    public let machines = ["flow-a", "flow-b", "manual"]
+    public let machines = ["flow-a", "flow-b", "manual", "relay"]
     public var rules: [RuleID] { PairingRule.all }
 
     public func kind(forType type: String) -> String? {
@@ -43,6 +43,7 @@ public struct PairingFamily: ConformanceFamily {
             case "flow-b": return .trace(try PairingMachineJSON.runFlowB(phone: phone, events: events))
             case "flow-a": return .trace(try PairingMachineJSON.runFlowA(phone: phone, events: events))
             case "manual": return .trace(try PairingMachineJSON.runManual(phone: phone, events: events))
+            case "relay": return .trace(try PairingMachineJSON.runRelay(events: events))
             default: return .unsupported(reason: "the pairing family has no machine \(machine)")
             }
         } catch {

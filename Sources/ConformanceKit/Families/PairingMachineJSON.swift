@@ -50,13 +50,20 @@ enum PairingMachineJSON {
         }
 
         var unknown: Problem { Problem(message: "events[\(index)]: unknown event \"\(name)\"") }
+
+        func connection() throws(Problem) -> SignalingRelay.ConnectionID {
+            guard case .number(let n)? = object["connection"], let i = n.int64, i >= 0, i <= Int64(Int32.max) else {
+                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"connection\"")
+            }
+            return Int(i)
+        }
     }
 
     /// Feeds the events to a machine one by one, recording the state and actions after each.
     static func run<Machine, Event>(
         _ machine: Machine, events: [JSONValue],
         decode: (EventReader) throws(Problem) -> Event,
-        handle: (inout Machine, Event) -> [PairingAction],
+        handle: (inout Machine, Event) -> [JSONValue],
         state: (Machine) -> JSONValue
     ) throws(Problem) -> [MachineStep] {
         var machine = machine
@@ -64,7 +71,7 @@ enum PairingMachineJSON {
         for (i, value) in events.enumerated() {
             let event = try decode(try EventReader(value, index: i))
             let actions = handle(&machine, event)
-            steps.append(MachineStep(state: state(machine), actions: actions.map(json)))
+            steps.append(MachineStep(state: state(machine), actions: actions))
         }
         return steps
     }
@@ -80,7 +87,7 @@ enum PairingMachineJSON {
                 case "retry": return .retry
                 default: throw e.unknown
                 }
-            }, handle: { $0.handle($1) }, state: { json($0.state) })
+            }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
     }
 
     static func runFlowA(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
@@ -95,7 +102,7 @@ enum PairingMachineJSON {
                 case "retry": return .retry
                 default: throw e.unknown
                 }
-            }, handle: { $0.handle($1) }, state: { json($0.state) })
+            }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
     }
 
     static func runManual(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
@@ -112,7 +119,37 @@ enum PairingMachineJSON {
                 case "retry": return .retry
                 default: throw e.unknown
                 }
-            }, handle: { $0.handle($1) }, state: { json($0.state) })
+            }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
+    }
+
+    static func runRelay(events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try run(
+            SignalingRelay(), events: events,
+            decode: { e throws(Problem) -> SignalingRelay.Event in
+                switch e.name {
+                case "connected": return .connected(try e.connection(), source: try e.string("source"), at: try e.at())
+                case "received":
+                    // `text` carries exact bytes (malformed input); `document` embedded JSON.
+                    let text: [UInt8]
+                    if case .string(let raw)? = e.object["text"] {
+                        text = Array(raw.utf8)
+                    } else {
+                        text = Array(JSONSerializer.compact(try e.document()).utf8)
+                    }
+                    return .received(try e.connection(), text: text, at: try e.at())
+                case "disconnected": return .disconnected(try e.connection(), at: try e.at())
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1).map(json) }, state: { ["registered": .array($0.registeredPeerIds.map { .string($0) })] })
+    }
+
+    static func json(_ action: SignalingRelay.Action) -> JSONValue {
+        switch action {
+        case .send(let connection, let document, let rule):
+            var o = JSONObject(["action": "send", "connection": .number(JSONNumber(Int64(connection))), "document": document])
+            if let rule { o["rule"] = .string(rule.rawValue) }
+            return .object(o)
+        }
     }
 
     /// The code Flow A shows, drawn from the event's `random` hex bytes (Spec pairing.md 4.2).

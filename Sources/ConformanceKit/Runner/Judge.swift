@@ -59,11 +59,12 @@ public enum Judge {
         return result
     }
 
-    /// The rule an expected step is about: the reason of a `failed` state or of a `drop`.
+    /// The rule an expected step is about: the reason of a `failed` state, or the rule an
+    /// action names (a `drop`, a relay's refusal).
     static func attributedRule(_ step: MachineStep) -> RuleID? {
         if case .string(let r)? = step.state["reason"]?["rule"] { return RuleID(r) }
         for action in step.actions {
-            if case .string("drop")? = action["action"], case .string(let r)? = action["rule"] { return RuleID(r) }
+            if case .string(let r)? = action["rule"] { return RuleID(r) }
         }
         return nil
     }

@@ -1,0 +1,125 @@
+"""Writes Vectors/pairing/relay.json: the relay machine cases (Spec pairing.md section 5).
+The expectations are written here by hand from the Spec; rerun after editing them."""
+import json
+import os
+T0 = 1747300000000
+DESK, PHONE, ATT = "desktop-4f9c2a", "did:cc:phone-1", "did:cc:attacker-9"
+A, B, C = "192.0.2.10", "198.51.100.7", "203.0.113.66"
+
+def reg(pid): return {"type": "register", "peerId": pid}
+def ack(code): return {"type": "pair-ack", "pairingCode": code, "mobileDid": PHONE,
+                      "deviceInfo": {"deviceId": "0b0c5f2e-8d1a-4c55-9a4e-0d7b6f1e2a33", "name": "Li's iPhone", "platform": "ios"},
+                      "timestamp": T0}
+def msg(to, payload): return {"type": "message", "to": to, "payload": payload}
+def fwd(to, frm, payload): return {"type": "message", "to": to, "from": frm, "payload": payload}
+def conn(c, src, at=T0): return {"event": "connected", "connection": c, "source": src, "at": at}
+def recv(c, doc, at=T0): return {"event": "received", "connection": c, "at": at, "document": doc}
+def recvt(c, text, at=T0): return {"event": "received", "connection": c, "at": at, "text": text}
+def disc(c, at=T0): return {"event": "disconnected", "connection": c, "at": at}
+def send(c, doc, rule=None):
+    a = {"action": "send", "connection": c, "document": doc}
+    if rule: a["rule"] = rule
+    return a
+def st(*ids): return {"registered": sorted(ids)}
+def step(ev, state, actions=()): return {"event": ev, "expect": {"state": state, "actions": list(actions)}}
+def registered(pid): return {"type": "registered", "peerId": pid}
+def offline(pid): return {"type": "peer-offline", "peerId": pid}
+def err(code): return {"type": "error", "code": code}
+
+def setup(alias=None, at=T0):
+    s = [step(conn(1, A, at), st()), step(recv(1, reg(DESK), at), st(DESK), [send(1, registered(DESK))])]
+    ids = [DESK]
+    if alias:
+        s.append(step(recv(1, reg(alias), at), st(DESK, alias), [send(1, registered(alias))]))
+        ids.append(alias)
+    s += [step(conn(2, B, at), st(*ids)), step(recv(2, reg(PHONE), at), st(*ids, PHONE), [send(2, registered(PHONE))])]
+    return s, ids + [PHONE]
+
+cases = []
+def case(slug, comment, rules, triggers, steps, flags=()):
+    cases.append({"id": f"pairing/relay/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "triggers": triggers, "steps": steps})
+
+s, ids = setup()
+s.append(step(recv(2, msg(DESK, ack("048213"))), st(*ids), [send(1, fwd(DESK, PHONE, ack("048213")))]))
+case("routes-between-registered-peers", "A message to a registered peer is forwarded to its connection with from set to the sender's id.",
+     ["PAIR-RELAY-001"], [], s, ["seed-example"])
+
+s, ids = setup()
+s.append(step(recv(2, msg("desktop-gone", ack("048213"))), st(*ids), [send(2, offline("desktop-gone"), "PAIR-RELAY-001")]))
+case("peer-offline-for-unknown-target", "A message to an id nobody registered is answered with peer-offline naming that id.",
+     ["PAIR-RELAY-001"], ["PAIR-RELAY-001"], s)
+
+case("message-before-register", "A connection that registered no id cannot send: error not-registered.", ["PAIR-RELAY-001"], ["PAIR-RELAY-001"],
+     [step(conn(1, A), st()), step(recv(1, msg(DESK, ack("048213"))), st(), [send(1, err("not-registered"), "PAIR-RELAY-001")])])
+
+case("invalid-frames", "Frames that are not a valid register or message are refused with invalid-message and change nothing.",
+     ["PAIR-RELAY-001"], ["PAIR-RELAY-001"],
+     [step(conn(1, A), st()),
+      step(recvt(1, "not json"), st(), [send(1, err("invalid-message"), "PAIR-RELAY-001")]),
+      step(recv(1, reg("   ")), st(), [send(1, err("invalid-message"), "PAIR-RELAY-001")]),
+      step(recv(1, {"type": "registered", "peerId": DESK}), st(), [send(1, err("invalid-message"), "PAIR-RELAY-001")]),
+      step(recvt(1, '{"type":"register","peerId":"a","peerId":"b"}'), st(), [send(1, err("invalid-message"), "PAIR-RELAY-001")]),
+      step(recv(1, reg(DESK)), st(DESK), [send(1, registered(DESK))])], ["interop-trap"])
+
+big = '{"type":"register","peerId":"x","pad":"' + "a" * 65536 + '"}'
+case("frame-too-large", "A frame over 64 KiB is refused with too-large before it is parsed.", ["PAIR-RELAY-001"], ["PAIR-RELAY-001"],
+     [step(conn(1, A), st()), step(recvt(1, big), st(), [send(1, err("too-large"), "PAIR-RELAY-001")])], ["boundary"])
+
+s, ids = setup()
+s.append(step(disc(1), st(PHONE)))
+s.append(step(recv(2, msg(DESK, ack("048213"))), st(PHONE), [send(2, offline(DESK), "PAIR-RELAY-001")]))
+case("disconnect-releases-ids", "After the desktop disconnects its id is gone and messages to it get peer-offline.",
+     ["PAIR-RELAY-001"], ["PAIR-RELAY-001"], s)
+
+s, ids = setup()
+s += [step(conn(3, A), st(*ids)), step(recv(3, reg(DESK)), st(*ids), [send(3, registered(DESK))]),
+      step(recv(2, msg(DESK, ack("048213"))), st(*ids), [send(3, fwd(DESK, PHONE, ack("048213")))]),
+      step(disc(1), st(*ids))]
+case("reconnect-takes-the-id-over", "A reconnecting desktop re-registers its id from a new connection and receives from then on; the old connection's close does not remove it.",
+     ["PAIR-RELAY-001"], [], s)
+
+AL = "pairing-code:048213"
+s, ids = setup(AL)
+s.append(step(recv(2, msg(AL, ack("048213"))), st(DESK, PHONE), [send(1, fwd(AL, PHONE, ack("048213")))]))
+s.append(step(recv(2, msg(AL, ack("048213")), T0 + 1000), st(DESK, PHONE), [send(2, offline(AL), "PAIR-SEC-003")]))
+case("alias-delivers-once", "A pairing-code alias receives one pair-ack; a second message to the spent code gets peer-offline.",
+     ["PAIR-RELAY-001", "PAIR-SEC-003"], ["PAIR-SEC-003"], s)
+
+s, ids = setup(AL)
+s.append(step(recv(2, msg(AL, ack("654321"))), st(*ids), [send(2, err("invalid-message"), "PAIR-RELAY-001")]))
+case("alias-rejects-foreign-code", "A pair-ack for another code sent to an alias breaks PAIR-SIG-002 and is refused, the alias stays.",
+     ["PAIR-SIG-002"], ["PAIR-RELAY-001"], s)
+
+s, ids = setup(AL)
+s += [step(conn(3, C), st(*ids)), step(recv(3, reg(AL)), st(*ids), [send(3, err("alias-taken"), "PAIR-SEC-001")]),
+      step(recv(1, reg(AL), T0 + 5000), st(*ids), [send(1, registered(AL))])]
+case("alias-held-by-one-connection", "Another connection cannot take a live alias; the holder may register it again.",
+     ["PAIR-SEC-001"], ["PAIR-SEC-001"], s)
+
+s, ids = setup(AL)
+s.append(step(recv(2, msg(AL, ack("048213")), T0 + 300000), st(DESK, PHONE), [send(1, fwd(AL, PHONE, ack("048213")))]))
+case("alias-valid-for-five-minutes", "A message exactly 300000 ms after the alias was registered is still delivered.",
+     ["PAIR-SEC-002"], [], s, ["boundary"])
+
+s, ids = setup(AL)
+s.append(step(recv(1, reg(AL), T0 + 200000), st(*ids), [send(1, registered(AL))]))
+s.append(step(recv(2, msg(AL, ack("048213")), T0 + 300001), st(DESK, PHONE), [send(2, err("alias-expired"), "PAIR-SEC-002")]))
+case("alias-expires", "An alias is refused 300001 ms after its first registration, even if the holder registered it again.",
+     ["PAIR-SEC-002"], ["PAIR-SEC-002"], s, ["boundary"])
+
+s, ids = setup(AL)
+s += [step(conn(3, C), st(*ids)), step(recv(3, reg(ATT)), st(*ids, ATT), [send(3, registered(ATT))])]
+ids = ids + [ATT]
+for i, g in enumerate(["000001", "000002", "000003", "000004", "000005"]):
+    s.append(step(recv(3, msg("pairing-code:" + g, ack(g)), T0 + 1000 * (i + 1)), st(*ids), [send(3, offline("pairing-code:" + g), "PAIR-RELAY-001")]))
+s.append(step(recv(3, msg(AL, ack("048213")), T0 + 6000), st(*ids), [send(3, err("rate-limited"), "PAIR-SEC-004")]))
+s.append(step(recv(2, msg(AL, ack("048213")), T0 + 7000), st(DESK, PHONE, ATT), [send(1, fwd(AL, PHONE, ack("048213")))]))
+s.append(step(recv(3, msg("pairing-code:000006", ack("000006")), T0 + 301001), st(DESK, PHONE, ATT), [send(3, offline("pairing-code:000006"), "PAIR-RELAY-001")]))
+case("guessing-is-rate-limited", "After 5 misses in 5 minutes a source is refused even for the live code; other sources are not; the window slides.",
+     ["PAIR-SEC-004", "PAIR-RELAY-001"], ["PAIR-SEC-004"], s)
+
+doc = {"family": "pairing", "machine": "relay",
+       "description": "The signaling relay (Spec pairing.md section 5): registration, routing, peer-offline and errors, and the limits on pairing-code aliases.",
+       "context": {}, "cases": cases}
+open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing", "relay.json"), "w").write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+print(len(cases))

@@ -142,13 +142,10 @@ public enum TesteeAnswer {
             var violations: [Violation] = []
             for (i, v) in try reader.array("violations").enumerated() {
                 let r = try ObjectReader(document: v, path: reader.pointer("violations") / i)
-                let pathText = try r.string("path")
-                guard let path = JSONPointer(pathText) else {
-                    throw Violation(rule: CoreRule.type, path: r.pointer("path"), expected: "an RFC 6901 pointer", found: pathText)
-                }
+                let at = try ExpectedViolation.read(r)
                 violations.append(
                     Violation(
-                        rule: RuleID(try r.string("rule")), path: path, expected: try r.optionalString("expected") ?? "",
+                        rule: at.rule, path: at.path, expected: try r.optionalString("expected") ?? "",
                         found: try r.optionalString("found") ?? ""))
             }
             return .reject(violations)

@@ -74,4 +74,13 @@ public struct ExpectedViolation: Sendable, Hashable, Comparable, CustomStringCon
     public var description: String { "\(rule) at \"\(path)\"" }
 
     public var json: JSONValue { ["path": .string(path.description), "rule": .string(rule.rawValue)] }
+
+    /// Reads `{"path": ..., "rule": ...}`, the form vectors and testee answers share.
+    public static func read(_ reader: ObjectReader) throws(Violation) -> ExpectedViolation {
+        let pathText = try reader.string("path")
+        guard let path = JSONPointer(pathText) else {
+            throw Violation(rule: CoreRule.type, path: reader.pointer("path"), expected: "an RFC 6901 pointer", found: pathText)
+        }
+        return ExpectedViolation(path: path, rule: RuleID(try reader.string("rule")))
+    }
 }

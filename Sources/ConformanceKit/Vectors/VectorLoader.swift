@@ -135,20 +135,12 @@ public enum VectorLoader {
         case "reject":
             var expected: [ExpectedViolation] = []
             for (i, v) in try e.array("violations").enumerated() {
-                expected.append(try expectedViolation(ObjectReader(document: v, path: e.pointer("violations") / i)))
+                expected.append(try ExpectedViolation.read(ObjectReader(document: v, path: e.pointer("violations") / i)))
             }
             return .reject(expected)
         case let other:
             throw Violation(rule: CoreRule.type, path: e.pointer("outcome"), expected: "\"accept\" or \"reject\"", found: other)
         }
-    }
-
-    static func expectedViolation(_ v: ObjectReader) throws(Violation) -> ExpectedViolation {
-        let pathText = try v.string("path")
-        guard let path = JSONPointer(pathText) else {
-            throw Violation(rule: CoreRule.type, path: v.pointer("path"), expected: "an RFC 6901 pointer", found: pathText)
-        }
-        return ExpectedViolation(path: path, rule: RuleID(try v.string("rule")))
     }
 
     static func machineSteps(_ c: ObjectReader) throws(Violation) -> ([JSONValue], [MachineStep]) {

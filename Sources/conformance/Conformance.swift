@@ -10,6 +10,22 @@ struct Conformance: ParsableCommand {
         abstract: "Checks implementations of the device-data protocols against the Spec's golden vectors.",
         subcommands: [Run.self, Check.self, List.self],
         defaultSubcommand: Run.self)
+
+    /// ArgumentParser exits 64 on usage errors; the kit promises 2 (0 ok, 1 violations).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            let code = exitCode(for: error)
+            if code == .success || code.rawValue == Status.violations {
+                exit(withError: error)
+            }
+            let message = fullMessage(for: error)
+            if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
+            Foundation.exit(Status.usage)
+        }
+    }
 }
 
 /// Exit statuses shared by the subcommands.

@@ -32,23 +32,33 @@ struct WrongTesteeTests {
         #expect(Set(failed.map(\.vector.id)) == Set(expected.keys))
         for r in failed {
             guard let want = expected[r.vector.id] else { continue }
-            #expect(r.violations.map(ExpectedViolation.init) == [want], "\(r.vector.id): \(r.violations)")
-            #expect(r.violations.first?.found == "accepted" || r.violations.first?.found.hasPrefix("reported") == true)
+            let found = r.violations.map(ExpectedViolation.init)
+            #expect(found.first == want, "\(r.vector.id): \(r.violations)")
+            if r.vector.id == "pairing/desktop-pairing/order-code-before-did" {
+                // Past the buggy code check, the next check fails: the kit names both.
+                #expect(found == [want, ExpectedViolation(path: .root, rule: "PAIR-DID-002")])
+            } else {
+                #expect(found == [want], "\(r.vector.id): \(r.violations)")
+                #expect(r.violations.first?.found == "accepted")
+            }
         }
     }
 
     @Test func theSameFailuresListedAsExpectedLetTheRunPass() throws {
-        let lines = Self.fiveDigitCases.map { "\($0.key) \($0.value.rule)  # accepts five-digit codes" }.joined(separator: "\n")
+        // Without signatures: each case may fail on its own rules only.
+        let lines = Self.fiveDigitCases.keys.map { "\($0)  # accepts five-digit codes" }.joined(separator: "\n")
         let expected = try ExpectedFailures.parse(lines)
         let peer = ExecPeer(command: "'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes")
         _ = try peer.start().get()
         let report = Runner.run(Fixture.cases, against: peer, expectedFailures: expected)
         peer.close()
-        #expect(report.ok)
+        let reportOK = report.ok
+        #expect(reportOK)
         #expect(report.count(.expectedFailure) == Self.fiveDigitCases.count)
         // Against the correct reference, the same list is stale: every listed case now passes.
         let honest = Runner.run(Fixture.cases, against: LocalPeer(), expectedFailures: expected)
-        #expect(!honest.ok)
+        let honestOK = honest.ok
+        #expect(!honestOK)
         #expect(honest.count(.unexpectedPass) == Self.fiveDigitCases.count)
     }
 

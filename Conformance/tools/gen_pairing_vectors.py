@@ -1,0 +1,440 @@
+"""Writes the pairing document vectors (Vectors/pairing/<kind>.json).
+
+Every expectation here is written by hand from Spec/core.md and Spec/pairing.md: the accepted
+canonical forms and the single first violation of each rejected document. Nothing is computed by
+the implementation under test. Rerun after editing; commit the script and its output together.
+"""
+import base64
+import copy
+import json
+import os
+
+OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
+T0 = 1747300000000
+PHONE = "did:cc:phone-1"
+DESK = "desktop-4f9c2a"
+UUID = "0b0c5f2e-8d1a-4c55-9a4e-0d7b6f1e2a33"
+RELAY = "wss://signaling.chainlesschain.com"
+LAN = "ws://192.168.1.20:9001"
+ICE = [
+    {"urls": "stun:stun.l.google.com:19302"},
+    {"urls": ["turn:turn.chainlesschain.com:3478?transport=udp", "turns:turn.chainlesschain.com:5349"],
+     "username": "1747386400:phone-1", "credential": "c2VjcmV0LWNyZWRlbnRpYWw="},
+]
+QR = {
+    "type": "desktop-pairing", "code": "048213", "pcPeerId": DESK,
+    "deviceInfo": {"name": "DESKTOP-7F3K", "platform": "win32", "version": "5.0.3.54"},
+    "timestamp": T0 - 10000, "signalingUrl": LAN, "relayUrl": RELAY, "iceServers": ICE, "iceExpiry": 1747386400,
+}
+MOBILE = {"deviceId": UUID, "name": "Li's iPhone", "platform": "ios"}
+ACK = {"type": "pair-ack", "pairingCode": "048213", "mobileDid": PHONE, "deviceInfo": MOBILE, "timestamp": T0 - 2000}
+DEVICE = {"type": "device-pairing", "code": "730291", "did": PHONE, "deviceInfo": MOBILE, "timestamp": T0 - 2000}
+CONF = {"type": "pairing:confirmation", "pairingCode": "730291", "pcPeerId": DESK,
+        "deviceInfo": {"name": "DESKTOP-7F3K", "platform": "win32", "version": "5.0.3.54"}, "timestamp": T0 - 1000}
+RECORD = {"pcPeerId": DESK, "deviceName": "DESKTOP-7F3K", "platform": "win32", "lanSignalingUrl": LAN, "relayUrl": RELAY,
+          "iceServersJson": json.dumps(ICE, separators=(",", ":"), ensure_ascii=False), "iceExpiry": 1747386400,
+          "pairedAt": T0, "lastSeenAt": T0 + 86400000}
+
+
+def edit(doc, **changes):
+    """A copy of doc; a change to None removes the member; dotted keys reach into objects."""
+    d = copy.deepcopy(doc)
+    for key, value in changes.items():
+        parts = key.split("__")
+        target = d
+        for p in parts[:-1]:
+            target = target[p]
+        if value is DROP:
+            target.pop(parts[-1], None)
+        else:
+            target[parts[-1]] = value
+    return d
+
+
+DROP = object()
+
+
+class File:
+    def __init__(self, kind, description, context):
+        self.kind, self.description, self.context, self.cases = kind, description, context, []
+        self.slug = kind.replace(":", "-")
+
+    def _case(self, slug, comment, rules, flags, context, source):
+        c = {"id": f"pairing/{self.slug}/{slug}", "comment": comment, "flags": flags, "rules": rules}
+        if context is not None:
+            c["context"] = context
+        c.update(source)
+        self.cases.append(c)
+        return c
+
+    def accept(self, slug, comment, doc=None, canonical=None, rules=(), flags=(), context=None, text=None, segments=None):
+        source = {"input": doc} if text is None and segments is None else ({"inputText": text} if text is not None else {"inputSegments": segments})
+        c = self._case(slug, comment, list(rules), list(flags), context, source)
+        c["expected"] = {"outcome": "accept", "canonical": canonical if canonical is not None else doc}
+
+    def reject(self, slug, comment, path, rule, doc=None, rules=None, flags=(), context=None, text=None, b64=None, segments=None):
+        if text is not None:
+            source = {"inputText": text}
+        elif b64 is not None:
+            source = {"inputBase64": b64}
+        elif segments is not None:
+            source = {"inputSegments": segments}
+        else:
+            source = {"input": doc}
+        c = self._case(slug, comment, list(rules if rules is not None else [rule]), list(flags), context, source)
+        c["expected"] = {"outcome": "reject", "violations": [{"path": path, "rule": rule}]}
+
+    def write(self):
+        doc = {"family": "pairing", "kind": self.kind, "description": self.description, "context": self.context, "cases": self.cases}
+        with open(os.path.join(OUT, f"{self.slug}.json"), "w") as f:
+            f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return len(self.cases)
+
+
+def compact(doc):
+    return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------- desktop-pairing
+dp = File("desktop-pairing", "The QR payload a desktop shows in Flow B (seed 002 §4.1; Spec pairing.md 3.1).",
+          {"now": T0, "activeDid": PHONE})
+ALL_QR_RULES = ["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-PEER-001", "PAIR-TIME-001", "PAIR-TIME-002", "PAIR-TIME-003",
+                "PAIR-DID-002", "PAIR-INFO-001", "PAIR-INFO-002", "PAIR-URL-001", "PAIR-URL-002", "PAIR-ICE-001",
+                "PAIR-ICE-002", "CORE-TYPE-003", "CORE-TYPE-004", "CORE-JSON-001", "CORE-JSON-002", "CORE-JSON-003"]
+dp.accept("seed-example", "The seed's payload with every member given is accepted unchanged.", QR, rules=ALL_QR_RULES, flags=["seed-example"])
+minimal = edit(QR, signalingUrl=DROP, iceServers=DROP, iceExpiry=DROP, deviceInfo__version=DROP)
+dp.accept("minimal", "Only the required members: no LAN URL, no ICE servers, no version.", minimal,
+          rules=["CORE-TYPE-001", "PAIR-URL-002"])
+dp.accept("signaling-url-null", "signalingUrl null means no LAN URL (null = absent for optional members) and is omitted.",
+          edit(QR, signalingUrl=None), edit(QR, signalingUrl=DROP), rules=["CORE-TYPE-002", "PAIR-URL-001"], flags=["interop-trap"])
+dp.accept("signaling-url-empty", "signalingUrl \"\" (the seed's 可空) also means no LAN URL and is omitted.",
+          edit(QR, signalingUrl=""), edit(QR, signalingUrl=DROP), rules=["PAIR-URL-001"], flags=["interop-trap"])
+dp.accept("code-all-zeros", "\"000000\" is a valid code: six ASCII digits, leading zeros kept.", edit(QR, code="000000"),
+          rules=["PAIR-CODE-001"], flags=["boundary", "interop-trap"])
+dp.accept("code-leading-zero", "\"012345\" keeps its leading zero; codes are strings.", edit(QR, code="012345"),
+          rules=["PAIR-CODE-001"], flags=["interop-trap"])
+dp.accept("age-exactly-five-minutes", "A payload exactly 300000 ms old is still accepted (the bound is inclusive).",
+          edit(QR, timestamp=T0 - 300000), rules=["PAIR-TIME-002", "PAIR-TIME-001"], flags=["boundary"])
+dp.accept("future-sixty-seconds", "A payload dated 60000 ms ahead of the phone's clock is accepted (clock skew).",
+          edit(QR, timestamp=T0 + 60000), rules=["PAIR-TIME-003"], flags=["boundary"])
+unknown = edit(QR, extra={"nested": [1, 2, {"deep": True}]}, deviceInfo__arch="x64", qrVersion=2)
+unknown["iceServers"] = [dict(ICE[0], credentialType="password"), ICE[1]]
+dp.accept("unknown-members-ignored", "Unknown members, also inside deviceInfo and ICE entries, are ignored and dropped from the canonical form.",
+          unknown, QR, rules=["PAIR-TYPE-001", "PAIR-ICE-001"], flags=["interop-trap"])
+dp.accept("peer-id-256-bytes", "A pcPeerId of exactly 256 UTF-8 bytes is accepted.", edit(QR, pcPeerId="d" * 256),
+          rules=["PAIR-PEER-001"], flags=["boundary"])
+dp.accept("peer-id-mixed-case-kept", "Peer ids are opaque: case and inner spaces are kept as sent.",
+          edit(QR, pcPeerId="Desktop 4F9C2A"), rules=["PAIR-PEER-001"], flags=["interop-trap"])
+dp.accept("unicode-desktop-name", "Device names are shown as received: Chinese, emoji and combining marks are kept.",
+          edit(QR, deviceInfo__name="张三的 MacBook Pro 💻 e\u0301"), rules=["PAIR-INFO-001"])
+dp.accept("platform-darwin", "darwin is a desktop platform.", edit(QR, deviceInfo__platform="darwin"), rules=["PAIR-INFO-002"])
+dp.accept("platform-linux", "linux is a desktop platform.", edit(QR, deviceInfo__platform="linux"), rules=["PAIR-INFO-002"])
+dp.accept("relay-on-loopback", "A ws:// relay is allowed on loopback (tests).", edit(QR, relayUrl="ws://127.0.0.1:9001", signalingUrl=DROP),
+          edit(QR, relayUrl="ws://127.0.0.1:9001", signalingUrl=DROP), rules=["PAIR-URL-002"])
+dp.accept("url-scheme-upper-case", "URL schemes are case-insensitive and kept as sent.",
+          edit(QR, relayUrl="WSS://Signaling.ChainlessChain.com/ws?v=1", signalingUrl="WS://[fe80::1]:9001/"),
+          rules=["PAIR-URL-001", "PAIR-URL-002"], flags=["interop-trap"])
+dp.accept("ice-servers-empty", "An empty iceServers list is valid.", edit(QR, iceServers=[]), rules=["PAIR-ICE-001"], flags=["boundary"])
+dp.accept("ice-credentials-null", "null username and credential are absent and omitted.",
+          edit(QR, iceServers=[{"urls": "turn:t.example.com", "username": None, "credential": None}]),
+          edit(QR, iceServers=[{"urls": "turn:t.example.com"}]), rules=["PAIR-ICE-001", "CORE-TYPE-002"])
+dp.accept("ice-expiry-bounds", "iceExpiry 10^9 is the smallest seconds value accepted.", edit(QR, iceExpiry=1000000000),
+          rules=["PAIR-ICE-002"], flags=["boundary"])
+dp.accept("ice-expiry-upper-bound", "iceExpiry 10^11 - 1 is the largest seconds value accepted.", edit(QR, iceExpiry=99999999999),
+          rules=["PAIR-ICE-002"], flags=["boundary"])
+dp.accept("pretty-printed", "Insignificant whitespace (spaces, tabs, CR, LF) anywhere between tokens is fine.",
+          text=json.dumps(QR, indent="\t", ensure_ascii=False).replace("\n", "\r\n  "), canonical=QR, rules=["CORE-JSON-001"])
+dp.accept("escaped-unicode", "\\u escapes, including a surrogate pair, decode to the same string.",
+          text=compact(QR).replace("DESKTOP-7F3K", "\\u5f20\\u4e09 \\ud83d\\udcbb"), canonical=edit(QR, deviceInfo__name="张三 💻"),
+          rules=["CORE-JSON-002"], flags=["interop-trap"])
+dp.accept("names-differing-in-case", "\"code\" and \"Code\" are different names, not duplicates; the unknown one is ignored.",
+          text=compact(QR)[:-1] + ',"Code":"999999"}', canonical=QR, rules=["CORE-JSON-003"], flags=["interop-trap"])
+dp.accept("huge-number-in-unknown-member", "1e308 is finite: allowed in an ignored member.",
+          text=compact(QR)[:-1] + ',"x":1e308}', canonical=QR, rules=["CORE-JSON-006"])
+depth_ok = [{"text": compact(QR)[:-1] + ',"x":'}, {"text": "[", "repeat": 63}, {"text": "]", "repeat": 63}, {"text": "}"}]
+dp.accept("nesting-depth-64", "Nesting of exactly 64 levels (root object + 63 arrays) is accepted.",
+          segments=depth_ok, canonical=QR, rules=["CORE-JSON-005"], flags=["boundary"])
+base = compact(QR)[:-1] + ',"pad":"'
+pad = 65536 - len(base.encode()) - 2
+dp.accept("size-exactly-64-kib", "A document of exactly 65536 bytes is accepted.",
+          segments=[{"text": base}, {"text": "a", "repeat": pad}, {"text": "\"}"}], canonical=QR, rules=["CORE-JSON-004"], flags=["boundary"])
+
+# rejections, in check order
+dp.reject("type-missing", "A payload without type is not a pairing payload.", "/type", "CORE-TYPE-001", edit(QR, type=DROP))
+dp.reject("type-null", "type null is not absent for a required member.", "/type", "CORE-TYPE-002", edit(QR, type=None), flags=["interop-trap"])
+dp.reject("type-number", "type must be a string.", "/type", "CORE-TYPE-003", edit(QR, type=42))
+dp.reject("type-other-case", "The type is compared case-sensitively.", "/type", "PAIR-TYPE-001", edit(QR, type="Desktop-Pairing"), flags=["interop-trap"])
+dp.reject("type-other-kind", "A pair-ack is not a desktop-pairing payload.", "/type", "PAIR-TYPE-001", edit(QR, type="pair-ack"))
+dp.reject("code-missing", "code is required.", "/code", "CORE-TYPE-001", edit(QR, code=DROP))
+dp.reject("code-as-number", "A code sent as the number 123456 is rejected: as a number, 012345 would lose its zero.",
+          "/code", "CORE-TYPE-003", edit(QR, code=123456), flags=["interop-trap"])
+dp.reject("code-five-digits", "Five digits are not a code.", "/code", "PAIR-CODE-001", edit(QR, code="48213"))
+dp.reject("code-five-digits-leading-zero-lost", "\"12345\" is what a numeric 012345 becomes: rejected.", "/code", "PAIR-CODE-001",
+          edit(QR, code="12345"), flags=["interop-trap"])
+dp.reject("code-seven-digits", "Seven digits are not a code.", "/code", "PAIR-CODE-001", edit(QR, code="0482131"))
+dp.reject("code-arabic-indic-digits", "\\d in Java/Kotlin/.NET matches ١٢٣٤٥٦; the Spec requires ASCII digits.",
+          "/code", "PAIR-CODE-001", edit(QR, code="١٢٣٤٥٦"), flags=["interop-trap"])
+dp.reject("code-fullwidth-digits", "Fullwidth digits are not ASCII digits.", "/code", "PAIR-CODE-001", edit(QR, code="０４８２１３"), flags=["interop-trap"])
+dp.reject("code-surrounding-space", "Codes are not trimmed.", "/code", "PAIR-CODE-001", edit(QR, code=" 048213"), flags=["interop-trap"])
+dp.reject("pc-peer-id-missing", "pcPeerId is required.", "/pcPeerId", "CORE-TYPE-001", edit(QR, pcPeerId=DROP))
+dp.reject("pc-peer-id-null", "null is not absent for a required member.", "/pcPeerId", "CORE-TYPE-002", edit(QR, pcPeerId=None), flags=["interop-trap"])
+dp.reject("pc-peer-id-empty", "An empty pcPeerId fails the seed's check 3 (非空).", "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId=""))
+dp.reject("pc-peer-id-spaces", "Whitespace only is blank.", "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="   "), flags=["interop-trap"])
+dp.reject("pc-peer-id-ideographic-space", "U+3000 is Unicode White_Space: blank.", "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="\u3000"), flags=["interop-trap"])
+dp.reject("pc-peer-id-tab", "A tab alone is blank.", "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="\t"))
+dp.reject("pc-peer-id-control-char", "Control characters in a peer id are rejected.", "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="desk\u0000top"))
+dp.reject("pc-peer-id-257-bytes", "A pcPeerId over 256 UTF-8 bytes is rejected.", "/pcPeerId", "PAIR-PEER-001",
+          edit(QR, pcPeerId="d" * 255 + "é"), flags=["boundary"])
+dp.reject("pc-peer-id-bad-alias", "A peer id starting pairing-code: must carry six digits.", "/pcPeerId", "PAIR-PEER-002",
+          edit(QR, pcPeerId="pairing-code:12345"))
+dp.reject("timestamp-as-string", "A timestamp sent as a string is rejected, not parsed.", "/timestamp", "CORE-TYPE-003",
+          edit(QR, timestamp=str(T0 - 10000)), flags=["interop-trap"])
+dp.reject("timestamp-with-fraction", "1747299990000.0 is a double to Swift and Kotlin: not an integer literal.", "/timestamp", "CORE-TYPE-004",
+          text=compact(QR).replace(str(T0 - 10000), str(T0 - 10000) + ".0"), flags=["interop-trap"])
+dp.reject("timestamp-with-exponent", "1.74729999e12 is not an integer literal.", "/timestamp", "CORE-TYPE-004",
+          text=compact(QR).replace(str(T0 - 10000), "1.74729999e12"), flags=["interop-trap"])
+dp.reject("timestamp-beyond-2-53", "9007199254740993 cannot be held exactly by a double.", "/timestamp", "CORE-TYPE-004",
+          text=compact(QR).replace(str(T0 - 10000), "9007199254740993"), flags=["interop-trap"])
+dp.reject("timestamp-in-seconds", "Epoch seconds (as in seed 000) where milliseconds are due.", "/timestamp", "PAIR-TIME-001",
+          edit(QR, timestamp=(T0 - 10000) // 1000), flags=["interop-trap"])
+dp.reject("timestamp-in-microseconds", "Epoch microseconds where milliseconds are due.", "/timestamp", "PAIR-TIME-001",
+          edit(QR, timestamp=(T0 - 10000) * 1000), flags=["interop-trap"])
+dp.reject("timestamp-negative", "A negative timestamp is not epoch milliseconds.", "/timestamp", "PAIR-TIME-001", edit(QR, timestamp=-1))
+dp.reject("expired-by-one-ms", "300001 ms old is past the desktop's pairing timeout.", "/timestamp", "PAIR-TIME-002",
+          edit(QR, timestamp=T0 - 300001), flags=["boundary"])
+dp.reject("expired-yesterday", "A day-old QR code is expired.", "/timestamp", "PAIR-TIME-002", edit(QR, timestamp=T0 - 86400000))
+dp.reject("future-by-sixty-seconds-and-one", "60001 ms in the future is beyond the allowed clock skew.", "/timestamp", "PAIR-TIME-003",
+          edit(QR, timestamp=T0 + 60001), flags=["boundary", "interop-trap"])
+dp.reject("future-next-year", "A QR dated next year would otherwise never expire.", "/timestamp", "PAIR-TIME-003",
+          edit(QR, timestamp=T0 + 365 * 86400000), flags=["interop-trap"])
+dp.reject("no-active-did", "The seed's check 5: without an active DID the phone cannot pair.", "", "PAIR-DID-002", QR, context={"activeDid": None})
+dp.reject("order-code-before-did", "Check order: a bad code is reported before a missing DID.", "/code", "PAIR-CODE-001",
+          edit(QR, code="48213"), rules=["PAIR-CODE-001", "PAIR-DID-002"], context={"activeDid": None})
+dp.reject("order-age-before-platform", "Check order: the age (check 4) is reported before a bad platform (later).", "/timestamp", "PAIR-TIME-002",
+          edit(QR, timestamp=T0 - 400000, deviceInfo__platform="windows"), rules=["PAIR-TIME-002", "PAIR-INFO-002"])
+dp.reject("order-did-before-device-info", "Check order: the missing DID (check 5) comes before deviceInfo.", "", "PAIR-DID-002",
+          edit(QR, deviceInfo=DROP), rules=["PAIR-DID-002", "CORE-TYPE-001"], context={"activeDid": None})
+dp.reject("device-info-missing", "deviceInfo is required: the phone shows the desktop's name.", "/deviceInfo", "CORE-TYPE-001", edit(QR, deviceInfo=DROP))
+dp.reject("device-info-string", "deviceInfo must be an object.", "/deviceInfo", "CORE-TYPE-003", edit(QR, deviceInfo="DESKTOP-7F3K"))
+dp.reject("device-name-missing", "deviceInfo.name is required.", "/deviceInfo/name", "CORE-TYPE-001", edit(QR, deviceInfo__name=DROP))
+dp.reject("device-name-blank", "A blank desktop name is rejected.", "/deviceInfo/name", "PAIR-INFO-001", edit(QR, deviceInfo__name=" \u00a0 "))
+dp.reject("platform-windows", "\"windows\" is not Node's process.platform value.", "/deviceInfo/platform", "PAIR-INFO-002",
+          edit(QR, deviceInfo__platform="windows"), flags=["interop-trap"])
+dp.reject("platform-upper-case", "Platforms are case-sensitive.", "/deviceInfo/platform", "PAIR-INFO-002", edit(QR, deviceInfo__platform="Win32"))
+dp.reject("platform-phone", "ios is a phone platform, not a desktop's.", "/deviceInfo/platform", "PAIR-INFO-002", edit(QR, deviceInfo__platform="ios"))
+dp.reject("version-number", "version, when given, is a string.", "/deviceInfo/version", "CORE-TYPE-003", edit(QR, deviceInfo__version=5))
+dp.reject("signaling-url-http", "The LAN URL must be ws:// or wss://.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="http://192.168.1.20:9001"))
+dp.reject("signaling-url-no-scheme", "A bare host:port is not a URL.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="192.168.1.20:9001"), flags=["interop-trap"])
+dp.reject("signaling-url-no-host", "ws:// without a host.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="ws://"))
+dp.reject("signaling-url-bad-port", "Port 70000 does not exist.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="ws://192.168.1.20:70000"))
+dp.reject("relay-url-missing", "relayUrl is required: it is the fallback of G5.", "/relayUrl", "CORE-TYPE-001", edit(QR, relayUrl=DROP))
+dp.reject("relay-url-null", "relayUrl null is not absent for a required member.", "/relayUrl", "CORE-TYPE-002", edit(QR, relayUrl=None))
+dp.reject("relay-url-plain-ws", "A public relay over unencrypted ws:// is rejected.", "/relayUrl", "PAIR-URL-002",
+          edit(QR, relayUrl="ws://signaling.chainlesschain.com"))
+dp.reject("relay-url-empty", "An empty relayUrl is not a URL.", "/relayUrl", "PAIR-URL-002", edit(QR, relayUrl=""))
+dp.reject("ice-servers-object", "iceServers must be an array.", "/iceServers", "CORE-TYPE-003", edit(QR, iceServers={"urls": "stun:a"}))
+dp.reject("ice-server-not-object", "Each ICE server is an object.", "/iceServers/0", "CORE-TYPE-003", edit(QR, iceServers=["stun:a"]))
+dp.reject("ice-urls-missing", "An ICE server needs urls.", "/iceServers/1/urls", "CORE-TYPE-001",
+          edit(QR, iceServers=[ICE[0], {"username": "u", "credential": "c"}]))
+dp.reject("ice-urls-empty-list", "An empty urls list names no server.", "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": []}]))
+dp.reject("ice-url-http", "An ICE URL is stun:, stuns:, turn: or turns:.", "/iceServers/1/urls/0", "PAIR-ICE-001",
+          edit(QR, iceServers=[ICE[0], {"urls": ["https://turn.example.com", "turn:t.example.com"]}]))
+dp.reject("ice-url-not-string", "urls list elements are strings.", "/iceServers/0/urls/1", "CORE-TYPE-003", edit(QR, iceServers=[{"urls": ["stun:a", 5]}]))
+dp.reject("ice-username-number", "username, when given, is a string.", "/iceServers/0/username", "CORE-TYPE-003",
+          edit(QR, iceServers=[{"urls": "turn:a", "username": 5}]))
+dp.reject("ice-expiry-in-milliseconds", "iceExpiry is seconds; a millisecond value is rejected.", "/iceExpiry", "PAIR-ICE-002",
+          edit(QR, iceExpiry=1747386400000), flags=["interop-trap"])
+dp.reject("ice-expiry-as-string", "iceExpiry is an integer, not a string.", "/iceExpiry", "CORE-TYPE-003", edit(QR, iceExpiry="1747386400"), flags=["interop-trap"])
+# wire profile
+dp.reject("duplicate-code", "Two code members: parsers disagree on which wins, so the document is rejected.", "/code", "CORE-JSON-003",
+          text=compact(QR)[:-1] + ',"code":"999999"}', flags=["interop-trap"])
+dp.reject("duplicate-in-unknown-member", "Duplicate names are rejected even inside ignored members.", "/extra/a", "CORE-JSON-003",
+          text=compact(QR)[:-1] + ',"extra":{"a":1,"a":2}}', flags=["interop-trap"])
+bad_utf8 = compact(QR).encode().replace(DESK.encode(), b"desk\xc3\x28top")
+dp.reject("invalid-utf8", "Invalid UTF-8 inside pcPeerId is rejected, not repaired.", "/pcPeerId", "CORE-JSON-002",
+          b64=base64.b64encode(bad_utf8).decode(), flags=["interop-trap"])
+dp.reject("lone-surrogate", "A lone surrogate escape cannot become a Swift string.", "/deviceInfo/name", "CORE-JSON-002",
+          text=compact(QR).replace("DESKTOP-7F3K", "DESK\\ud800TOP"), flags=["interop-trap"])
+dp.reject("byte-order-mark", "A UTF-8 byte order mark before the document is rejected.", "", "CORE-JSON-001",
+          b64=base64.b64encode(b"\xef\xbb\xbf" + compact(QR).encode()).decode(), flags=["interop-trap"])
+dp.reject("trailing-garbage", "Nothing may follow the top-level value.", "", "CORE-JSON-001", text=compact(QR) + "x")
+dp.reject("trailing-comma", "A trailing comma is not JSON.", "", "CORE-JSON-001", text=compact(QR)[:-1] + ",}", flags=["interop-trap"])
+dp.reject("number-overflow", "1e400 is infinite as a double.", "/x", "CORE-JSON-006", text=compact(QR)[:-1] + ',"x":1e400}')
+dp.reject("too-large", "A document over 64 KiB is rejected before parsing.", "", "CORE-JSON-004",
+          segments=[{"text": base}, {"text": "a", "repeat": pad + 1}, {"text": "\"}"}], flags=["boundary"])
+dp.reject("too-deep", "Nesting of 65 levels is rejected at the container that exceeds it.", "/x" + "/0" * 63, "CORE-JSON-005",
+          segments=[{"text": compact(QR)[:-1] + ',"x":'}, {"text": "[", "repeat": 64}, {"text": "]", "repeat": 64}, {"text": "}"}], flags=["boundary"])
+dp.reject("root-array", "The document must be an object.", "", "CORE-TYPE-003", [QR])
+dp.reject("root-string", "A QR text that is a JSON string is not a payload.", "", "CORE-TYPE-003", "desktop-pairing")
+
+# ---------------------------------------------------------------- pair-ack
+pa = File("pair-ack", "The phone's ack (seed 002 §4.2; Spec pairing.md 3.2).", {"now": T0})
+pa.accept("seed-example", "The seed's ack.", ACK, rules=["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001", "PAIR-INFO-001",
+          "PAIR-INFO-002", "PAIR-INFO-003", "PAIR-TIME-001"], flags=["seed-example"])
+pa.accept("upper-case-uuid-kept", "An iOS upper-case UUID deviceId is accepted and kept exactly (never case-folded).",
+          edit(ACK, deviceInfo__deviceId=UUID.upper()), rules=["PAIR-INFO-003"], flags=["interop-trap"])
+pa.accept("android", "Android sends the same ack with platform android.",
+          edit(ACK, deviceInfo__platform="android", deviceInfo__name="Xiaomi 24115RA8EC", deviceInfo__deviceId="a3f1c9e07b2d4e58"),
+          rules=["PAIR-INFO-002"])
+pa.accept("no-age-check", "Acks are not age-checked (the flows time out on their own clock): a day-old ack is well-formed.",
+          edit(ACK, timestamp=T0 - 86400000), rules=["PAIR-TIME-001"])
+pa.accept("did-with-segments", "DIDs may have several segments and percent-escapes.", edit(ACK, mobileDid="did:cc:z6Mk:key-1.a_b-c%2F"),
+          rules=["PAIR-DID-001"])
+pa.accept("did-256-chars", "A DID of exactly 256 characters is accepted.", edit(ACK, mobileDid="did:cc:" + "a" * 249),
+          rules=["PAIR-DID-001"], flags=["boundary"])
+pa.accept("unknown-members", "Unknown members are ignored.", edit(ACK, signature="abc", deviceInfo__osVersion="18.1"), ACK,
+          rules=["PAIR-TYPE-001"], flags=["interop-trap"])
+pa.reject("type-other", "A device-pairing payload is not an ack.", "/type", "PAIR-TYPE-001", edit(ACK, type="device-pairing"))
+pa.reject("code-five-digits", "Five digits are not a code.", "/pairingCode", "PAIR-CODE-001", edit(ACK, pairingCode="48213"))
+pa.reject("code-number", "A numeric code is rejected.", "/pairingCode", "CORE-TYPE-003", edit(ACK, pairingCode=48213), flags=["interop-trap"])
+pa.reject("did-missing", "mobileDid is required.", "/mobileDid", "CORE-TYPE-001", edit(ACK, mobileDid=DROP))
+pa.reject("did-other-method", "did:key is not the cc method.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:key:z6MkhaXgBZD"))
+pa.reject("did-empty-id", "did:cc: with no identifier.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:cc:"))
+pa.reject("did-upper-case-scheme", "The scheme is lowercase did.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="DID:cc:phone-1"), flags=["interop-trap"])
+pa.reject("did-injection", "A quote and brace in a DID are an injection attempt.", "/mobileDid", "PAIR-DID-001",
+          edit(ACK, mobileDid="did:cc:abc\"},{\"admin\":true"), flags=["interop-trap"])
+pa.reject("did-257-chars", "A DID over 256 characters is rejected.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:cc:" + "a" * 250), flags=["boundary"])
+pa.reject("device-id-missing", "deviceId is required.", "/deviceInfo/deviceId", "CORE-TYPE-001", edit(ACK, deviceInfo__deviceId=DROP))
+pa.reject("device-id-empty", "An empty deviceId would merge devices.", "/deviceInfo/deviceId", "PAIR-INFO-003", edit(ACK, deviceInfo__deviceId=""))
+pa.reject("device-id-blank", "A blank deviceId is rejected.", "/deviceInfo/deviceId", "PAIR-INFO-003", edit(ACK, deviceInfo__deviceId="  "), flags=["interop-trap"])
+pa.reject("device-id-number", "deviceId is a string.", "/deviceInfo/deviceId", "CORE-TYPE-003", edit(ACK, deviceInfo__deviceId=12345))
+pa.reject("name-blank", "A blank phone name is rejected.", "/deviceInfo/name", "PAIR-INFO-001", edit(ACK, deviceInfo__name=""))
+pa.reject("platform-desktop", "win32 is not a phone platform.", "/deviceInfo/platform", "PAIR-INFO-002", edit(ACK, deviceInfo__platform="win32"))
+pa.reject("platform-mixed-case", "iOS is spelled ios.", "/deviceInfo/platform", "PAIR-INFO-002", edit(ACK, deviceInfo__platform="iOS"), flags=["interop-trap"])
+pa.reject("timestamp-seconds", "Seconds where milliseconds are due.", "/timestamp", "PAIR-TIME-001", edit(ACK, timestamp=T0 // 1000), flags=["interop-trap"])
+pa.reject("timestamp-null", "timestamp null is not absent.", "/timestamp", "CORE-TYPE-002", edit(ACK, timestamp=None))
+
+# ---------------------------------------------------------------- device-pairing
+dv = File("device-pairing", "The QR payload a phone shows in Flow A (seed 002 §4.3; Spec pairing.md 3.3).", {"now": T0})
+dv.accept("seed-example", "The seed's Flow A payload.", DEVICE, rules=["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001",
+          "PAIR-INFO-003", "PAIR-TIME-001"], flags=["seed-example"])
+dv.accept("leading-zero-code", "Codes keep leading zeros.", edit(DEVICE, code="000417"), rules=["PAIR-CODE-001"], flags=["interop-trap"])
+dv.reject("code-missing", "code is required.", "/code", "CORE-TYPE-001", edit(DEVICE, code=DROP))
+dv.reject("code-five-digits", "Five digits are not a code.", "/code", "PAIR-CODE-001", edit(DEVICE, code="73029"))
+dv.reject("did-space", "A DID with a space is rejected.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:cc:phone 1"))
+dv.reject("did-trailing-colon", "An empty last segment is not allowed.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:cc:phone-1:"))
+dv.reject("platform-desktop", "A phone QR must name a phone platform.", "/deviceInfo/platform", "PAIR-INFO-002", edit(DEVICE, deviceInfo__platform="darwin"))
+dv.reject("timestamp-string", "A string timestamp is rejected.", "/timestamp", "CORE-TYPE-003", edit(DEVICE, timestamp=str(T0)), flags=["interop-trap"])
+dv.reject("type-confirmation", "A confirmation is not a device-pairing payload.", "/type", "PAIR-TYPE-001", edit(DEVICE, type="pairing:confirmation"))
+
+# ---------------------------------------------------------------- pairing:confirmation
+cf = File("pairing:confirmation", "The desktop's confirmation (seed 002 §4.4; Spec pairing.md 3.4).", {"now": T0})
+cf.accept("seed-example", "A confirmation with the desktop's deviceInfo.", CONF, rules=["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-PEER-001",
+          "PAIR-INFO-001", "PAIR-INFO-002", "PAIR-TIME-001"], flags=["seed-example"])
+cf.accept("no-version", "version is optional.", edit(CONF, deviceInfo__version=DROP), rules=["CORE-TYPE-001"])
+cf.accept("unknown-members", "Unknown members are ignored.", edit(CONF, sessionId="s-1", deviceInfo__hostname="h"), CONF, flags=["interop-trap"],
+          rules=["PAIR-TYPE-001"])
+cf.reject("type-underscore", "pairing_confirmation is not the type.", "/type", "PAIR-TYPE-001", edit(CONF, type="pairing_confirmation"), flags=["interop-trap"])
+cf.reject("code-letters", "A code with letters.", "/pairingCode", "PAIR-CODE-001", edit(CONF, pairingCode="73O291"))
+cf.reject("pc-peer-id-blank", "A blank pcPeerId is rejected.", "/pcPeerId", "PAIR-PEER-001", edit(CONF, pcPeerId=" "))
+cf.reject("platform-android", "A desktop does not run android.", "/deviceInfo/platform", "PAIR-INFO-002", edit(CONF, deviceInfo__platform="android"))
+cf.reject("timestamp-fraction", "1747299999000.5 is not an integer.", "/timestamp", "CORE-TYPE-004",
+          text=compact(CONF).replace(str(T0 - 1000), str(T0 - 1000) + ".5"))
+
+# ---------------------------------------------------------------- register
+rg = File("register", "Registration on the signaling relay (Spec pairing.md 3.5).", {"now": T0, "localPeerId": PHONE})
+rg.accept("own-did", "A phone registers its own DID.", {"type": "register", "peerId": PHONE}, rules=["PAIR-SIG-001", "PAIR-PEER-001"])
+rg.accept("pairing-code-alias", "A desktop also registers its pairing-code alias (§6.5).", {"type": "register", "peerId": "pairing-code:048213"},
+          rules=["PAIR-SIG-001", "PAIR-PEER-002"], context={"localPeerId": DESK})
+rg.accept("no-local-id-known", "Without a known sender id, PAIR-SIG-001 is not checked.", {"type": "register", "peerId": DESK},
+          rules=["PAIR-PEER-001"], context={"localPeerId": None})
+rg.accept("unknown-members", "Unknown members (a role hint) are ignored.", {"type": "register", "peerId": PHONE, "role": "mobile"},
+          {"type": "register", "peerId": PHONE}, rules=["PAIR-TYPE-001"], flags=["interop-trap"])
+rg.reject("target-id-echo-loop", "Registering the desktop's id from the phone is the echo-loop bug of §6.2.", "/peerId", "PAIR-SIG-001",
+          {"type": "register", "peerId": DESK}, flags=["interop-trap"])
+rg.reject("own-id-other-case", "Peer ids are compared exactly: a case-folded DID is someone else's id.", "/peerId", "PAIR-SIG-001",
+          {"type": "register", "peerId": "did:cc:PHONE-1"}, flags=["interop-trap"])
+rg.reject("alias-five-digits", "An alias must carry a six-digit code.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:12345"})
+rg.reject("alias-empty-code", "pairing-code: alone is no alias.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:"})
+rg.reject("alias-letters", "pairing-code:abcdef is no alias.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:abcdef"})
+rg.reject("peer-id-blank", "A blank peer id is rejected.", "/peerId", "PAIR-PEER-001", {"type": "register", "peerId": "  "})
+rg.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "register"})
+rg.reject("peer-id-number", "peerId is a string.", "/peerId", "CORE-TYPE-003", {"type": "register", "peerId": 42})
+
+# ---------------------------------------------------------------- message
+ms = File("message", "The signaling envelope {type:\"message\", to, payload} (seed 002 §4.2; Spec pairing.md 3.5).", {"now": T0})
+ms.accept("seed-example", "The Flow B ack routed to the desktop.", {"type": "message", "to": DESK, "payload": ACK},
+          rules=["PAIR-PEER-001", "PAIR-TYPE-001"], flags=["seed-example"])
+ms.accept("from-set-by-relay", "A relay-delivered message carries from.", {"type": "message", "to": DESK, "from": PHONE, "payload": ACK},
+          rules=["PAIR-PEER-001"])
+ms.accept("to-alias-matching-ack", "The manual flow's ack to pairing-code:<code> with the same code.",
+          {"type": "message", "to": "pairing-code:048213", "payload": ACK}, rules=["PAIR-SIG-002", "PAIR-PEER-002"])
+ms.accept("other-payload-kept", "A payload of another type is relayed and kept exactly as received.",
+          {"type": "message", "to": DESK, "payload": {"type": "terminal:open", "cols": 80, "x": [1.5, None]}},
+          rules=["PAIR-PEER-001"])
+ms.accept("nested-payload-canonical", "A known payload is checked and reduced to its canonical form (unknown members dropped).",
+          {"type": "message", "to": DESK, "payload": edit(ACK, extra=1)}, {"type": "message", "to": DESK, "payload": ACK},
+          rules=["PAIR-TYPE-001"], flags=["interop-trap"])
+ms.reject("to-missing", "to is required.", "/to", "CORE-TYPE-001", {"type": "message", "payload": ACK})
+ms.reject("to-blank", "A blank target is rejected.", "/to", "PAIR-PEER-001", {"type": "message", "to": "", "payload": ACK})
+ms.reject("to-bad-alias", "pairing-code:1234 is not an alias.", "/to", "PAIR-PEER-002", {"type": "message", "to": "pairing-code:1234", "payload": ACK})
+ms.reject("from-blank", "from, when given, is a peer id.", "/from", "PAIR-PEER-001", {"type": "message", "to": DESK, "from": " ", "payload": ACK})
+ms.reject("payload-missing", "payload is required.", "/payload", "CORE-TYPE-001", {"type": "message", "to": DESK})
+ms.reject("payload-string", "payload is an object, not JSON text in a string.", "/payload", "CORE-TYPE-003",
+          {"type": "message", "to": DESK, "payload": compact(ACK)}, flags=["interop-trap"])
+ms.reject("nested-ack-bad-code", "The nested ack is checked: its five-digit code is reported under /payload.", "/payload/pairingCode", "PAIR-CODE-001",
+          {"type": "message", "to": DESK, "payload": edit(ACK, pairingCode="48213")})
+ms.reject("nested-ack-bad-did", "The nested ack's DID is checked.", "/payload/mobileDid", "PAIR-DID-001",
+          {"type": "message", "to": DESK, "payload": edit(ACK, mobileDid="did:web:example.com")})
+ms.reject("alias-code-mismatch", "An ack for 654321 sent to pairing-code:048213.", "/payload/pairingCode", "PAIR-SIG-002",
+          {"type": "message", "to": "pairing-code:048213", "payload": edit(ACK, pairingCode="654321")})
+ms.reject("alias-wrong-payload", "Only pair-acks go to an alias.", "/payload/type", "PAIR-SIG-002",
+          {"type": "message", "to": "pairing-code:730291", "payload": DEVICE})
+ms.reject("alias-untyped-payload", "A payload without type sent to an alias.", "/payload/type", "PAIR-SIG-002",
+          {"type": "message", "to": "pairing-code:048213", "payload": {"pairingCode": "048213"}})
+
+# ---------------------------------------------------------------- relay replies
+rd = File("registered", "The relay's answer to register (Spec pairing.md 3.5).", {"now": T0})
+rd.accept("own-did", "registered echoes the id.", {"type": "registered", "peerId": PHONE}, rules=["PAIR-PEER-001"])
+rd.accept("alias", "registered for an alias.", {"type": "registered", "peerId": "pairing-code:048213"}, rules=["PAIR-PEER-002"])
+rd.reject("peer-id-blank", "A blank id.", "/peerId", "PAIR-PEER-001", {"type": "registered", "peerId": "\n"})
+rd.reject("type-capitalised", "Registered is not registered.", "/type", "PAIR-TYPE-001", {"type": "Registered", "peerId": PHONE})
+
+po = File("peer-offline", "The relay's answer when the target is not registered (seed 002 §6.5).", {"now": T0})
+po.accept("alias-offline", "The manual flow's alias is not registered: the desktop has not enabled manual codes.",
+          {"type": "peer-offline", "peerId": "pairing-code:048213"}, rules=["PAIR-PEER-002"], flags=["seed-example"])
+po.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "peer-offline"})
+po.reject("peer-id-null", "null is not absent for a required member.", "/peerId", "CORE-TYPE-002", {"type": "peer-offline", "peerId": None})
+
+er = File("error", "The relay's error answer (Spec pairing.md 3.5, PAIR-SIG-003).", {"now": T0})
+er.accept("rate-limited", "An error with its code and a human message.", {"type": "error", "code": "rate-limited", "message": "slow down"},
+          rules=["PAIR-SIG-003"])
+er.accept("code-only", "message is optional.", {"type": "error", "code": "alias-taken"}, rules=["PAIR-SIG-003", "CORE-TYPE-001"])
+er.accept("message-null", "message null is absent.", {"type": "error", "code": "too-large", "message": None}, {"type": "error", "code": "too-large"},
+          rules=["CORE-TYPE-002"])
+er.reject("code-upper-snake", "RATE_LIMITED is not one of the codes.", "/code", "PAIR-SIG-003", {"type": "error", "code": "RATE_LIMITED"}, flags=["interop-trap"])
+er.reject("code-http-status", "A number is not a code.", "/code", "CORE-TYPE-003", {"type": "error", "code": 429})
+er.reject("code-missing", "code is required: clients act on it.", "/code", "CORE-TYPE-001", {"type": "error", "message": "oops"})
+er.reject("message-number", "message, when given, is a string.", "/message", "CORE-TYPE-003", {"type": "error", "code": "invalid-message", "message": 5})
+
+# ---------------------------------------------------------------- paired-desktop
+pd = File("paired-desktop", "The record a phone stores per paired desktop (seed 002 §6.3; Spec pairing.md 3.6).", {"now": T0})
+pd.accept("full-record", "A record written after Flow B, iceServersJson as received.", RECORD,
+          rules=["PAIR-STORE-001", "PAIR-STORE-002", "PAIR-ICE-002", "PAIR-TIME-001", "PAIR-URL-001", "PAIR-URL-002", "PAIR-INFO-001"])
+nulls = edit(RECORD, lanSignalingUrl=None, relayUrl=None, iceServersJson=None, iceExpiry=0, lastSeenAt=T0)
+pd.accept("nullable-members-null", "Nullable members null are omitted; iceExpiry 0 means no ICE credentials; lastSeenAt may equal pairedAt.",
+          nulls, edit(RECORD, lanSignalingUrl=DROP, relayUrl=DROP, iceServersJson=DROP, iceExpiry=0, lastSeenAt=T0),
+          rules=["PAIR-ICE-002", "PAIR-STORE-002", "CORE-TYPE-002"], flags=["boundary"])
+pd.accept("ice-json-with-whitespace", "iceServersJson need not be compact; it is stored as received.",
+          edit(RECORD, iceServersJson=json.dumps(ICE, indent=1)), rules=["PAIR-STORE-001"])
+pd.reject("pc-peer-id-missing", "pcPeerId is the record's key.", "/pcPeerId", "CORE-TYPE-001", edit(RECORD, pcPeerId=DROP))
+pd.reject("device-name-blank", "A blank name.", "/deviceName", "PAIR-INFO-001", edit(RECORD, deviceName="   "))
+pd.reject("platform-phone", "A desktop record with platform ios.", "/platform", "PAIR-INFO-002", edit(RECORD, platform="ios"))
+pd.reject("relay-plain-ws", "A public relay over ws://.", "/relayUrl", "PAIR-URL-002", edit(RECORD, relayUrl="ws://signaling.chainlesschain.com"))
+pd.reject("ice-json-not-json", "iceServersJson must be JSON text.", "/iceServersJson", "PAIR-STORE-001", edit(RECORD, iceServersJson="stun:a"))
+pd.reject("ice-json-object", "iceServersJson must hold an array.", "/iceServersJson", "PAIR-STORE-001", edit(RECORD, iceServersJson="{}"))
+pd.reject("ice-json-bad-entry", "iceServersJson must hold valid ICE servers.", "/iceServersJson", "PAIR-STORE-001",
+          edit(RECORD, iceServersJson='[{"urls":"http://x"}]'))
+pd.reject("ice-json-duplicate-key", "The stored text follows the wire profile too.", "/iceServersJson", "PAIR-STORE-001",
+          edit(RECORD, iceServersJson='[{"urls":"stun:a","urls":"stun:b"}]'), flags=["interop-trap"])
+pd.reject("ice-expiry-missing", "iceExpiry is required (0 when none).", "/iceExpiry", "CORE-TYPE-001", edit(RECORD, iceExpiry=DROP))
+pd.reject("ice-expiry-ms", "iceExpiry in milliseconds.", "/iceExpiry", "PAIR-ICE-002", edit(RECORD, iceExpiry=1747386400000), flags=["interop-trap"])
+pd.reject("paired-at-seconds", "pairedAt in seconds.", "/pairedAt", "PAIR-TIME-001", edit(RECORD, pairedAt=T0 // 1000), flags=["interop-trap"])
+pd.reject("last-seen-before-paired", "A desktop cannot be seen before it was paired.", "/lastSeenAt", "PAIR-STORE-002", edit(RECORD, lastSeenAt=T0 - 1), flags=["boundary"])
+
+total = 0
+for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd):
+    n = f.write()
+    total += n
+    print(f"{f.slug}: {n}")
+print("total", total)

@@ -32,14 +32,10 @@ struct RuleCoverageTests {
         }
     }
 
-    /// CORE-KIND-001 is a rule of `conformance check` (documents without an explicit kind);
-    /// its cases are in CheckCommandTests.
-    static let checkOnlyRules: Set<RuleID> = [CoreRule.knownKind]
-
     @Test func everyRuleHasAnAcceptingAndARejectingVector() {
         let accepting = Set(Fixture.cases.flatMap(\.acceptingRules))
         let rejecting = Set(Fixture.cases.flatMap(\.rejectingRules))
-        let rules = Fixture.catalog.rules.map(\.id).filter { !Self.checkOnlyRules.contains($0) }
+        let rules = Fixture.catalog.rules.map(\.id)
         #expect(rules.filter { !accepting.contains($0) } == [], "rules without an accepting vector")
         #expect(rules.filter { !rejecting.contains($0) } == [], "rules without a rejecting vector")
     }

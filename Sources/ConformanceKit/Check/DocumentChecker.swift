@@ -29,7 +29,10 @@ public enum DocumentChecker {
             return Result(name: name, kind: kind, violations: [], canonical: canonical)
         case .reject(let violations):
             return Result(name: name, kind: kind, violations: violations.map { withSubject($0, name) }, canonical: nil)
-        default:
+        case .unsupported(let reason), .invalidRequest(let reason):
+            let v = Violation(rule: CoreRule.knownKind, path: .root, expected: "a checkable document", found: reason)
+            return Result(name: name, kind: kind, violations: [withSubject(v, name)], canonical: nil)
+        case .trace:
             return Result(name: name, kind: kind, violations: [], canonical: nil)
         }
     }

@@ -42,16 +42,16 @@ public protocol ConformanceFamily: Sendable {
 
 /// The families the reference implements.
 public enum Families {
-    public static let all: [any ConformanceFamily] = [PairingFamily()]
+    public static let all: [any ConformanceFamily] = [CoreFamily(), PairingFamily()]
 
     public static func named(_ name: String) -> (any ConformanceFamily)? {
         all.first { $0.name == name }
     }
 
-    /// The family defining `kind`, if any.
+    /// The family defining `kind`, if any (`auto` is not a kind a document can be checked as).
     public static func defining(kind: String) -> (any ConformanceFamily)? {
-        all.first { $0.kinds.contains(kind) }
+        all.first { $0.name != "core" && $0.kinds.contains(kind) }
     }
 
-    public static var allKinds: [String] { all.flatMap(\.kinds) }
+    public static var allKinds: [String] { all.filter { $0.name != "core" }.flatMap(\.kinds) }
 }

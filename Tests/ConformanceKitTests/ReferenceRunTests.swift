@@ -18,7 +18,7 @@ struct ReferenceRunTests {
     @Test func throughExecGivesIdenticalResults() throws {
         let peer = ExecPeer(command: "'\(Fixture.executable("reference-peer"))' testee")
         let hello = try peer.start().get()
-        #expect(hello.families == ["pairing"])
+        #expect(hello.families == ["core", "pairing"])
         let viaExec = Runner.run(Fixture.cases, against: peer)
         peer.close()
         let inProcess = Runner.run(Fixture.cases, against: LocalPeer())

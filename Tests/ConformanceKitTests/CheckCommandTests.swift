@@ -52,4 +52,17 @@ struct CheckCommandTests {
         let none = try Fixture.run("conformance", ["run", "--case", "no/such/*"])
         #expect(none.status == 2)
     }
+
+    /// The example list in Conformance/ matches what the faulty testee really fails, and is
+    /// stale against the correct reference.
+    @Test func exampleExpectedFailureListIsExact() throws {
+        let list = "Conformance/expected-failures/example-accepts-five-digit-codes.txt"
+        let faulty = "exec:'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes"
+        let adopted = try Fixture.run("conformance", ["run", "--peer", faulty, "--expected-failures", list])
+        #expect(adopted.status == 0, "\(adopted.stdout)")
+        #expect(adopted.stdout.contains("6 expected failures"))
+        let honest = try Fixture.run("conformance", ["run", "--expected-failures", list])
+        #expect(honest.status == 1)
+        #expect(honest.stdout.contains("XPASS pairing/pair-ack/code-five-digits"))
+    }
 }

@@ -8,8 +8,9 @@ import base64
 import copy
 import json
 import os
+import sys
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
 T0 = 1747300000000
 PHONE = "did:cc:phone-1"
 DESK = "desktop-4f9c2a"

@@ -2,6 +2,7 @@
 The expectations are written here by hand from the Spec; rerun after editing them."""
 import json
 import os
+import sys
 T0 = 1747300000000
 DESK, PHONE, ATT = "desktop-4f9c2a", "did:cc:phone-1", "did:cc:attacker-9"
 A, B, C = "192.0.2.10", "198.51.100.7", "203.0.113.66"
@@ -121,5 +122,5 @@ case("guessing-is-rate-limited", "After 5 misses in 5 minutes a source is refuse
 doc = {"family": "pairing", "machine": "relay",
        "description": "The signaling relay (Spec pairing.md section 5): registration, routing, peer-offline and errors, and the limits on pairing-code aliases.",
        "context": {}, "cases": cases}
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing", "relay.json"), "w").write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+open(os.path.join(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing"), "relay.json"), "w").write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
 print(len(cases))

@@ -1,0 +1,46 @@
+import Foundation
+import Testing
+
+/// The schemas, the vector generators and the vectors are held against each other.
+@Suite("Schemas and generators (Python tools)", .serialized)
+struct PythonToolsTests {
+    func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3"] + arguments
+        process.currentDirectoryURL = Fixture.root
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func schemasAgreeWithTheVectors() throws {
+        let run = try python(["Conformance/tools/check_schemas.py"])
+        #expect(run.status == 0, "\(run.output)")
+        #expect(run.output.contains(", 0 problems"))
+    }
+
+    /// Each generator's output is committed as it writes it: nobody edited a generated file by hand.
+    @Test(arguments: [
+        ("gen_pairing_vectors", "Vectors/pairing"), ("gen_pairing_flow_vectors", "Vectors/pairing"),
+        ("gen_relay_vectors", "Vectors/pairing"), ("gen_pairing_schemas", "Spec/schemas/pairing"),
+    ])
+    func generatedFilesAreUpToDate(generator: String, folder: String) throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(generator)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let run = try python(["Conformance/tools/\(generator).py", scratch.path])
+        #expect(run.status == 0, "\(run.output)")
+        let files = try FileManager.default.contentsOfDirectory(atPath: scratch.path)
+        #expect(!files.isEmpty)
+        for file in files {
+            let fresh = try Data(contentsOf: scratch.appendingPathComponent(file))
+            let committed = try? Data(contentsOf: Fixture.root.appendingPathComponent(folder).appendingPathComponent(file))
+            #expect(fresh == committed, "\(folder)/\(file) differs from what \(generator).py writes")
+        }
+    }
+}

@@ -23,6 +23,9 @@ struct Check: ParsableCommand {
     @Option(help: "Output format: text or json.") var format: Format = .text
 
     func validate() throws {
+        if let now, now < 0 || now > maxSafeInteger {
+            throw ValidationError("--now is epoch milliseconds in 0...2^53-1, not \(now)")
+        }
         if let kind, Families.defining(kind: kind) == nil {
             let closest = DocumentChecker.closestNames(to: kind, in: Families.allKinds)
             throw ValidationError("unknown kind \(kind); did you mean \(closest.joined(separator: ", "))?")

@@ -21,8 +21,10 @@ struct ContextReader {
         return i
     }
 
-    func requiredInteger(_ key: String) throws(Problem) -> Int64 {
+    /// A required time: epoch milliseconds in 0...2^53 − 1.
+    func requiredTime(_ key: String) throws(Problem) -> Int64 {
         guard let i = try integer(key) else { throw Problem(message: "context.\(key) is required") }
+        guard i >= 0, i <= maxSafeInteger else { throw Problem(message: "context.\(key) must be in 0...2^53-1") }
         return i
     }
 

@@ -23,7 +23,7 @@ public struct PairingFamily: ConformanceFamily {
         let pairingContext: PairingContext
         do throws(ContextReader.Problem) {
             pairingContext = PairingContext(
-                now: try reader.requiredInteger("now"), activeDid: try reader.string("activeDid"),
+                now: try reader.requiredTime("now"), activeDid: try reader.string("activeDid"),
                 localPeerId: try reader.string("localPeerId"))
         } catch {
             return .invalidRequest(reason: error.message)

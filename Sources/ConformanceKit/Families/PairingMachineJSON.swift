@@ -30,9 +30,10 @@ enum PairingMachineJSON {
 
         var name: String { object["event"]?.stringValue ?? "" }
 
+        /// Event times are epoch milliseconds in 0...2^53 − 1, so no machine arithmetic overflows.
         func at() throws(Problem) -> EpochMillis {
-            guard case .number(let n)? = object["at"], let i = n.int64 else {
-                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"at\"")
+            guard case .number(let n)? = object["at"], let i = n.int64, i >= 0, i <= maxSafeInteger else {
+                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"at\" in 0...2^53-1")
             }
             return i
         }

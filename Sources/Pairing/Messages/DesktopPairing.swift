@@ -22,16 +22,16 @@ public struct DesktopPairing: PairingDocument {
         let code = try PairingCode.read(reader, "code")
         let pcPeerId = try PeerID.read(reader, "pcPeerId")
         let timestamp = try EpochTime.readMillis(reader, "timestamp")
-        let age = context.now - timestamp
-        if age > PairingTimeouts.validity {
+        // Compared without subtracting into overflow: `now` comes from the caller.
+        if context.now > timestamp && context.now - timestamp > PairingTimeouts.validity {
             throw Violation(
                 rule: PairingRule.maxAge, path: reader.pointer("timestamp"),
-                expected: "at most \(PairingTimeouts.validity) ms old", found: "\(age) ms old")
+                expected: "at most \(PairingTimeouts.validity) ms old", found: "\(context.now - timestamp) ms old")
         }
-        if -age > PairingTimeouts.clockSkew {
+        if context.now < timestamp - PairingTimeouts.clockSkew {
             throw Violation(
                 rule: PairingRule.notInFuture, path: reader.pointer("timestamp"),
-                expected: "at most \(PairingTimeouts.clockSkew) ms in the future", found: "\(-age) ms in the future")
+                expected: "at most \(PairingTimeouts.clockSkew) ms in the future", found: "\(timestamp - context.now) ms in the future")
         }
         guard context.activeDid != nil else {
             throw Violation(rule: PairingRule.activeDID, path: reader.path, expected: "an active local DID", found: "none")

@@ -9,13 +9,9 @@ import json
 import os
 import sys
 
+from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
-T0 = 1747300000000
-PHONE = "did:cc:phone-1"
-DESK = "desktop-4f9c2a"
-RELAY = "wss://signaling.chainlesschain.com"
-LAN = "ws://192.168.1.20:9001"
-MOBILE = {"deviceId": "0b0c5f2e-8d1a-4c55-9a4e-0d7b6f1e2a33", "name": "Li's iPhone", "platform": "ios"}
 CONTEXT = {"activeDid": PHONE, "device": MOBILE, "signalingUrl": RELAY}
 ICE = [{"urls": "stun:stun.l.google.com:19302"},
        {"urls": ["turn:turn.chainlesschain.com:3478?transport=udp"], "username": "1747386400:phone-1", "credential": "c2VjcmV0"}]

@@ -10,13 +10,9 @@ import json
 import os
 import sys
 
+from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
-T0 = 1747300000000
-PHONE = "did:cc:phone-1"
-DESK = "desktop-4f9c2a"
-UUID = "0b0c5f2e-8d1a-4c55-9a4e-0d7b6f1e2a33"
-RELAY = "wss://signaling.chainlesschain.com"
-LAN = "ws://192.168.1.20:9001"
 ICE = [
     {"urls": "stun:stun.l.google.com:19302"},
     {"urls": ["turn:turn.chainlesschain.com:3478?transport=udp", "turns:turn.chainlesschain.com:5349"],
@@ -27,7 +23,6 @@ QR = {
     "deviceInfo": {"name": "DESKTOP-7F3K", "platform": "win32", "version": "5.0.3.54"},
     "timestamp": T0 - 10000, "signalingUrl": LAN, "relayUrl": RELAY, "iceServers": ICE, "iceExpiry": 1747386400,
 }
-MOBILE = {"deviceId": UUID, "name": "Li's iPhone", "platform": "ios"}
 ACK = {"type": "pair-ack", "pairingCode": "048213", "mobileDid": PHONE, "deviceInfo": MOBILE, "timestamp": T0 - 2000}
 DEVICE = {"type": "device-pairing", "code": "730291", "did": PHONE, "deviceInfo": MOBILE, "timestamp": T0 - 2000}
 CONF = {"type": "pairing:confirmation", "pairingCode": "730291", "pcPeerId": DESK,

@@ -3,8 +3,9 @@ The expectations are written here by hand from the Spec; rerun after editing the
 import json
 import os
 import sys
-T0 = 1747300000000
-DESK, PHONE, ATT = "desktop-4f9c2a", "did:cc:phone-1", "did:cc:attacker-9"
+
+from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
+ATT = "did:cc:attacker-9"
 A, B, C = "192.0.2.10", "198.51.100.7", "203.0.113.66"
 
 def reg(pid): return {"type": "register", "peerId": pid}

@@ -7,21 +7,10 @@ import WireCore
 /// event sequences reach every machine, and each answer is a verdict (never a trap).
 @Suite("Robustness: mutated documents and random events")
 struct RobustnessTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let interesting: [[UInt8]] = ["\"", "{", "}", "[", "]", ",", ":", "\\u", "\\ud800", "1e999", "-", "0", "null", "\u{0}", "é"]
         .map { Array($0.utf8) } + [[0xFF], [0xC3], [0xED, 0xA0, 0x80]]
 
-    static func mutate(_ input: [UInt8], _ g: inout Generator) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ g: inout SplitMix64) -> [UInt8] {
         var bytes = input
         for _ in 0..<Int.random(in: 1...4, using: &g) {
             let i = bytes.isEmpty ? 0 : Int.random(in: 0..<bytes.count, using: &g)
@@ -36,7 +25,7 @@ struct RobustnessTests {
     }
 
     @Test func mutatedDocumentsGetAVerdict() {
-        var g = Generator(state: 42)
+        var g = SplitMix64(seed: 42)
         let documents = Fixture.cases.compactMap { c -> (VectorCase, [UInt8])? in
             if case .document(_, let input, _) = c.body, input.count < 4096 { return (c, input) }
             return nil
@@ -59,7 +48,7 @@ struct RobustnessTests {
     }
 
     @Test func randomEventsNeverTrapAMachine() {
-        var g = Generator(state: 7)
+        var g = SplitMix64(seed: 7)
         let names = ["scanned", "send-succeeded", "send-failed", "retry", "start", "confirmation", "tick", "signaling-failed",
                      "submit", "peer-offline", "connected", "received", "disconnected", "bogus"]
         let documents = Fixture.cases.compactMap { c -> JSONValue? in

@@ -17,7 +17,7 @@ struct FlowMachineTests {
                 .utf8) + Array(lanMember.utf8) + Array(#""relayUrl":"wss://signaling.chainlesschain.com"}"#.utf8)
     }
 
-    func randomFlowBEvent(_ g: inout SplitMix) -> ScanDesktopPairingMachine.Event {
+    func randomFlowBEvent(_ g: inout SplitMix64) -> ScanDesktopPairingMachine.Event {
         let at = Self.now + EpochMillis(g.next() % 1000)
         switch g.next() % 5 {
         case 0: return .scanned(text: Self.qr(lan: g.next() % 2 == 0), at: at)
@@ -29,7 +29,7 @@ struct FlowMachineTests {
 
     @Test(arguments: 0..<50)
     func flowBRegistersOnlyItsOwnDIDAndSendsAtMostTwicePerScan(seed: UInt64) {
-        var g = SplitMix(seed: seed)
+        var g = SplitMix64(seed: seed)
         var machine = ScanDesktopPairingMachine(phone: Self.phone)
         var sendsSinceScan = 0
         for _ in 0..<40 {

@@ -1,0 +1,37 @@
+import Foundation
+import WireCore
+
+/// Whole-buffer helpers over the streaming sealer and opener, for small payloads (vectors,
+/// tests, control data). Packages use `EnvelopeFile`, which streams from and to disk.
+public enum Envelope {
+    public static func seal<R: RandomByteSource>(
+        _ plaintext: [UInt8], password: String, segmentSize: UInt32 = 1 << 16,
+        iterations: UInt32 = EnvelopePolicy.defaultIterations, random: inout R
+    ) throws -> [UInt8] {
+        var sealer = try EnvelopeSealer(
+            password: password, plaintextLength: UInt64(plaintext.count), segmentSize: segmentSize, iterations: iterations,
+            random: &random)
+        var out = sealer.header.encoded
+        var offset = 0
+        while !sealer.isFinished {
+            let count = sealer.header.plaintextLength(ofSegment: UInt64(offset) / UInt64(segmentSize))
+            out += try sealer.seal(plaintext[offset..<offset + count])
+            offset += count
+        }
+        return out
+    }
+
+    public static func open(_ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) -> [UInt8] {
+        var opener = try EnvelopeOpener(header: Array(envelope.prefix(EnvelopeHeader.length)), password: password, policy: policy)
+        try opener.checkLength(UInt64(envelope.count))
+        var out: [UInt8] = []
+        out.reserveCapacity(Int(opener.header.plaintextLength))
+        var offset = EnvelopeHeader.length
+        while !opener.isFinished {
+            let length = opener.nextFrameLength
+            out += try opener.open(Array(envelope[offset..<offset + length]))
+            offset += length
+        }
+        return out
+    }
+}

@@ -1,0 +1,35 @@
+import Crypto
+import Foundation
+import _CryptoExtras
+
+/// The envelope's key schedule: PBKDF2-HMAC-SHA256 turns the password into a master key;
+/// HKDF-SHA256 (no salt) separates it into a key check, a header MAC key and the payload key.
+public struct EnvelopeKeys: Sendable {
+    public let keyCheck: [UInt8]
+    let headerKey: SymmetricKey
+    let payloadKey: SymmetricKey
+
+    public init(password: String, salt: [UInt8], iterations: UInt32) throws {
+        // NFC: the same password typed on iOS and Android gives the same bytes.
+        let passwordBytes = Array(password.precomposedStringWithCanonicalMapping.utf8)
+        let master = try KDF.Insecure.PBKDF2.deriveKey(
+            from: passwordBytes, salt: salt, using: .sha256, outputByteCount: 32, unsafeUncheckedRounds: Int(iterations))
+        keyCheck = Self.expand(master, "MSBK v1 key check", 16).withUnsafeBytes { Array($0) }
+        headerKey = Self.expand(master, "MSBK v1 header", 32)
+        payloadKey = Self.expand(master, "MSBK v1 payload", 32)
+    }
+
+    static func expand(_ master: SymmetricKey, _ info: String, _ count: Int) -> SymmetricKey {
+        HKDF<SHA256>.expand(pseudoRandomKey: master, info: Array(info.utf8), outputByteCount: count)
+    }
+
+    func mac(_ bytes: [UInt8]) -> [UInt8] {
+        Array(HMAC<SHA256>.authenticationCode(for: bytes, using: headerKey))
+    }
+
+    /// Nonce of segment `index`: prefix (7) ‖ index (u32 BE) ‖ last-segment flag (1).
+    static func nonce(prefix: [UInt8], index: UInt32, last: Bool) -> AES.GCM.Nonce {
+        // 12 bytes is always a valid GCM nonce.
+        try! AES.GCM.Nonce(data: prefix + bigEndian(index) + [last ? 1 : 0])
+    }
+}

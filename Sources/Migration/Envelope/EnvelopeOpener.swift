@@ -1,0 +1,90 @@
+import Crypto
+import Foundation
+import WireCore
+
+/// Opens an envelope segment by segment, in constant memory. The checks run in the Spec's
+/// order: magic, version, parameters (`EnvelopeHeader.parse`), key check, header MAC, total
+/// length, then each segment's position and authenticity.
+public struct EnvelopeOpener: Sendable {
+    public let header: EnvelopeHeader
+    private let keys: EnvelopeKeys
+    public private(set) var nextIndex: UInt64 = 0
+
+    public init(header bytes: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) {
+        let header = try EnvelopeHeader.parse(bytes, policy: policy)
+        let keys: EnvelopeKeys
+        do {
+            keys = try EnvelopeKeys(password: password, salt: header.salt, iterations: header.iterations)
+        } catch {
+            throw EnvelopeError(.headerInvalid, .root / "header" / "iterations", at: 10, "key derivation failed: \(error)")
+        }
+        guard constantTimeEqual(keys.keyCheck, header.keyCheck) else {
+            throw EnvelopeError(.wrongPassword, .root / "header" / "keyCheck", at: 49, "the password does not open this envelope")
+        }
+        guard constantTimeEqual(keys.mac(header.authenticatedBytes), header.mac) else {
+            throw EnvelopeError(.headerTampered, .root / "header" / "mac", at: EnvelopeHeader.macOffset, "the header was changed after sealing")
+        }
+        self.header = header
+        self.keys = keys
+    }
+
+    /// MIG-ENV-006/007: the envelope is exactly as long as its header says.
+    public func checkLength(_ total: UInt64) throws(EnvelopeError) {
+        let expected = header.envelopeLength
+        if total < expected {
+            throw EnvelopeError(.truncated, .root, at: Int(clamping: total), "\(total) bytes, the header promises \(expected)")
+        }
+        if total > expected {
+            throw EnvelopeError(.extended, .root, at: Int(clamping: expected), "\(total) bytes, the header promises \(expected)")
+        }
+    }
+
+    public var isFinished: Bool { nextIndex == header.segmentCount }
+
+    /// Bytes of the next frame (index, ciphertext, tag).
+    public var nextFrameLength: Int { EnvelopeHeader.frameOverhead + header.plaintextLength(ofSegment: nextIndex) }
+
+    /// Byte offset of frame `index` in the envelope.
+    public func offset(ofSegment index: UInt64) -> UInt64 {
+        UInt64(EnvelopeHeader.length) + index * UInt64(EnvelopeHeader.frameOverhead + Int(header.segmentSize))
+    }
+
+    /// Opens the next frame; the plaintext is released only after its tag verified.
+    public mutating func open(_ frame: [UInt8]) throws(EnvelopeError) -> Data {
+        let index = nextIndex
+        let path = JSONPointer.root / "segments" / Int(index)
+        let at = Int(clamping: offset(ofSegment: index))
+        guard index < header.segmentCount else {
+            throw EnvelopeError(.extended, path, at: at, "data after the last segment")
+        }
+        guard frame.count == nextFrameLength else {
+            throw EnvelopeError(.truncated, path, at: at, "frame of \(frame.count) bytes, expected \(nextFrameLength)")
+        }
+        let claimed = UInt64(readUInt32(frame, 0))
+        if let plaintext = decrypt(frame, as: index) {
+            guard claimed == index else {
+                // The tag binds the index through the nonce; a clear index that disagrees was edited.
+                throw EnvelopeError(.segmentCorrupt, path, at: at, "index field \(claimed) in segment \(index)")
+            }
+            nextIndex += 1
+            return plaintext
+        }
+        if claimed != index, claimed < header.segmentCount, decrypt(frame, as: claimed) != nil {
+            throw EnvelopeError(.reordered, path, at: at, "segment \(claimed) found where segment \(index) belongs")
+        }
+        throw EnvelopeError(.segmentCorrupt, path, at: at, "segment \(index) fails authentication")
+    }
+
+    private func decrypt(_ frame: [UInt8], as index: UInt64) -> Data? {
+        let nonce = EnvelopeKeys.nonce(prefix: header.noncePrefix, index: UInt32(index), last: index + 1 == header.segmentCount)
+        guard let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: frame[4..<(frame.count - 16)], tag: frame[(frame.count - 16)...])
+        else { return nil }
+        // On Linux a failed open throws underlyingCoreCryptoError, not authenticationFailure: any error is a failure.
+        return try? AES.GCM.open(box, using: keys.payloadKey, authenticating: header.mac)
+    }
+}
+
+func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    guard a.count == b.count else { return false }
+    return zip(a, b).reduce(UInt8(0)) { $0 | ($1.0 ^ $1.1) } == 0
+}

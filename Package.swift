@@ -27,7 +27,9 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
-        .target(name: "ConformanceKit", dependencies: ["WireCore", "Pairing", "Migration"]),
+        .target(
+            name: "ConformanceKit",
+            dependencies: ["WireCore", "Pairing", "Migration", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "conformance",
             dependencies: ["ConformanceKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]

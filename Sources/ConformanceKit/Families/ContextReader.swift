@@ -15,8 +15,9 @@ struct ContextReader {
         return o
     }
 
+    /// An integer member; `null` and absent both give nil.
     func integer(_ key: String) throws(Problem) -> Int64? {
-        guard let v = try object()[key] else { return nil }
+        guard let v = try object()[key], v != .null else { return nil }
         guard case .number(let n) = v, let i = n.int64 else { throw Problem(message: "context.\(key) must be an integer") }
         return i
     }

@@ -155,7 +155,7 @@ enum PairingMachineJSON {
 
     /// The code Flow A shows, drawn from the event's `random` hex bytes (Spec pairing.md 4.2).
     static func drawCode(_ e: EventReader) throws(Problem) -> String {
-        guard let bytes = hexBytes(try e.string("random")) else {
+        guard let bytes = Hex.decode(try e.string("random")) else {
             throw Problem(message: "events[\(e.index)].random must be hex")
         }
         var source = ScriptedBytes(bytes)
@@ -212,27 +212,6 @@ enum PairingMachineJSON {
         case .cancelTimer: return ["action": "cancel-timer"]
         case .persist(let record): return ["action": "persist", "record": record.canonical]
         case .drop(let reason): return ["action": "drop", "rule": .string(reason.rule.rawValue), "path": .string(reason.path.description)]
-        }
-    }
-
-    static func hexBytes(_ hex: String) -> [UInt8]? {
-        let chars = Array(hex.utf8)
-        guard chars.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(chars.count / 2)
-        for i in stride(from: 0, to: chars.count, by: 2) {
-            guard let hi = hexValue(chars[i]), let lo = hexValue(chars[i + 1]) else { return nil }
-            bytes.append(hi << 4 | lo)
-        }
-        return bytes
-    }
-
-    static func hexValue(_ c: UInt8) -> UInt8? {
-        switch c {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
-        default: return nil
         }
     }
 }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import WireCore
 
@@ -16,7 +17,7 @@ public enum VectorLoader {
         var seen: Set<String> = []
         for file in files {
             let relative = String(file.path.dropFirst(root.path.count).drop(while: { $0 == "/" }))
-            for c in try loadFile(file, relativePath: relative) {
+            for c in try loadFile(file, relativePath: relative, folder: file.deletingLastPathComponent()) {
                 guard seen.insert(c.id).inserted else {
                     throw VectorFileError(file: relative, problem: "case id \(c.id) is used twice")
                 }
@@ -37,17 +38,17 @@ public enum VectorLoader {
         return files.sorted { $0.path < $1.path }
     }
 
-    public static func loadFile(_ url: URL, relativePath: String) throws -> [VectorCase] {
+    public static func loadFile(_ url: URL, relativePath: String, folder: URL) throws -> [VectorCase] {
         let bytes = try [UInt8](Data(contentsOf: url))
         do throws(Violation) {
             let root = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 128))
-            return try parseFile(root, file: relativePath)
+            return try parseFile(root, file: relativePath, folder: folder)
         } catch {
             throw VectorFileError(file: relativePath, problem: error.description)
         }
     }
 
-    static func parseFile(_ root: JSONValue, file: String) throws(Violation) -> [VectorCase] {
+    static func parseFile(_ root: JSONValue, file: String, folder: URL) throws(Violation) -> [VectorCase] {
         let reader = try ObjectReader(document: root)
         let family = try reader.string("family")
         let kind = try reader.optionalString("kind")
@@ -62,7 +63,8 @@ public enum VectorLoader {
             let context = try merge(fileContext, c.optional("context"), at: c.pointer("context"))
             let body: VectorCase.Body
             if let kind {
-                body = .document(kind: kind, input: try input(of: c), expected: try documentExpectation(c.objectReader("expected")))
+                body = .document(
+                    kind: kind, input: try input(of: c, folder: folder), expected: try documentExpectation(c.objectReader("expected")))
             } else {
                 let (events, steps) = try machineSteps(c)
                 body = .machine(name: machine ?? "", events: events, expected: steps)
@@ -98,8 +100,8 @@ public enum VectorLoader {
     }
 
     /// The exact bytes of the case's document, from whichever `input*` member it has.
-    static func input(of c: ObjectReader) throws(Violation) -> [UInt8] {
-        let present = ["input", "inputText", "inputBase64", "inputSegments"].filter { c.raw($0) != nil }
+    static func input(of c: ObjectReader, folder: URL) throws(Violation) -> [UInt8] {
+        let present = ["input", "inputText", "inputBase64", "inputSegments", "inputFile"].filter { c.raw($0) != nil }
         guard present.count == 1 else {
             throw Violation(rule: CoreRule.required, path: c.path, expected: "exactly one input member", found: present.description)
         }
@@ -108,6 +110,8 @@ public enum VectorLoader {
             return Array(JSONSerializer.compact(c.raw("input") ?? .null).utf8)
         case "inputText":
             return Array(try c.string("inputText").utf8)
+        case "inputFile":
+            return try inputFile(c, folder: folder)
         case "inputBase64":
             guard let data = Data(base64Encoded: try c.string("inputBase64")) else {
                 throw Violation(rule: CoreRule.type, path: c.pointer("inputBase64"), expected: "base64", found: "invalid base64")
@@ -126,6 +130,23 @@ public enum VectorLoader {
             }
             return bytes
         }
+    }
+
+    /// A binary input beside the vector file, pinned by its SHA-256 so a changed file is noticed.
+    static func inputFile(_ c: ObjectReader, folder: URL) throws(Violation) -> [UInt8] {
+        let name = try c.string("inputFile")
+        let digest = try c.string("inputSHA256")
+        guard !name.hasPrefix("/"), !name.split(separator: "/").contains("..") else {
+            throw Violation(rule: CoreRule.type, path: c.pointer("inputFile"), expected: "a path inside the vectors folder", found: name)
+        }
+        guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {
+            throw Violation(rule: CoreRule.required, path: c.pointer("inputFile"), expected: "a readable file", found: name)
+        }
+        let actual = SHA256.hash(data: data).hexEncoded
+        guard actual == digest.lowercased() else {
+            throw Violation(rule: CoreRule.type, path: c.pointer("inputSHA256"), expected: digest, found: actual)
+        }
+        return [UInt8](data)
     }
 
     static func documentExpectation(_ e: ObjectReader) throws(Violation) -> DocumentExpectation {

@@ -22,6 +22,12 @@ public enum Envelope {
     }
 
     public static func open(_ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) -> [UInt8] {
+        try openWithHeader(envelope, password: password, policy: policy).plaintext
+    }
+
+    public static func openWithHeader(
+        _ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard
+    ) throws(EnvelopeError) -> (header: EnvelopeHeader, plaintext: [UInt8]) {
         var opener = try EnvelopeOpener(header: Array(envelope.prefix(EnvelopeHeader.length)), password: password, policy: policy)
         try opener.checkLength(UInt64(envelope.count))
         var out: [UInt8] = []
@@ -32,6 +38,6 @@ public enum Envelope {
             out += try opener.open(Array(envelope[offset..<offset + length]))
             offset += length
         }
-        return out
+        return (opener.header, out)
     }
 }

@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WireCore", targets: ["WireCore"]),
         .library(name: "Pairing", targets: ["Pairing"]),
         .library(name: "Migration", targets: ["Migration"]),
+        .library(name: "MigrationPackage", targets: ["MigrationPackage"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "reference-peer", targets: ["reference-peer"]),
@@ -15,6 +16,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
     ],
     targets: [
         // Pure targets: Foundation only, no I/O, no clock, no environment.
@@ -26,10 +28,16 @@ let package = Package(
                 "WireCore", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
+        // File I/O: the envelope on disk, the zip archive, the device store, pack and restore.
+        .target(
+            name: "MigrationPackage",
+            dependencies: ["Migration", "WireCore", "ZIPFoundation", .product(name: "Crypto", package: "swift-crypto")]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
         .target(
             name: "ConformanceKit",
-            dependencies: ["WireCore", "Pairing", "Migration", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "WireCore", "Pairing", "Migration", "MigrationPackage", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         .executableTarget(
             name: "conformance",
             dependencies: ["ConformanceKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
@@ -41,6 +49,7 @@ let package = Package(
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
+        .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
         .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "Pairing", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]

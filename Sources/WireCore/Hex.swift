@@ -26,6 +26,8 @@ public enum Hex {
         return bytes
     }
 
+    public static func isDigit(_ c: UInt8) -> Bool { value(c) != nil }
+
     static func value(_ c: UInt8) -> UInt8? {
         switch c {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")

@@ -1,0 +1,127 @@
+import WireCore
+
+/// `manifest.json` (seed 000 §5, with the Spec's decisions on integrity: migration.md §3).
+public struct Manifest: Sendable, Hashable {
+    public struct FileEntry: Sendable, Hashable {
+        public var path: String
+        public var size: Int64
+        public var sha256: String
+    }
+
+    public struct BrokenMedia: Sendable, Hashable {
+        public var mediaId: String
+        public var fileName: String
+        public var reason: String
+    }
+
+    public var backupId: String
+    public var appVersion: String
+    public var schemaVersion: Int64
+    public var createdAt: Int64
+    public var entityCounts: [String: Int64]
+    public var totalFiles: Int64
+    public var totalBytes: Int64
+    public var files: [FileEntry]
+    public var hasBrokenMedia: Bool
+    public var brokenMediaCount: Int64
+    public var brokenMedia: [BrokenMedia]
+    public var canonical: JSONValue
+
+    public static let entityNames = ["CategoryEntity", "StoryEntity", "MediaEntity", "SettingEntity"]
+    public static let brokenReasons = ["FILE_NOT_FOUND", "READ_ERROR"]
+
+    /// `supportedSchemaVersion`: the newest export schema this receiver can import (MIG-MAN-003).
+    public static func decode(_ document: JSONValue, supportedSchemaVersion: Int64 = 1) throws(Violation) -> Manifest {
+        let r = try ObjectReader(document: document)
+        let backupId = try MigrationFields.uuid(r, "backupId")
+        let appVersion = try MigrationFields.nonBlank(r, "appVersion", rule: MigrationRule.appVersion)
+        let schemaVersion = try r.integer("schemaVersion")
+        guard schemaVersion >= 1, schemaVersion <= supportedSchemaVersion else {
+            throw Violation(
+                rule: MigrationRule.schemaVersion, path: r.pointer("schemaVersion"),
+                expected: "1...\(supportedSchemaVersion) (update the app to import newer backups)", found: "\(schemaVersion)")
+        }
+        let createdAt = try MigrationFields.seconds(r, "createdAt")
+        let stats = try r.objectReader("entityStats")
+        var counts: [String: Int64] = [:]
+        for name in entityNames {
+            counts[name] = try MigrationFields.nonNegative(try stats.objectReader(name), "count", rule: MigrationRule.entityStats)
+        }
+        if let extra = stats.object.keys.first(where: { !entityNames.contains($0) }) {
+            throw Violation(rule: MigrationRule.entityStats, path: stats.pointer(extra), expected: "only " + entityNames.joined(separator: ", "), found: extra)
+        }
+        let media = try r.objectReader("mediaStats")
+        let totalFiles = try MigrationFields.nonNegative(media, "totalFiles", rule: MigrationRule.mediaStats)
+        let totalBytes = try MigrationFields.nonNegative(media, "totalBytes", rule: MigrationRule.mediaStats)
+        let files = try integrityFiles(try r.objectReader("integrity"))
+        let options = try r.objectReader("options")
+        let hasBroken = try options.bool("hasBrokenMedia")
+        let brokenCount = try MigrationFields.nonNegative(options, "brokenMediaCount", rule: MigrationRule.brokenMedia)
+        var broken: [BrokenMedia] = []
+        for (i, value) in (try r.optionalArray("brokenMedia") ?? []).enumerated() {
+            let b = try ObjectReader(document: value, path: r.pointer("brokenMedia") / i)
+            let mediaId = try MigrationFields.uuid(b, "mediaId")
+            let fileName = try b.string("fileName")
+            let reason = try b.string("reason")
+            guard brokenReasons.contains(reason) else {
+                throw Violation(
+                    rule: MigrationRule.brokenMedia, path: b.pointer("reason"), expected: brokenReasons.joined(separator: " or "),
+                    found: JSONSerializer.quoted(reason))
+            }
+            broken.append(BrokenMedia(mediaId: mediaId, fileName: fileName, reason: reason))
+        }
+        return Manifest(
+            backupId: backupId, appVersion: appVersion, schemaVersion: schemaVersion, createdAt: createdAt, entityCounts: counts,
+            totalFiles: totalFiles, totalBytes: totalBytes, files: files, hasBrokenMedia: hasBroken, brokenMediaCount: brokenCount,
+            brokenMedia: broken, canonical: r.canonical(["backupId", "appVersion", "schemaVersion", "createdAt", "entityStats", "mediaStats", "integrity", "options", "brokenMedia"]))
+    }
+
+    /// MIG-MAN-006: digests of every file in the package; the zip's own digest cannot live inside it.
+    static func integrityFiles(_ integrity: ObjectReader) throws(Violation) -> [FileEntry] {
+        for key in ["zipSize", "zipSHA256"] where integrity.raw(key) != nil {
+            throw Violation(
+                rule: MigrationRule.integrity, path: integrity.pointer(key),
+                expected: "absent: a zip's digest cannot be stored inside the zip (it travels in BackupMeta)", found: "present")
+        }
+        let algorithm = try integrity.string("hashAlgorithm")
+        guard algorithm == "SHA256" else {
+            throw Violation(rule: MigrationRule.integrity, path: integrity.pointer("hashAlgorithm"), expected: "\"SHA256\"", found: JSONSerializer.quoted(algorithm))
+        }
+        var files: [FileEntry] = []
+        var seen: Set<String> = []
+        for (i, value) in try integrity.array("files").enumerated() {
+            let f = try ObjectReader(document: value, path: integrity.pointer("files") / i)
+            let path = try f.string("path")
+            guard PackagePath.isSafe(path), path != PackagePath.manifest else {
+                throw Violation(rule: MigrationRule.integrity, path: f.pointer("path"), expected: "a confined package path other than manifest.json", found: JSONSerializer.quoted(path))
+            }
+            guard seen.insert(path).inserted else {
+                throw Violation(rule: MigrationRule.integrity, path: f.pointer("path"), expected: "each path listed once", found: JSONSerializer.quoted(path))
+            }
+            let size = try MigrationFields.nonNegative(f, "size", rule: MigrationRule.integrity)
+            let digest = try f.string("sha256")
+            guard digest.utf8.count == 64, digest.utf8.allSatisfy({ Hex.isDigit($0) && !($0 >= 0x41 && $0 <= 0x46) }) else {
+                throw Violation(rule: MigrationRule.integrity, path: f.pointer("sha256"), expected: "64 lower-case hex digits", found: JSONSerializer.quoted(digest))
+            }
+            files.append(FileEntry(path: path, size: size, sha256: digest))
+        }
+        return files
+    }
+}
+
+/// Paths inside a package, relative to its `Backup-{backupId}/` folder (MIG-PKG-006).
+public enum PackagePath {
+    public static let manifest = "manifest.json"
+    public static let masterKey = "security/master_key.bin"
+    public static let mediaPrefix = "media/"
+    public static func export(_ kind: ExportKind) -> String { "coredata/" + kind.fileName }
+    public static func folder(backupId: String) -> String { "Backup-\(backupId)" }
+
+    /// Relative, `/`-separated, no empty, `.` or `..` segment, no backslash, no control character,
+    /// at most 1024 bytes: a path that cannot leave its folder on any platform.
+    public static func isSafe(_ path: String) -> Bool {
+        guard !path.isEmpty, path.utf8.count <= 1024, !path.hasPrefix("/") else { return false }
+        if path.unicodeScalars.contains(where: { $0 == "\\" || $0.value < 0x20 || $0 == ":" }) { return false }
+        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { $0 != "" && $0 != "." && $0 != ".." }
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import WireCore
+
+/// Member rules shared by the manifest and the exports.
+enum MigrationFields {
+    /// [10^9, 10^11): Unix seconds (seed 000 §5.2 "Unix 时间戳（秒）"), not milliseconds.
+    static let secondsRange: Range<Int64> = 1_000_000_000..<100_000_000_000
+
+    static func seconds(_ r: ObjectReader, _ key: String) throws(Violation) -> Int64 {
+        let value = try r.integer(key)
+        guard secondsRange.contains(value) else {
+            let hint = value >= 1_000_000_000_000 && value < 10_000_000_000_000 ? " (looks like milliseconds)" : ""
+            throw Violation(rule: MigrationRule.seconds, path: r.pointer(key), expected: "Unix seconds in [10^9, 10^11)", found: "\(value)\(hint)")
+        }
+        return value
+    }
+
+    /// A UUID in the 8-4-4-4-12 form, either case (MIG-ID-001). Compared case-insensitively.
+    static func isUUID(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return false }
+        for (i, b) in bytes.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard b == UInt8(ascii: "-") else { return false }
+            } else if !Hex.isDigit(b) {
+                return false
+            }
+        }
+        return true
+    }
+
+    static func uuid(_ r: ObjectReader, _ key: String) throws(Violation) -> String {
+        let value = try r.string(key)
+        try checkUUID(value, at: r.pointer(key))
+        return value
+    }
+
+    static func optionalUUID(_ r: ObjectReader, _ key: String) throws(Violation) -> String? {
+        guard let value = try r.optionalString(key) else { return nil }
+        try checkUUID(value, at: r.pointer(key))
+        return value
+    }
+
+    static func checkUUID(_ value: String, at path: JSONPointer) throws(Violation) {
+        guard isUUID(value) else {
+            throw Violation(rule: MigrationRule.uuid, path: path, expected: "a UUID (8-4-4-4-12 hex)", found: JSONSerializer.quoted(value))
+        }
+    }
+
+    static func nonNegative(_ r: ObjectReader, _ key: String, rule: RuleID) throws(Violation) -> Int64 {
+        let value = try r.integer(key)
+        guard value >= 0 else {
+            throw Violation(rule: rule, path: r.pointer(key), expected: "an integer ≥ 0", found: "\(value)")
+        }
+        return value
+    }
+
+    static func number(_ r: ObjectReader, _ key: String) throws(Violation) -> Double {
+        let value = try r.required(key, expecting: "number")
+        guard case .number(let n) = value, let d = n.double else {
+            throw Violation(rule: CoreRule.type, path: r.pointer(key), expected: "number", found: value.brief)
+        }
+        return d
+    }
+
+    static func nonBlank(_ r: ObjectReader, _ key: String, rule: RuleID) throws(Violation) -> String {
+        let value = try r.string(key)
+        guard !value.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) else {
+            throw Violation(rule: rule, path: r.pointer(key), expected: "a non-blank string", found: JSONSerializer.quoted(value))
+        }
+        return value
+    }
+
+    /// A plain file name: no separators, no `..`, no NUL, at most 255 bytes (MIG-EXP-003).
+    static func isSafeFileName(_ name: String) -> Bool {
+        !name.isEmpty && name != "." && name != ".." && name.utf8.count <= 255
+            && !name.unicodeScalars.contains { $0 == "/" || $0 == "\\" || $0.value < 0x20 }
+    }
+
+    /// Objects of an array document, each with its reader.
+    static func elements(_ document: JSONValue) throws(Violation) -> [ObjectReader] {
+        let list = try asArray(document, at: .root)
+        var readers: [ObjectReader] = []
+        readers.reserveCapacity(list.count)
+        for (i, element) in list.enumerated() {
+            readers.append(try ObjectReader(document: element, path: .root / i))
+        }
+        return readers
+    }
+}
+
+extension ObjectReader {
+    /// The declared members that are given (not absent, not null), as received: the canonical
+    /// form of an export element (Spec core.md, "Canonical form").
+    func canonical(_ keys: [String]) -> JSONValue {
+        var o = JSONObject()
+        for key in keys {
+            if let value = optional(key) { o[key] = value }
+        }
+        return .object(o)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Migration
+import WireCore
+
+/// The envelope on disk: seals and opens files segment by segment, so memory does not grow
+/// with the package. Output appears under its final name only when complete.
+public enum EnvelopeFile {
+    public static func seal<R: RandomByteSource>(
+        _ input: URL, to output: URL, password: String, segmentSize: UInt32 = 1 << 16,
+        iterations: UInt32 = EnvelopePolicy.defaultIterations, random: inout R
+    ) throws {
+        let length = try FileSystem.size(of: input)
+        var sealer = try EnvelopeSealer(
+            password: password, plaintextLength: UInt64(length), segmentSize: segmentSize, iterations: iterations, random: &random)
+        try FileSystem.writeAtomically(to: output) { out in
+            try out.write(contentsOf: sealer.header.encoded)
+            let reader = try FileHandle(forReadingFrom: input)
+            defer { try? reader.close() }
+            var index: UInt64 = 0
+            while !sealer.isFinished {
+                let count = sealer.header.plaintextLength(ofSegment: index)
+                let chunk = try reader.read(upToCount: count) ?? Data()
+                guard chunk.count == count else { throw PackageError.storeChanged(path: input.path) }
+                try out.write(contentsOf: try sealer.seal(chunk))
+                index += 1
+            }
+        }
+    }
+
+    /// Opens `input` into `output`; on any failure `output` is not created.
+    @discardableResult
+    public static func open(_ input: URL, to output: URL, password: String, policy: EnvelopePolicy = .standard) throws -> EnvelopeHeader {
+        let reader = try FileHandle(forReadingFrom: input)
+        defer { try? reader.close() }
+        let total = try FileSystem.size(of: input)
+        let headerBytes = [UInt8](try reader.read(upToCount: EnvelopeHeader.length) ?? Data())
+        var opener: EnvelopeOpener
+        do throws(EnvelopeError) {
+            opener = try EnvelopeOpener(header: headerBytes, password: password, policy: policy)
+            try opener.checkLength(UInt64(total))
+        } catch {
+            throw PackageError.envelope(error)
+        }
+        try FileSystem.writeAtomically(to: output) { out in
+            while !opener.isFinished {
+                let frame = [UInt8](try reader.read(upToCount: opener.nextFrameLength) ?? Data())
+                let plaintext: Data
+                do throws(EnvelopeError) {
+                    plaintext = try opener.open(frame)
+                } catch {
+                    throw PackageError.envelope(error)
+                }
+                try out.write(contentsOf: plaintext)
+            }
+        }
+        return opener.header
+    }
+}

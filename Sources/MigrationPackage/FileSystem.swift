@@ -1,0 +1,97 @@
+import Crypto
+import Foundation
+import WireCore
+
+/// The few file-system operations packing and restoring need, with the guarantees they rely on.
+enum FileSystem {
+    static let manager = FileManager.default
+
+    static func size(of url: URL) throws -> Int64 {
+        let attributes = try manager.attributesOfItem(atPath: url.path)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Size and modification time: what a snapshot compares before and after reading a file.
+    static func stamp(of url: URL) throws -> String {
+        let attributes = try manager.attributesOfItem(atPath: url.path)
+        let size = (attributes[.size] as? NSNumber)?.int64Value ?? -1
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        return "\(size)@\(modified)"
+    }
+
+    /// Writes through `body` into a temporary sibling, syncs it, then renames it into place.
+    static func writeAtomically(to url: URL, _ body: (FileHandle) throws -> Void) throws {
+        let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
+        try? manager.removeItem(at: temporary)
+        guard manager.createFile(atPath: temporary.path, contents: nil) else {
+            throw PackageError.io("cannot create \(temporary.path)")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: temporary)
+            do {
+                try body(handle)
+                try handle.synchronize()
+                try handle.close()
+            } catch {
+                try? handle.close()
+                throw error
+            }
+            try replace(url, with: temporary)
+        } catch {
+            try? manager.removeItem(at: temporary)
+            throw error
+        }
+    }
+
+    /// rename(2): atomic on one file system, replacing a file at the destination.
+    static func replace(_ destination: URL, with source: URL) throws {
+        guard rename(source.path, destination.path) == 0 else {
+            throw PackageError.io("rename \(source.path) → \(destination.path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Renames a directory into a place that must be free.
+    static func move(_ source: URL, to destination: URL) throws {
+        guard !manager.fileExists(atPath: destination.path) else {
+            throw PackageError.io("\(destination.path) already exists")
+        }
+        try replace(destination, with: source)
+    }
+
+    static func removeIfPresent(_ url: URL) throws {
+        if manager.fileExists(atPath: url.path) { try manager.removeItem(at: url) }
+    }
+
+    static func sha256(of url: URL) throws -> String {
+        let handle = try FileHandle(forReadingFrom: url)
+        defer { try? handle.close() }
+        var hasher = SHA256()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+            hasher.update(data: chunk)
+        }
+        return hasher.finalize().hexEncoded
+    }
+
+    /// Regular files under `root`, as `/`-separated paths relative to it, sorted. Symbolic
+    /// links and other special files are reported, never followed.
+    static func files(under root: URL) throws -> [String] {
+        guard manager.fileExists(atPath: root.path) else { return [] }
+        var result: [String] = []
+        guard let enumerator = manager.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .isSymbolicLinkKey, .isDirectoryKey]) else {
+            return []
+        }
+        let base = root.standardizedFileURL.path
+        for case let url as URL in enumerator {
+            let values = try url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey, .isDirectoryKey])
+            if values.isDirectory == true && values.isSymbolicLink != true { continue }
+            let path = url.standardizedFileURL.path
+            guard path.hasPrefix(base + "/") else { throw PackageError.io("\(path) is outside \(base)") }
+            let relative = String(path.dropFirst(base.count + 1))
+            guard values.isRegularFile == true, values.isSymbolicLink != true else {
+                throw PackageError.io("\(relative) is not a regular file")
+            }
+            result.append(relative)
+        }
+        return result.sorted()
+    }
+}

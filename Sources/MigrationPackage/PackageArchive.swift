@@ -1,0 +1,144 @@
+import Crypto
+import Foundation
+import Migration
+import WireCore
+import ZIPFoundation
+
+/// The zip inside the envelope (seed 000 §4.1): entries stored, not deflated (media are already
+/// encrypted, so they do not compress), in sorted order with one fixed modification time, so the
+/// same input gives the same bytes. Reading checks every entry before anything is written.
+public enum PackageArchive {
+    /// Bounds a receiver applies before unpacking (MIG-PKG-006).
+    public struct Limits: Sendable {
+        public var maxEntries = 1_000_000
+        public var maxTotalBytes: Int64 = 1 << 40
+        public init() {}
+    }
+
+    /// One file to put in the zip: its path in the package and where to read it.
+    struct Item {
+        var path: String
+        var source: URL
+    }
+
+    /// Writes the zip; for each file returns its size and SHA-256, computed while it is copied.
+    /// A file whose size or modification time changes while it is read is `storeChanged`.
+    /// `last` makes the final entries (the manifest) from the inventory of the files before them.
+    static func write(
+        _ items: [Item], last: (FileInventory) -> [(path: String, bytes: [UInt8])], folder: String, to zip: URL, date: Date
+    ) throws -> FileInventory {
+        try FileSystem.removeIfPresent(zip)
+        let archive: Archive
+        do {
+            archive = try Archive(url: zip, accessMode: .create)
+        } catch {
+            throw PackageError.io("cannot create \(zip.path): \(error)")
+        }
+        var inventory: FileInventory = [:]
+        for item in items.sorted(by: { $0.path < $1.path }) {
+            let before = try FileSystem.stamp(of: item.source)
+            let size = try FileSystem.size(of: item.source)
+            let handle = try FileHandle(forReadingFrom: item.source)
+            defer { try? handle.close() }
+            var hasher = SHA256()
+            var read: Int64 = 0
+            try archive.addEntry(
+                with: folder + "/" + item.path, type: .file, uncompressedSize: size, modificationDate: date, permissions: 0o644,
+                compressionMethod: .none, bufferSize: 1 << 16
+            ) { position, count in
+                let chunk = try handle.read(upToCount: count) ?? Data()
+                guard position == read, chunk.count == count else { throw PackageError.storeChanged(path: item.source.path) }
+                hasher.update(data: chunk)
+                read += Int64(chunk.count)
+                return chunk
+            }
+            guard try FileSystem.stamp(of: item.source) == before, (try handle.read(upToCount: 1) ?? Data()).isEmpty else {
+                throw PackageError.storeChanged(path: item.source.path)
+            }
+            inventory[item.path] = (size, hasher.finalize().hexEncoded)
+        }
+        for entry in last(inventory) {
+            let data = Data(entry.bytes)
+            try archive.addEntry(
+                with: folder + "/" + entry.path, type: .file, uncompressedSize: Int64(data.count), modificationDate: date, permissions: 0o644,
+                compressionMethod: .none
+            ) { position, count in
+                data.subdata(in: Int(position)..<Int(position) + count)
+            }
+        }
+        return inventory
+    }
+
+    /// Checks every entry (MIG-PKG-006) and returns the package's top folder, without writing anything.
+    public static func inspect(_ zip: URL, limits: Limits = Limits()) throws -> String {
+        let archive: Archive
+        do {
+            archive = try Archive(url: zip, accessMode: .read)
+        } catch {
+            throw PackageError.invalid(violation("a readable zip archive", "\(error)", at: .root))
+        }
+        var folder: String?
+        var seen: Set<String> = []
+        var total: Int64 = 0
+        var count = 0
+        for entry in archive {
+            count += 1
+            let path = entry.path
+            let at = JSONPointer.root / "entries" / path
+            guard count <= limits.maxEntries else { throw PackageError.invalid(violation("at most \(limits.maxEntries) entries", "more", at: .root)) }
+            guard entry.type != .symlink else { throw PackageError.invalid(violation("files and folders only", "a symbolic link", at: at)) }
+            let trimmed = path.hasSuffix("/") && entry.type == .directory ? String(path.dropLast()) : path
+            guard PackagePath.isSafe(trimmed) else {
+                throw PackageError.invalid(violation("a relative path that stays inside the package", JSONSerializer.quoted(path), at: at))
+            }
+            let top = String(trimmed.prefix(while: { $0 != "/" }))
+            guard top.hasPrefix("Backup-"), folder == nil || folder == top else {
+                throw PackageError.invalid(violation("every entry inside one Backup-{backupId}/ folder", JSONSerializer.quoted(path), at: at))
+            }
+            folder = top
+            guard seen.insert(trimmed).inserted else { throw PackageError.invalid(violation("each path once", "a second \(path)", at: at)) }
+            total += Int64(entry.uncompressedSize)
+            guard total <= limits.maxTotalBytes else {
+                throw PackageError.invalid(violation("at most \(limits.maxTotalBytes) bytes unpacked", "\(total)", at: at))
+            }
+            // A deflated entry may expand at most 1000-fold: zip bombs stop here, before a byte is written.
+            if entry.type == .file, Int64(entry.uncompressedSize) > 1000 * Int64(entry.compressedSize) + (1 << 20) {
+                throw PackageError.invalid(violation("a compression ratio of at most 1000", "\(entry.uncompressedSize) from \(entry.compressedSize) bytes", at: at))
+            }
+        }
+        guard let folder else { throw PackageError.invalid(violation("a Backup-{backupId}/ folder", "an empty archive", at: .root)) }
+        return folder
+    }
+
+    /// Extracts every file entry below `destination` (already inspected), writing no more bytes
+    /// than each entry declares; returns the inventory relative to the package folder.
+    static func extract(_ zip: URL, folder: String, to destination: URL) throws -> FileInventory {
+        let archive = try Archive(url: zip, accessMode: .read)
+        var inventory: FileInventory = [:]
+        for entry in archive where entry.type == .file {
+            let relative = String(entry.path.dropFirst(folder.count + 1))
+            let target = destination.appendingPathComponent(relative)
+            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            guard FileManager.default.createFile(atPath: target.path, contents: nil) else { throw PackageError.io("cannot create \(target.path)") }
+            let out = try FileHandle(forWritingTo: target)
+            defer { try? out.close() }
+            var hasher = SHA256()
+            var written: Int64 = 0
+            // The SHA-256 of every file is checked against the manifest; the slow CRC-32 adds nothing.
+            _ = try archive.extract(entry, bufferSize: 1 << 16, skipCRC32: true) { chunk in
+                written += Int64(chunk.count)
+                guard written <= Int64(entry.uncompressedSize) else {
+                    throw PackageError.invalid(violation("at most its declared \(entry.uncompressedSize) bytes", "more", at: .root / "entries" / entry.path))
+                }
+                hasher.update(data: chunk)
+                try out.write(contentsOf: chunk)
+            }
+            inventory[relative] = (written, hasher.finalize().hexEncoded)
+        }
+        return inventory
+    }
+
+    static func violation(_ expected: String, _ found: String, at path: JSONPointer) -> Violation {
+        Violation(rule: MigrationRule.archive, path: path, expected: expected, found: found)
+    }
+}

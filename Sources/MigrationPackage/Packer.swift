@@ -1,0 +1,102 @@
+import Foundation
+import Migration
+import WireCore
+
+/// The sender's side (seed 000 §7.2): a snapshot of the store becomes `Backup-{id}/` in a zip,
+/// sealed in an envelope. Streaming throughout: memory does not grow with the media.
+public enum Packer {
+    public struct Options: Sendable {
+        public var appVersion = "1.0.0"
+        public var schemaVersion: Int64 = 1
+        public var iterations: UInt32 = EnvelopePolicy.defaultIterations
+        public var segmentSize: UInt32 = 1 << 16
+        public init() {}
+    }
+
+    public struct Result: Sendable {
+        public var backupId: String
+        public var zipSize: Int64
+        public var envelopeSize: Int64
+        public var brokenMedia: Int
+    }
+
+    /// `random` gives the backup id (16 bytes) and then the envelope's salt and nonce prefix;
+    /// `now` is the backup's creation time in Unix seconds. Both fixed make the output reproducible.
+    public static func pack<R: RandomByteSource>(
+        _ store: DeviceStore, to output: URL, password: String, options: Options = Options(), now: Int64, random: inout R
+    ) throws -> Result {
+        guard let idBytes = random.next(16) else { throw PackageError.io("the random source ran out") }
+        let backupId = uuidV4(idBytes)
+        let fm = FileManager.default
+
+        // The entities: read once, checked as the receiver will check them.
+        var items: [PackageArchive.Item] = []
+        var exports: [ExportKind: Export] = [:]
+        for kind in ExportKind.allCases {
+            let url = store.export(kind)
+            guard let data = fm.contents(atPath: url.path) else {
+                throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / "Data" / kind.fileName, expected: "the store's \(kind.fileName)", found: "absent"))
+            }
+            do {
+                exports[kind] = try Export.decode(try JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 256 << 20, maxDepth: 64)), as: kind)
+            } catch {
+                throw PackageError.invalid(error.nested(under: .root / "Data" / kind.fileName))
+            }
+            items.append(PackageArchive.Item(path: PackagePath.export(kind), source: url))
+        }
+        guard fm.fileExists(atPath: store.masterKey.path) else {
+            throw PackageError.invalid(Violation(rule: MigrationRule.masterKey, path: .root / "Keychain" / "MyStory.MasterKey", expected: "the master key", found: "absent"))
+        }
+        items.append(PackageArchive.Item(path: PackagePath.masterKey, source: store.masterKey))
+        let mediaPaths = try FileSystem.files(under: store.media)
+        for path in mediaPaths {
+            items.append(PackageArchive.Item(path: PackagePath.mediaPrefix + path, source: store.media.appendingPathComponent(path)))
+        }
+        let present = Set(mediaPaths)
+        let broken = (exports[.media]?.media ?? []).filter { !present.contains($0.folder + "/" + $0.fileName) }
+
+        let folder = PackagePath.folder(backupId: backupId)
+        let zip = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).zip.partial")
+        defer { try? FileSystem.removeIfPresent(zip) }
+        // The manifest needs every file's digest: the files are hashed as they go into the zip,
+        // and the manifest is its last entry.
+        _ = try PackageArchive.write(items, last: { inventory in
+            [(PackagePath.manifest, manifest(backupId: backupId, options: options, now: now, exports: exports, inventory: inventory, broken: broken))]
+        }, folder: folder, to: zip, date: Date(timeIntervalSince1970: TimeInterval(now)))
+        try EnvelopeFile.seal(zip, to: output, password: password, segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
+        return Result(backupId: backupId, zipSize: try FileSystem.size(of: zip), envelopeSize: try FileSystem.size(of: output), brokenMedia: broken.count)
+    }
+
+    static func manifest(
+        backupId: String, options: Options, now: Int64, exports: [ExportKind: Export], inventory: FileInventory, broken: [MediaRecord]
+    ) -> [UInt8] {
+        func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }
+        var stats = JSONObject()
+        for kind in ExportKind.allCases {
+            if let name = kind.entityName { stats[name] = ["count": int(Int64(exports[kind]?.count ?? 0))] }
+        }
+        let media = inventory.filter { $0.key.hasPrefix(PackagePath.mediaPrefix) }
+        let files: [JSONValue] = inventory.keys.sorted().map { path in
+            ["path": .string(path), "size": int(inventory[path]?.size ?? 0), "sha256": .string(inventory[path]?.sha256 ?? "")]
+        }
+        let document: JSONValue = [
+            "backupId": .string(backupId), "appVersion": .string(options.appVersion), "schemaVersion": int(options.schemaVersion),
+            "createdAt": int(now), "entityStats": .object(stats),
+            "mediaStats": ["totalFiles": int(Int64(media.count)), "totalBytes": int(media.values.reduce(0) { $0 + $1.size })],
+            "integrity": ["hashAlgorithm": "SHA256", "files": .array(files)],
+            "options": ["hasBrokenMedia": .bool(!broken.isEmpty), "brokenMediaCount": int(Int64(broken.count))],
+            "brokenMedia": .array(broken.map { ["mediaId": .string($0.id), "fileName": .string($0.fileName), "reason": "FILE_NOT_FOUND"] }),
+        ]
+        return Array(JSONSerializer.pretty(document).utf8)
+    }
+
+    /// A version-4 UUID (RFC 9562) from 16 random bytes, lower-case.
+    static func uuidV4(_ bytes: [UInt8]) -> String {
+        var b = bytes
+        b[6] = b[6] & 0x0F | 0x40
+        b[8] = b[8] & 0x3F | 0x80
+        let hex = b.hexEncoded
+        let i = Array(hex)
+        return String(i[0..<8]) + "-" + String(i[8..<12]) + "-" + String(i[12..<16]) + "-" + String(i[16..<20]) + "-" + String(i[20..<32])
+    }
+}

@@ -1,0 +1,148 @@
+import Foundation
+import Migration
+import WireCore
+
+/// The receiver's side (seed 000 §7.3): open the envelope, check the zip, unpack into staging,
+/// validate everything, build the new store, verify it, then switch atomically. Any failure
+/// before the switch leaves the old store untouched; a crash anywhere is repaired by
+/// `StoreTransaction.recover` to the old store or the complete new one.
+public enum Restorer {
+    public struct Options: Sendable {
+        public var keepPrevious = false
+        public var policy = EnvelopePolicy.standard
+        public var supportedSchemaVersion: Int64 = 1
+        public var limits = PackageArchive.Limits()
+        public init() {}
+    }
+
+    public struct Result: Sendable {
+        public var backupId: String
+        public var entityCounts: [String: Int64]
+        public var mediaFiles: Int64
+    }
+
+    public static func restore(
+        _ envelope: URL, password: String, into store: DeviceStore, options: Options = Options(),
+        checkpoint: StoreTransaction.Checkpoint = { _ in }
+    ) throws -> Result {
+        try StoreTransaction.recover(store)
+        let fm = FileManager.default
+        if !fm.fileExists(atPath: store.root.path) {
+            // A phone that never ran the app: its old store is the empty one.
+            try fm.createDirectory(at: store.root, withIntermediateDirectories: true)
+        }
+        let zip = store.sibling("incoming.zip")
+        defer {
+            try? FileSystem.removeIfPresent(zip)
+            try? FileSystem.removeIfPresent(store.staging)
+        }
+        do {
+            try EnvelopeFile.open(envelope, to: zip, password: password, policy: options.policy)
+            try checkpoint("decrypted")
+            let folder = try PackageArchive.inspect(zip, limits: options.limits)
+            try FileSystem.removeIfPresent(store.staging)
+            try fm.createDirectory(at: store.staging, withIntermediateDirectories: true)
+            let files = try PackageArchive.extract(zip, folder: folder, to: store.staging)
+            try checkpoint("extracted")
+            let (manifest, _) = try validate(store.staging, folder: folder, files: files, supportedSchemaVersion: options.supportedSchemaVersion)
+            try checkpoint("validated")
+            try build(store, from: store.staging)
+            try checkpoint("built")
+            try StoreTransaction.commit(store, keepPrevious: options.keepPrevious, checkpoint: checkpoint)
+            return Result(
+                backupId: manifest.backupId, entityCounts: manifest.entityCounts, mediaFiles: manifest.totalFiles)
+        } catch let error as PackageError {
+            try? cleanUpBeforeCommit(store)
+            throw error
+        }
+    }
+
+    /// Undoes a failed unpack that had not reached the switch.
+    static func cleanUpBeforeCommit(_ store: DeviceStore) throws {
+        if !FileManager.default.fileExists(atPath: store.journal.path) {
+            try FileSystem.removeIfPresent(store.incoming)
+        }
+    }
+
+    /// Every document, then every cross-file rule; the first violation stops the restore.
+    static func validate(_ root: URL, folder: String, files: FileInventory, supportedSchemaVersion: Int64) throws -> (Manifest, [ExportKind: Export]) {
+        func document(_ path: String) throws -> JSONValue {
+            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else {
+                throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
+            }
+            do throws(Violation) {
+                return try JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 256 << 20, maxDepth: 64))
+            } catch {
+                throw PackageError.invalid(error.nested(under: pointer(path)))
+            }
+        }
+        let manifestValue = try document(PackagePath.manifest)
+        let manifest: Manifest
+        do {
+            manifest = try Manifest.decode(manifestValue, supportedSchemaVersion: supportedSchemaVersion)
+        } catch {
+            throw PackageError.invalid(error.nested(under: pointer(PackagePath.manifest)))
+        }
+        guard folder == PackagePath.folder(backupId: manifest.backupId) else {
+            throw PackageError.invalid(
+                Violation(rule: MigrationRule.archive, path: pointer(PackagePath.manifest) / "backupId", expected: "the id in the folder name \(folder)", found: manifest.backupId))
+        }
+        var exports: [ExportKind: Export] = [:]
+        for kind in ExportKind.importOrder {
+            let path = PackagePath.export(kind)
+            let value = try document(path)
+            do {
+                exports[kind] = try Export.decode(value, as: kind)
+            } catch {
+                throw PackageError.invalid(error.nested(under: pointer(path)))
+            }
+        }
+        var withoutManifest = files
+        withoutManifest[PackagePath.manifest] = nil
+        do {
+            try PackageConsistency.check(manifest: manifest, exports: exports, files: withoutManifest)
+        } catch {
+            throw PackageError.invalid(error)
+        }
+        return (manifest, exports)
+    }
+
+    /// `/coredata/media.json` for the file `coredata/media.json`.
+    static func pointer(_ path: String) -> JSONPointer {
+        JSONPointer(tokens: path.split(separator: "/").map(String.init))
+    }
+
+    /// Moves the validated package into the shape of a store, in the seed's import order.
+    static func build(_ store: DeviceStore, from staging: URL) throws {
+        let fm = FileManager.default
+        try FileSystem.removeIfPresent(store.incoming)
+        let incoming = DeviceStore(store.incoming)
+        try fm.createDirectory(at: incoming.data, withIntermediateDirectories: true)
+        for kind in ExportKind.importOrder {
+            try FileSystem.move(staging.appendingPathComponent(PackagePath.export(kind)), to: incoming.export(kind))
+        }
+        try fm.createDirectory(at: incoming.media.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let media = staging.appendingPathComponent("media")
+        if fm.fileExists(atPath: media.path) {
+            try FileSystem.move(media, to: incoming.media)
+        } else {
+            try fm.createDirectory(at: incoming.media, withIntermediateDirectories: true)
+        }
+        try fm.createDirectory(at: incoming.masterKey.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileSystem.move(staging.appendingPathComponent(PackagePath.masterKey), to: incoming.masterKey)
+    }
+
+    /// Puts `BackupBeforeMigration` back in place of the current store (seed 000 §7.3 "可选回滚").
+    public static func rollback(_ store: DeviceStore, checkpoint: StoreTransaction.Checkpoint = { _ in }) throws {
+        try StoreTransaction.recover(store)
+        guard FileManager.default.fileExists(atPath: store.backupBeforeMigration.path) else {
+            throw PackageError.io("no \(store.backupBeforeMigration.lastPathComponent) to roll back to")
+        }
+        // A copy keeps the kept store intact until the switch is committed.
+        try FileSystem.removeIfPresent(store.incoming)
+        try FileManager.default.copyItem(at: store.backupBeforeMigration, to: store.incoming)
+        try checkpoint("rollback-copied")
+        try StoreTransaction.commit(store, keepPrevious: false, checkpoint: checkpoint)
+        try FileManager.default.removeItem(at: store.backupBeforeMigration)
+    }
+}

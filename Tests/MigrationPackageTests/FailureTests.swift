@@ -1,0 +1,127 @@
+import Foundation
+import Migration
+import MigrationPackage
+import Testing
+import WireCore
+
+struct SimulatedCrash: Error {}
+
+@Suite("Restore failures and crashes leave the old store or the new one", .serialized)
+struct FailureTests {
+    /// Sender store, its package, and a receiver with different data.
+    static func setUp(_ scratch: Scratch) throws -> (sender: DeviceStore, receiver: DeviceStore, package: URL) {
+        let sender = DeviceStore(scratch.url("sender"))
+        try SampleStore.generate(at: sender.root, seed: 21, options: Fixtures.options(mediaBytes: 120_000, broken: 1))
+        let package = scratch.url("backup.enc")
+        try Fixtures.pack(sender, to: package)
+        let receiver = DeviceStore(scratch.url("receiver"))
+        try SampleStore.generate(at: receiver.root, seed: 22, options: Fixtures.options(mediaBytes: 20_000))
+        return (sender, receiver, package)
+    }
+
+    static let checkpoints = [
+        "decrypted", "extracted", "validated", "built", "journal-written", "old-store-moved-aside", "new-store-in-place",
+        "switch-recorded", "previous-store-handled",
+    ]
+
+    @Test(arguments: checkpoints, [false, true])
+    func crashAtEveryStepThenRecover(at point: String, keepPrevious: Bool) throws {
+        let scratch = try Scratch()
+        let (sender, receiver, package) = try Self.setUp(scratch)
+        let old = try receiver.inventory()
+        let new = try sender.inventory()
+        var options = Fixtures.restoreOptions
+        options.keepPrevious = keepPrevious
+        #expect(throws: SimulatedCrash.self) {
+            _ = try Restorer.restore(package, password: Fixtures.password, into: receiver, options: options) { reached in
+                if reached == point { throw SimulatedCrash() }
+            }
+        }
+        // The process is gone; the next start recovers.
+        try StoreTransaction.recover(receiver)
+        let after = try receiver.inventory()
+        // Once the old store is aside, the verified new one is rolled forward; before that, rolled back.
+        let committed = Self.checkpoints.firstIndex(of: point)! >= Self.checkpoints.firstIndex(of: "old-store-moved-aside")!
+        #expect(after == (committed ? new : old), "crash at \(point)")
+        let siblings = try FileManager.default.contentsOfDirectory(atPath: scratch.root.path).sorted()
+        let kept = committed && keepPrevious ? ["receiver.BackupBeforeMigration"] : []
+        #expect(siblings == (["backup.enc", "receiver"] + kept + ["sender"]).sorted(), "crash at \(point): \(siblings)")
+        if !kept.isEmpty { #expect(try DeviceStore(receiver.backupBeforeMigration).inventory() == old) }
+    }
+
+    @Test func wrongPasswordLeavesTheStoreUntouched() throws {
+        let scratch = try Scratch()
+        let (_, receiver, package) = try Self.setUp(scratch)
+        let old = try receiver.inventory()
+        do {
+            _ = try Restorer.restore(package, password: "wrong", into: receiver, options: Fixtures.restoreOptions)
+            Issue.record("a wrong password must fail")
+        } catch let error as PackageError {
+            #expect(error.violation?.rule == MigrationRule.envelopePassword)
+        }
+        #expect(try receiver.inventory() == old)
+    }
+
+    /// Random byte changes anywhere in a package: each is rejected with an envelope error, and
+    /// the target store is untouched.
+    @Test func randomChangesAreRejectedAndTheStoreIsUntouched() throws {
+        let scratch = try Scratch()
+        let (_, receiver, package) = try Self.setUp(scratch)
+        let old = try receiver.inventory()
+        let original = try Data(contentsOf: package)
+        var rng = SplitMix64(seed: 77)
+        for _ in 0..<150 {
+            var bytes = [UInt8](original)
+            let offset = Int.random(in: 0..<bytes.count, using: &rng)
+            bytes[offset] ^= UInt8.random(in: 1...255, using: &rng)
+            let mutated = scratch.url("mutated.enc")
+            try Data(bytes).write(to: mutated)
+            do {
+                _ = try Restorer.restore(mutated, password: Fixtures.password, into: receiver, options: Fixtures.restoreOptions)
+                Issue.record("a change at byte \(offset) was accepted")
+            } catch let error as PackageError {
+                #expect(error.violation?.rule.rawValue.hasPrefix("MIG-ENV-") == true, "byte \(offset): \(error)")
+            }
+        }
+        #expect(try receiver.inventory() == old)
+    }
+
+    @Test func aFileChangingWhilePackedIsDetected() throws {
+        let scratch = try Scratch()
+        let store = DeviceStore(scratch.url("store"))
+        try SampleStore.generate(at: store.root, seed: 4, options: Fixtures.options(mediaBytes: 8 << 20))
+        let media = try FileManager.default.subpathsOfDirectory(atPath: store.media.path).filter { $0.hasSuffix(".heic") || $0.hasSuffix(".jpg") }
+        let victim = store.media.appendingPathComponent(try #require(media.sorted().first))
+        // Keep rewriting the file's first bytes (same size, new time) from another thread while packing reads it.
+        let stop = StopFlag()
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            while !stop.isSet {
+                if let handle = try? FileHandle(forWritingTo: victim) {
+                    try? handle.write(contentsOf: Data(repeating: UInt8.random(in: 0...255), count: 64))
+                    try? handle.close()
+                }
+                usleep(200)
+            }
+            done.signal()
+        }
+        var failures = 0
+        for _ in 0..<10 where failures == 0 {
+            do {
+                try Fixtures.pack(store, to: scratch.url("out.enc"))
+            } catch let error as PackageError {
+                if case .storeChanged = error { failures += 1 }
+            }
+        }
+        stop.set()
+        done.wait()
+        #expect(failures > 0, "a concurrent writer must be noticed")
+    }
+}
+
+final class StopFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}

@@ -57,6 +57,16 @@ public enum Restorer {
         }
     }
 
+    /// Checks a package zip (MIG-PKG-006, the manifest, the exports, §3.4) by unpacking it into
+    /// `scratch`, which is removed afterwards. The kit's `package` kind and `conformance check` use it.
+    public static func check(zip: URL, scratch: URL, supportedSchemaVersion: Int64 = 1, limits: PackageArchive.Limits = .init()) throws -> Manifest {
+        defer { try? FileSystem.removeIfPresent(scratch) }
+        let folder = try PackageArchive.inspect(zip, limits: limits)
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let files = try PackageArchive.extract(zip, folder: folder, to: scratch)
+        return try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion).0
+    }
+
     /// Undoes a failed unpack that had not reached the switch.
     static func cleanUpBeforeCommit(_ store: DeviceStore) throws {
         if !FileManager.default.fileExists(atPath: store.journal.path) {
@@ -85,7 +95,7 @@ public enum Restorer {
         }
         guard folder == PackagePath.folder(backupId: manifest.backupId) else {
             throw PackageError.invalid(
-                Violation(rule: MigrationRule.archive, path: pointer(PackagePath.manifest) / "backupId", expected: "the id in the folder name \(folder)", found: manifest.backupId))
+                Violation(rule: MigrationRule.backupID, path: pointer(PackagePath.manifest) / "backupId", expected: "the id in the folder name \(folder)", found: manifest.backupId))
         }
         var exports: [ExportKind: Export] = [:]
         for kind in ExportKind.importOrder {

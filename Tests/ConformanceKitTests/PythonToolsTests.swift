@@ -37,7 +37,7 @@ struct PythonToolsTests {
     @Test(arguments: [
         ("gen_pairing_vectors", "Vectors/pairing"), ("gen_pairing_flow_vectors", "Vectors/pairing"),
         ("gen_relay_vectors", "Vectors/pairing"), ("gen_pairing_schemas", "Spec/schemas/pairing"),
-        ("gen_migration_envelope_vectors", "Vectors/migration"),
+        ("gen_migration_envelope_vectors", "Vectors/migration"), ("gen_migration_package_vectors", "Vectors/migration"),
     ])
     func generatedFilesAreUpToDate(generator: String, folder: String) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(generator)-\(UUID().uuidString)")

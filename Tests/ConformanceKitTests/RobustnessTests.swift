@@ -38,6 +38,7 @@ struct RobustnessTests {
                     for kind in family.kinds {
                         switch family.validate(kind: kind, document: mutated, context: vector.context) {
                         case .accept, .reject: verdicts += 1
+                        case .invalidRequest where vector.family == "migration": break  // another kind's context (e.g. no password)
                         case let other: Issue.record("\(vector.id) as \(kind): \(other)")
                         }
                     }

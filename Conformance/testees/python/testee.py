@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A second, independent implementation speaking the testee protocol
-(Conformance/testee-protocol.md). It implements the migration envelope from the Spec alone, with
-Python's `cryptography`; it shares no code with the Swift reference.
+(Conformance/testee-protocol.md). It implements the migration family from the Spec alone (the
+envelope with Python's `cryptography`, the package with the standard library); it shares no code
+with the Swift reference.
 
     swift run conformance run --family migration --peer exec:'python3 Conformance/testees/python/testee.py'
 """
@@ -11,20 +12,38 @@ import json
 import sys
 
 import msbk_envelope as env
+import msbk_package as pkg
 
 FAMILIES = ["migration"]
 
 
 def validate(request):
-    if request.get("family") != "migration" or request.get("kind") != "envelope":
-        return {"outcome": "unsupported", "reason": "this testee implements the migration envelope only"}
+    if request.get("family") != "migration":
+        return {"outcome": "unsupported", "reason": "this testee implements the migration family only"}
     context = request.get("context") or {}
+    data = base64.b64decode(request["document"])
+    kind = request.get("kind")
+    supported = context.get("supportedSchemaVersion") or 1
+    try:
+        if kind == "package":
+            return {"outcome": "accept", "canonical": pkg.package(data, supported)}
+        if kind == "manifest":
+            value = pkg.parse(data)
+            pkg.manifest(value, supported)
+            return {"outcome": "accept", "canonical": pkg.canonical(value, kind)}
+        if kind in pkg.EXPORTS:
+            value = pkg.parse(data)
+            pkg.export(value, kind)
+            return {"outcome": "accept", "canonical": pkg.canonical(value, kind)}
+    except pkg.Violation as v:
+        return {"outcome": "reject", "violations": [{"path": v.path, "rule": v.rule}]}
+    if kind != "envelope":
+        return {"outcome": "unsupported", "reason": f"no kind {kind}"}
     password = context.get("password")
     if not isinstance(password, str):
         return {"outcome": "invalid-request", "reason": "context.password is required"}
     floor = context.get("minimumIterations")
     iterations = (floor, env.STANDARD_ITERATIONS[1]) if floor is not None else env.STANDARD_ITERATIONS
-    data = base64.b64decode(request["document"])
     try:
         plaintext, header = env.open_envelope(data, password, iterations)
     except env.EnvelopeError as e:

@@ -1,21 +1,50 @@
 import Crypto
+import Foundation
 import Migration
+import MigrationPackage
 import WireCore
 
-/// The migration family (Spec migration.md) behind the kit's JSON interface.
+/// The migration family (Spec migration.md) behind the kit's JSON interface. Kinds: the
+/// envelope (binary), `manifest` and the five exports (JSON, named after their files), and
+/// `package` (a zip, checked whole).
 public struct MigrationFamily: ConformanceFamily {
     public init() {}
 
     public let name = "migration"
-    public let kinds = ["envelope"]
+    public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package"] }
     public let machines: [String] = []
     public var rules: [RuleID] { MigrationRule.all }
 
     public func kind(forType type: String) -> String? { nil }
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
-        guard kind == "envelope" else { return .unsupported(reason: "the migration family has no kind \(kind)") }
         let reader = ContextReader(value: context)
+        let supported: Int64
+        do throws(ContextReader.Problem) {
+            supported = try reader.integer("supportedSchemaVersion") ?? 1
+        } catch {
+            return .invalidRequest(reason: error.message)
+        }
+        switch kind {
+        case "envelope": return envelope(document, reader)
+        case "package": return package(document, supportedSchemaVersion: supported)
+        case "manifest":
+            return json(document) { value throws(Violation) in try Manifest.decode(value, supportedSchemaVersion: supported).canonical }
+        default:
+            guard let export = ExportKind(rawValue: kind) else { return .unsupported(reason: "the migration family has no kind \(kind)") }
+            return json(document) { value throws(Violation) in try Export.decode(value, as: export).canonical }
+        }
+    }
+
+    func json(_ document: [UInt8], _ decode: (JSONValue) throws(Violation) -> JSONValue) -> Outcome {
+        do throws(Violation) {
+            return .accept(canonical: try decode(try JSONParser.parse(document, limits: JSONLimits(maxBytes: 256 << 20, maxDepth: 64))))
+        } catch {
+            return .reject([error])
+        }
+    }
+
+    func envelope(_ document: [UInt8], _ reader: ContextReader) -> Outcome {
         let password: String
         let policy: EnvelopePolicy
         do throws(ContextReader.Problem) {
@@ -44,6 +73,27 @@ public struct MigrationFamily: ConformanceFamily {
             ])
         } catch {
             return .reject([error.violation])
+        }
+    }
+
+    func package(_ document: [UInt8], supportedSchemaVersion: Int64) -> Outcome {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("conformance-\(UUID().uuidString)")
+        let zip = scratch.appendingPathExtension("zip")
+        defer { try? FileManager.default.removeItem(at: zip) }
+        do {
+            try Data(document).write(to: zip)
+            let manifest = try Restorer.check(zip: zip, scratch: scratch, supportedSchemaVersion: supportedSchemaVersion)
+            var counts = JSONObject()
+            for name in Manifest.entityNames { counts[name] = .number(JSONNumber(manifest.entityCounts[name] ?? 0)) }
+            return .accept(canonical: [
+                "backupId": .string(manifest.backupId), "entityCounts": .object(counts),
+                "files": .number(JSONNumber(Int64(manifest.files.count))), "brokenMedia": .number(JSONNumber(manifest.brokenMediaCount)),
+            ])
+        } catch let error as PackageError {
+            if let violation = error.violation { return .reject([violation]) }
+            return .invalidRequest(reason: error.description)
+        } catch {
+            return .invalidRequest(reason: "\(error)")
         }
     }
 

@@ -152,7 +152,7 @@ public enum VectorLoader {
     static func documentExpectation(_ e: ObjectReader) throws(Violation) -> DocumentExpectation {
         switch try e.string("outcome") {
         case "accept":
-            return .accept(canonical: try e.required("canonical", expecting: "object"))
+            return .accept(canonical: try e.required("canonical", expecting: "object or array"))
         case "reject":
             var expected: [ExpectedViolation] = []
             for (i, v) in try e.array("violations").enumerated() {

@@ -1,0 +1,491 @@
+"""An independent implementation of the migration package rules (Spec/migration.md section 3),
+written from the Spec with the Python standard library. It shares no code with the Swift
+reference. Every check raises Violation(rule, path) and the first one raised is the answer."""
+import base64
+import binascii
+import hashlib
+import io
+import json
+import re
+import stat
+import zipfile
+from datetime import datetime, timezone
+
+
+class Violation(Exception):
+    def __init__(self, rule, path):
+        super().__init__(f"{rule} at {path}")
+        self.rule, self.path = rule, path
+
+
+def ptr(*tokens):
+    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+class Duplicate(Exception):
+    pass
+
+
+def parse(data):
+    def pairs(items):
+        seen = {}
+        for k, v in items:
+            if k in seen:
+                raise Duplicate(k)
+            seen[k] = v
+        return seen
+    try:
+        return json.loads(data.decode("utf-8"), object_pairs_hook=pairs)
+    except Duplicate as d:
+        raise Violation("CORE-JSON-003", ptr(str(d)))
+    except (UnicodeDecodeError, ValueError):
+        raise Violation("CORE-JSON-001", "")
+
+
+UUID = re.compile(r"^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class Obj:
+    """Typed member access with the core rules' order: present, not null, type."""
+
+    def __init__(self, value, path):
+        if not isinstance(value, dict):
+            raise Violation("CORE-TYPE-003", path)
+        self.v, self.path = value, path
+
+    def at(self, key):
+        return self.path + ptr(key)
+
+    def req(self, key):
+        if key not in self.v:
+            raise Violation("CORE-TYPE-001", self.at(key))
+        if self.v[key] is None:
+            raise Violation("CORE-TYPE-002", self.at(key))
+        return self.v[key]
+
+    def string(self, key):
+        v = self.req(key)
+        if not isinstance(v, str):
+            raise Violation("CORE-TYPE-003", self.at(key))
+        return v
+
+    def opt_string(self, key):
+        v = self.v.get(key)
+        if v is None:
+            return None
+        if not isinstance(v, str):
+            raise Violation("CORE-TYPE-003", self.at(key))
+        return v
+
+    def integer(self, key):
+        v = self.req(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise Violation("CORE-TYPE-003", self.at(key))
+        if isinstance(v, float) or abs(v) > 2**53 - 1:
+            raise Violation("CORE-TYPE-004", self.at(key))
+        return v
+
+    def number(self, key):
+        v = self.req(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise Violation("CORE-TYPE-003", self.at(key))
+        return float(v)
+
+    def boolean(self, key):
+        v = self.req(key)
+        if not isinstance(v, bool):
+            raise Violation("CORE-TYPE-003", self.at(key))
+        return v
+
+    def obj(self, key):
+        return Obj(self.req(key), self.at(key))
+
+    def array(self, key, optional=False):
+        if optional and self.v.get(key) is None:
+            return []
+        v = self.req(key)
+        if not isinstance(v, list):
+            raise Violation("CORE-TYPE-003", self.at(key))
+        return v
+
+
+def seconds(o, key):
+    v = o.integer(key)
+    if not 10**9 <= v < 10**11:
+        raise Violation("MIG-TIME-001", o.at(key))
+    return v
+
+
+def uuid(o, key, optional=False):
+    v = o.opt_string(key) if optional else o.string(key)
+    if v is not None and not UUID.match(v):
+        raise Violation("MIG-ID-001", o.at(key))
+    return v
+
+
+def blank(s):
+    return s.strip(" \t\n\r\x0b\x0c\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000") == ""
+
+
+def nonblank(o, key, rule):
+    v = o.string(key)
+    if blank(v):
+        raise Violation(rule, o.at(key))
+    return v
+
+
+def nonneg(o, key, rule):
+    v = o.integer(key)
+    if v < 0:
+        raise Violation(rule, o.at(key))
+    return v
+
+
+def safe_path(p):
+    if not p or len(p.encode()) > 1024 or p.startswith("/"):
+        return False
+    if any(c == "\\" or c == ":" or ord(c) < 0x20 for c in p):
+        return False
+    return all(seg not in ("", ".", "..") for seg in p.split("/"))
+
+
+def safe_name(n):
+    return bool(n) and n not in (".", "..") and len(n.encode()) <= 255 and not any(c in "/\\" or ord(c) < 0x20 for c in n)
+
+
+ENTITIES = ["CategoryEntity", "StoryEntity", "MediaEntity", "SettingEntity"]
+
+
+def manifest(value, supported=1):
+    o = Obj(value, "")
+    bid = uuid(o, "backupId")
+    nonblank(o, "appVersion", "MIG-MAN-002")
+    sv = o.integer("schemaVersion")
+    if not 1 <= sv <= supported:
+        raise Violation("MIG-MAN-003", o.at("schemaVersion"))
+    seconds(o, "createdAt")
+    stats = o.obj("entityStats")
+    counts = {}
+    for name in ENTITIES:
+        counts[name] = nonneg(stats.obj(name), "count", "MIG-MAN-004")
+    for k in stats.v:
+        if k not in ENTITIES:
+            raise Violation("MIG-MAN-004", stats.at(k))
+    ms = o.obj("mediaStats")
+    total_files = nonneg(ms, "totalFiles", "MIG-MAN-005")
+    total_bytes = nonneg(ms, "totalBytes", "MIG-MAN-005")
+    integ = o.obj("integrity")
+    for k in ("zipSize", "zipSHA256"):
+        if k in integ.v:
+            raise Violation("MIG-MAN-006", integ.at(k))
+    if integ.string("hashAlgorithm") != "SHA256":
+        raise Violation("MIG-MAN-006", integ.at("hashAlgorithm"))
+    files, seen = [], set()
+    for i, f in enumerate(integ.array("files")):
+        fo = Obj(f, integ.at("files") + ptr(i))
+        p = fo.string("path")
+        if not safe_path(p) or p == "manifest.json" or p in seen:
+            raise Violation("MIG-MAN-006", fo.at("path"))
+        seen.add(p)
+        size = nonneg(fo, "size", "MIG-MAN-006")
+        digest = fo.string("sha256")
+        if not HEX64.match(digest):
+            raise Violation("MIG-MAN-006", fo.at("sha256"))
+        files.append((p, size, digest))
+    opts = o.obj("options")
+    has_broken = opts.boolean("hasBrokenMedia")
+    broken_count = nonneg(opts, "brokenMediaCount", "MIG-MAN-007")
+    broken = []
+    for i, b in enumerate(o.array("brokenMedia", optional=True)):
+        bo = Obj(b, o.at("brokenMedia") + ptr(i))
+        mid = uuid(bo, "mediaId")
+        fname = bo.string("fileName")
+        if bo.string("reason") not in ("FILE_NOT_FOUND", "READ_ERROR"):
+            raise Violation("MIG-MAN-007", bo.at("reason"))
+        broken.append((mid, fname))
+    return {"backupId": bid, "counts": counts, "totalFiles": total_files, "totalBytes": total_bytes, "files": files,
+            "hasBroken": has_broken, "brokenCount": broken_count, "broken": broken}
+
+
+def category(o):
+    cid = uuid(o, "id")
+    nonblank(o, "name", "MIG-EXP-001")
+    o.opt_string("nameEn")
+    if not re.match(r"^#[0-9A-Fa-f]{6}$", o.string("colorHex")):
+        raise Violation("MIG-EXP-001", o.at("colorHex"))
+    level = o.integer("level")
+    if level < 1:
+        raise Violation("MIG-EXP-001", o.at("level"))
+    parent = uuid(o, "parentId", optional=True)
+    o.string("iconName")
+    if o.string("iconType") not in ("system", "custom"):
+        raise Violation("MIG-EXP-001", o.at("iconType"))
+    data = o.opt_string("customIconData")
+    if data is not None:
+        try:
+            base64.b64decode(data, validate=True)
+        except (binascii.Error, ValueError):
+            raise Violation("MIG-EXP-001", o.at("customIconData"))
+    o.integer("sortOrder")
+    seconds(o, "createdAt")
+    return {"id": cid, "level": level, "parent": parent}
+
+
+def story(o):
+    sid = uuid(o, "id")
+    for k in ("title", "content", "plainTextContent"):
+        o.opt_string(k)
+    created = seconds(o, "createdAt")
+    if seconds(o, "updatedAt") < created:
+        raise Violation("MIG-EXP-002", o.at("updatedAt"))
+    seconds(o, "timestamp")
+    o.boolean("isDeleted")
+    o.integer("syncStatus")
+    for k in ("mood", "locationName", "locationAddress", "locationCity"):
+        o.opt_string(k)
+    for k, limit in (("latitude", 90), ("longitude", 180)):
+        if abs(o.number(k)) > limit:
+            raise Violation("MIG-EXP-002", o.at(k))
+    for k in ("horizontalAccuracy", "verticalAccuracy"):
+        v = o.number(k)
+        if not (v >= 0 or v == -1):
+            raise Violation("MIG-EXP-002", o.at(k))
+    return {"id": sid}
+
+
+def media(o):
+    mid = uuid(o, "id")
+    kind = o.string("type")
+    if kind not in ("image", "video"):
+        raise Violation("MIG-EXP-003", o.at("type"))
+    name = o.string("fileName")
+    if not safe_name(name):
+        raise Violation("MIG-EXP-003", o.at("fileName"))
+    thumb = o.opt_string("thumbnailFileName")
+    if thumb is not None and not safe_name(thumb):
+        raise Violation("MIG-EXP-003", o.at("thumbnailFileName"))
+    nonblank(o, "encryptionKeyId", "MIG-EXP-003")
+    size = nonneg(o, "fileSize", "MIG-EXP-003")
+    nonneg(o, "width", "MIG-EXP-003")
+    nonneg(o, "height", "MIG-EXP-003")
+    if o.number("duration") < 0:
+        raise Violation("MIG-EXP-003", o.at("duration"))
+    created = seconds(o, "createdAt")
+    story_id = uuid(o, "storyId", optional=True)
+    when = datetime.fromtimestamp(created, tz=timezone.utc)
+    folder = f"{'Videos' if kind == 'video' else 'Images'}/{when.year:04d}/{when.month:02d}"
+    return {"id": mid, "name": name, "thumb": thumb, "size": size, "story": story_id, "folder": folder}
+
+
+def setting(o):
+    key = nonblank(o, "key", "MIG-EXP-004")
+    kind = o.string("type")
+    if kind not in ("bool", "int", "double", "string", "json"):
+        raise Violation("MIG-EXP-004", o.at("type"))
+    value = o.string("value")
+    ok = True
+    if kind == "bool":
+        ok = value in ("true", "false")
+    elif kind == "int":
+        ok = re.fullmatch(r"-?[0-9]+", value) is not None and abs(int(value)) < 2**63
+    elif kind == "double":
+        try:
+            ok = abs(float(value)) != float("inf") and value.strip() == value and value.lower() not in ("nan", "inf", "-inf", "infinity")
+        except ValueError:
+            ok = False
+    elif kind == "json":
+        try:
+            parse(value.encode())
+        except Violation:
+            ok = False
+    if not ok:
+        raise Violation("MIG-EXP-004", o.at("value"))
+    seconds(o, "updatedAt")
+    return {"key": key}
+
+
+def relation(o):
+    return {"story": uuid(o, "storyId"), "category": uuid(o, "categoryId")}
+
+
+EXPORTS = {"categories": category, "stories": story, "media": media, "settings": setting, "relations_story_categories": relation}
+
+
+def export(value, kind):
+    if not isinstance(value, list):
+        raise Violation("CORE-TYPE-003", "")
+    records, seen = [], {}
+    for i, element in enumerate(value):
+        r = EXPORTS[kind](Obj(element, ptr(i)))
+        if kind == "settings":
+            ident, key = r["key"], "key"
+        elif kind == "relations_story_categories":
+            ident, key = (r["story"].lower(), r["category"].lower()), "categoryId"
+        else:
+            ident, key = r["id"].lower(), "id"
+        if ident in seen:
+            raise Violation("MIG-ID-002", ptr(i, key))
+        seen[ident] = i
+        records.append(r)
+    return records
+
+
+def nest(v, *prefix):
+    return Violation(v.rule, ptr(*prefix) + v.path)
+
+
+def package(data, supported=1):
+    """Checks a whole package zip; returns the summary the vectors' canonical form states."""
+    try:
+        z = zipfile.ZipFile(io.BytesIO(data))
+        infos = z.infolist()
+    except (zipfile.BadZipFile, ValueError):
+        raise Violation("MIG-PKG-006", "")
+    folder, seen = None, set()
+    for info in infos:
+        name = info.filename
+        at = ptr("entries", name)
+        if stat.S_ISLNK(info.external_attr >> 16):
+            raise Violation("MIG-PKG-006", at)
+        trimmed = name[:-1] if name.endswith("/") else name
+        if not safe_path(trimmed):
+            raise Violation("MIG-PKG-006", at)
+        top = trimmed.split("/")[0]
+        if not top.startswith("Backup-") or (folder is not None and top != folder):
+            raise Violation("MIG-PKG-006", at)
+        folder = top
+        if trimmed in seen:
+            raise Violation("MIG-PKG-006", at)
+        seen.add(trimmed)
+    if folder is None:
+        raise Violation("MIG-PKG-006", "")
+    files = {}
+    for info in infos:
+        if not info.filename.endswith("/"):
+            files[info.filename[len(folder) + 1:]] = z.read(info)
+
+    def doc(path):
+        if path not in files:
+            raise Violation("MIG-PKG-005", ptr(*path.split("/")))
+        try:
+            return parse(files[path])
+        except Violation as v:
+            raise nest(v, *path.split("/"))
+
+    try:
+        m = manifest(doc("manifest.json"), supported)
+    except Violation as v:
+        raise v if v.path.startswith("/manifest.json") else nest(v, "manifest.json")
+    if folder != f"Backup-{m['backupId']}":
+        raise Violation("MIG-MAN-001", ptr("manifest.json", "backupId"))
+    records = {}
+    for kind in ("settings", "categories", "stories", "media", "relations_story_categories"):
+        value = doc(f"coredata/{kind}.json")
+        try:
+            records[kind] = export(value, kind)
+        except Violation as v:
+            raise nest(v, "coredata", f"{kind}.json")
+    inventory = {p: (len(d), hashlib.sha256(d).hexdigest()) for p, d in files.items() if p != "manifest.json"}
+    consistency(m, records, inventory)
+    return {"backupId": m["backupId"], "entityCounts": m["counts"], "files": len(m["files"]), "brokenMedia": m["brokenCount"]}
+
+
+def consistency(m, rec, inv):
+    key = inv.get("security/master_key.bin")
+    if key is None or not 1 <= key[0] <= 4096:
+        raise Violation("MIG-PKG-007", ptr("security", "master_key.bin"))
+    listed = {p: (i, size, digest) for i, (p, size, digest) in enumerate(m["files"])}
+    for p in sorted(inv):
+        if p not in listed:
+            raise Violation("MIG-PKG-005", ptr("files", p))
+        i, size, digest = listed[p]
+        if size != inv[p][0]:
+            raise Violation("MIG-PKG-005", ptr("manifest.json", "integrity", "files", i, "size"))
+        if digest != inv[p][1]:
+            raise Violation("MIG-PKG-005", ptr("manifest.json", "integrity", "files", i, "sha256"))
+    for i, (p, _, _) in enumerate(m["files"]):
+        if p not in inv:
+            raise Violation("MIG-PKG-005", ptr("manifest.json", "integrity", "files", i, "path"))
+    for kind in ("categories", "stories", "media", "settings", "relations_story_categories"):
+        if f"coredata/{kind}.json" not in inv:
+            raise Violation("MIG-PKG-005", ptr("coredata", f"{kind}.json"))
+    for kind, name in (("categories", "CategoryEntity"), ("stories", "StoryEntity"), ("media", "MediaEntity"), ("settings", "SettingEntity")):
+        if m["counts"][name] != len(rec[kind]):
+            raise Violation("MIG-PKG-001", ptr("manifest.json", "entityStats", name, "count"))
+    media_files = {p: v for p, v in inv.items() if p.startswith("media/")}
+    if m["totalFiles"] != len(media_files):
+        raise Violation("MIG-PKG-001", ptr("manifest.json", "mediaStats", "totalFiles"))
+    if m["totalBytes"] != sum(v[0] for v in media_files.values()):
+        raise Violation("MIG-PKG-001", ptr("manifest.json", "mediaStats", "totalBytes"))
+    if m["hasBroken"] != (m["brokenCount"] > 0):
+        raise Violation("MIG-PKG-002", ptr("manifest.json", "options", "hasBrokenMedia"))
+    if m["brokenCount"] != len(m["broken"]):
+        raise Violation("MIG-PKG-002", ptr("manifest.json", "options", "brokenMediaCount"))
+    med = {r["id"].lower(): (i, r) for i, r in enumerate(rec["media"])}
+    broken = set()
+    for i, (mid, fname) in enumerate(m["broken"]):
+        if mid.lower() not in med:
+            raise Violation("MIG-PKG-002", ptr("manifest.json", "brokenMedia", i, "mediaId"))
+        if med[mid.lower()][1]["name"] != fname:
+            raise Violation("MIG-PKG-002", ptr("manifest.json", "brokenMedia", i, "fileName"))
+        broken.add(mid.lower())
+    cats = {r["id"].lower(): (i, r) for i, r in enumerate(rec["categories"])}
+    stories = {r["id"].lower() for r in rec["stories"]}
+    for i, c in enumerate(rec["categories"]):
+        if c["parent"] is not None and c["parent"].lower() not in cats:
+            raise Violation("MIG-PKG-003", ptr("coredata", "categories.json", i, "parentId"))
+    for i, r in enumerate(rec["media"]):
+        if r["story"] is not None and r["story"].lower() not in stories:
+            raise Violation("MIG-PKG-003", ptr("coredata", "media.json", i, "storyId"))
+    for i, r in enumerate(rec["relations_story_categories"]):
+        if r["story"].lower() not in stories:
+            raise Violation("MIG-PKG-003", ptr("coredata", "relations_story_categories.json", i, "storyId"))
+        if r["category"].lower() not in cats:
+            raise Violation("MIG-PKG-003", ptr("coredata", "relations_story_categories.json", i, "categoryId"))
+    for i, c in enumerate(rec["categories"]):
+        if c["parent"] is None:
+            want = 1
+        else:
+            seen, cur = {i}, cats[c["parent"].lower()][0]
+            while cur is not None:
+                if cur in seen:
+                    raise Violation("MIG-PKG-004", ptr("coredata", "categories.json", i, "parentId"))
+                seen.add(cur)
+                parent = rec["categories"][cur]["parent"]
+                cur = cats[parent.lower()][0] if parent is not None and parent.lower() in cats else None
+            want = cats[c["parent"].lower()][1]["level"] + 1
+        if c["level"] != want:
+            raise Violation("MIG-PKG-004", ptr("coredata", "categories.json", i, "level"))
+    for i, r in enumerate(rec["media"]):
+        if r["id"].lower() in broken:
+            continue
+        path = f"media/{r['folder']}/{r['name']}"
+        if path not in inv:
+            raise Violation("MIG-PKG-005", ptr("coredata", "media.json", i, "fileName"))
+        if inv[path][0] != r["size"]:
+            raise Violation("MIG-PKG-005", ptr("coredata", "media.json", i, "fileSize"))
+        if r["thumb"] is not None and f"media/{r['folder']}/{r['thumb']}" not in inv:
+            raise Violation("MIG-PKG-005", ptr("coredata", "media.json", i, "thumbnailFileName"))
+    for mid in broken:
+        i, r = med[mid]
+        if f"media/{r['folder']}/{r['name']}" in inv:
+            raise Violation("MIG-PKG-002", ptr("coredata", "media.json", i, "fileName"))
+
+
+KEYS = {
+    "manifest": ["backupId", "appVersion", "schemaVersion", "createdAt", "entityStats", "mediaStats", "integrity", "options", "brokenMedia"],
+    "categories": ["id", "name", "nameEn", "colorHex", "level", "parentId", "iconName", "iconType", "customIconData", "sortOrder", "createdAt"],
+    "stories": ["id", "title", "content", "plainTextContent", "createdAt", "updatedAt", "timestamp", "isDeleted", "syncStatus", "mood",
+                "locationName", "locationAddress", "locationCity", "latitude", "longitude", "horizontalAccuracy", "verticalAccuracy"],
+    "media": ["id", "type", "fileName", "thumbnailFileName", "encryptionKeyId", "fileSize", "width", "height", "duration", "createdAt", "storyId"],
+    "settings": ["key", "type", "value", "updatedAt"],
+    "relations_story_categories": ["storyId", "categoryId"],
+}
+
+
+def canonical(value, kind):
+    """Spec migration.md 3: declared members that are given (not null), values as received."""
+    def pick(o):
+        return {k: o[k] for k in KEYS[kind] if o.get(k) is not None}
+    return pick(value) if kind == "manifest" else [pick(e) for e in value]

@@ -44,7 +44,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "reference-peer",
-            dependencies: ["ConformanceKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "ConformanceKit", "Migration", "MigrationPackage", "WireCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),

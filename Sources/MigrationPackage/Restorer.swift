@@ -67,6 +67,16 @@ public enum Restorer {
         return try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }
 
+    /// Checks an unpacked `Backup-{backupId}/` folder as a receiver would check the zip's content.
+    public static func check(folder: URL, supportedSchemaVersion: Int64 = 1) throws -> Manifest {
+        var files: FileInventory = [:]
+        for path in try FileSystem.files(under: folder) {
+            let url = folder.appendingPathComponent(path)
+            files[path] = (try FileSystem.size(of: url), try FileSystem.sha256(of: url))
+        }
+        return try validate(folder, folder: folder.lastPathComponent, files: files, supportedSchemaVersion: supportedSchemaVersion).0
+    }
+
     /// Undoes a failed unpack that had not reached the switch.
     static func cleanUpBeforeCommit(_ store: DeviceStore) throws {
         if !FileManager.default.fileExists(atPath: store.journal.path) {

@@ -7,7 +7,9 @@ struct Check: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Validate documents against the Spec and name each violation's field and rule.",
         discussion: """
-            The kind comes from each document's `type` member, or from --kind. Time rules use the \
+            The kind comes from each document's `type` member, its file name (manifest.json, \
+            categories.json, ...), or --kind. Migration packages are checked whole: a .enc \
+            (with --password-file), a .zip, or an unpacked Backup-{id}/ folder. Time rules use the \
             current clock unless --now fixes it. The receiver is assumed to have an active DID.
             Exit status: 0 all conform, 1 violations, 2 usage errors or unreadable input.
             """)
@@ -21,6 +23,7 @@ struct Check: ParsableCommand {
     @Flag(help: "Check as a receiver without an active DID.") var noActiveDid = false
     @Option(help: "The sender's own peer id (checks that `register` claims only it).") var localPeerId: String?
     @Option(help: "Output format: text or json.") var format: Format = .text
+    @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
 
     func validate() throws {
         if let now, now < 0 || now > maxSafeInteger {
@@ -39,7 +42,16 @@ struct Check: ParsableCommand {
         ])
         if let localPeerId { context["localPeerId"] = .string(localPeerId) }
         var results: [DocumentChecker.Result] = []
+        let password = try passwordFile.map(readPassword)
+        if let password { context["password"] = .string(password) }
         for file in files {
+            let url = URL(fileURLWithPath: file)
+            var isDirectory: ObjCBool = false
+            let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
+            if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
+                results.append(PackageChecker.check(url, password: password))
+                continue
+            }
             let bytes: [UInt8]
             if file == "-" {
                 bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
@@ -50,7 +62,8 @@ struct Check: ParsableCommand {
                 }
                 bytes = [UInt8](data)
             }
-            results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: kind, context: .object(context)))
+            let documentKind = kind ?? PackageChecker.kind(forFileName: url.lastPathComponent)
+            results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
         switch format {
         case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput)), to: nil)
@@ -58,4 +71,13 @@ struct Check: ParsableCommand {
         }
         if results.contains(where: { !$0.violations.isEmpty }) { throw ExitCode(Status.violations) }
     }
+}
+
+/// The first line of a password file, without its line break.
+func readPassword(_ path: String) throws -> String {
+    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+        throw ValidationError("cannot read the password file \(path)")
+    }
+    return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
 }

@@ -7,6 +7,13 @@ public enum DocumentChecker {
         public var kind: String?
         public var violations: [Violation]
         public var canonical: JSONValue?
+
+        public init(name: String, kind: String?, violations: [Violation], canonical: JSONValue?) {
+            self.name = name
+            self.kind = kind
+            self.violations = violations
+            self.canonical = canonical
+        }
     }
 
     public static func check(_ bytes: [UInt8], name: String, kind explicitKind: String?, context: JSONValue) -> Result {

@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "reference-peer", targets: ["reference-peer"]),
+        .executable(name: "bench", targets: ["bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -48,6 +49,11 @@ let package = Package(
                 "ConformanceKit", "Migration", "MigrationPackage", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
+        ),
+        // Speed and memory, in release mode: `swift run -c release bench`.
+        .executableTarget(
+            name: "bench",
+            dependencies: ["Migration", "MigrationPackage", "WireCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),

@@ -17,11 +17,16 @@ public enum EnvelopeFile {
             let reader = try FileHandle(forReadingFrom: input)
             defer { try? reader.close() }
             var index: UInt64 = 0
+            // One frame buffer, reused: constant memory and no fresh pages per segment.
+            var frame: [UInt8] = []
+            frame.reserveCapacity(Int(segmentSize) + EnvelopeHeader.frameOverhead)
             while !sealer.isFinished {
                 let count = sealer.header.plaintextLength(ofSegment: index)
                 let chunk = try reader.read(upToCount: count) ?? Data()
                 guard chunk.count == count else { throw PackageError.storeChanged(path: input.path) }
-                try out.write(contentsOf: try sealer.seal(chunk))
+                frame.removeAll(keepingCapacity: true)
+                try sealer.seal(chunk, appendingTo: &frame)
+                try out.write(contentsOf: frame)
                 index += 1
             }
         }

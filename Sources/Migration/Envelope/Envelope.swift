@@ -12,10 +12,11 @@ public enum Envelope {
             password: password, plaintextLength: UInt64(plaintext.count), segmentSize: segmentSize, iterations: iterations,
             random: &random)
         var out = sealer.header.encoded
+        out.reserveCapacity(Int(sealer.header.envelopeLength))
         var offset = 0
         while !sealer.isFinished {
             let count = sealer.header.plaintextLength(ofSegment: UInt64(offset) / UInt64(segmentSize))
-            out += try sealer.seal(plaintext[offset..<offset + count])
+            try sealer.seal(plaintext[offset..<offset + count], appendingTo: &out)
             offset += count
         }
         return out

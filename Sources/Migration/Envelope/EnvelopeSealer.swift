@@ -40,6 +40,14 @@ public struct EnvelopeSealer: Sendable {
 
     /// Seals the next segment: exactly `segmentSize` bytes, except the last, which holds the rest.
     public mutating func seal(_ plaintext: some DataProtocol) throws -> [UInt8] {
+        var frame: [UInt8] = []
+        try seal(plaintext, appendingTo: &frame)
+        return frame
+    }
+
+    /// Seals the next segment and appends its frame to `output`: no intermediate buffers, so a
+    /// caller that reuses `output` seals in constant memory without fresh allocations.
+    public mutating func seal(_ plaintext: some DataProtocol, appendingTo output: inout [UInt8]) throws {
         guard nextIndex < header.segmentCount else { throw Failure.finished }
         let expected = header.plaintextLength(ofSegment: nextIndex)
         guard plaintext.count == expected else {
@@ -51,10 +59,8 @@ public struct EnvelopeSealer: Sendable {
             plaintext, using: keys.payloadKey, nonce: EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: last),
             authenticating: header.mac)
         nextIndex += 1
-        var frame = bigEndian(index)
-        frame.reserveCapacity(EnvelopeHeader.frameOverhead + expected)
-        frame.append(contentsOf: box.ciphertext)
-        frame.append(contentsOf: box.tag)
-        return frame
+        output.append(contentsOf: bigEndian(index))
+        output.append(contentsOf: box.ciphertext)
+        output.append(contentsOf: box.tag)
     }
 }

@@ -1,0 +1,168 @@
+import Crypto
+import Foundation
+import Migration
+import MigrationPackage
+import WireCore
+
+/// `swift run -c release bench`: throughput of the envelope and of pack/unpack, as ratios to
+/// `openssl speed` measured in the same run on the same machine, and the peak memory of pack
+/// and unpack for a small and a large store (run in child processes, read from their rusage).
+@main
+struct Bench {
+    static func main() throws {
+        let arguments = CommandLine.arguments
+        if arguments.count >= 2, arguments[1] == "child" {
+            try child(Array(arguments.dropFirst(2)))
+            return
+        }
+        let quick = arguments.contains("--quick")
+        let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-\(getpid())")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        print("bench: \(ProcessInfo.processInfo.activeProcessorCount) cores; ratios are to openssl measured now")
+        let opensslGCM = openssl(["-evp", "aes-256-gcm"])
+        let opensslSHA = openssl(["-evp", "sha256"])
+        print(row("openssl aes-256-gcm (16 KiB blocks)", opensslGCM, nil))
+        print(row("openssl sha256 (16 KiB blocks)", opensslSHA, nil))
+
+        do {
+            // Streaming, as packing does: one segment at a time into a reused frame buffer.
+            let total = quick ? 64 << 20 : 256 << 20
+            let segment = [UInt8](repeating: 0x5A, count: 1 << 16)
+            let seal = try measure(bytes: total) {
+                var random = ScriptedBytes(Array(repeating: 1, count: 23))
+                var sealer = try EnvelopeSealer(password: "bench", plaintextLength: UInt64(total), segmentSize: 1 << 16, iterations: 1000, random: &random)
+                var frame: [UInt8] = []
+                frame.reserveCapacity(segment.count + EnvelopeHeader.frameOverhead)
+                while !sealer.isFinished {
+                    frame.removeAll(keepingCapacity: true)
+                    try sealer.seal(segment, appendingTo: &frame)
+                }
+            }
+            print(row("envelope seal (64 KiB segments)", seal, opensslGCM))
+            var random = ScriptedBytes(Array(repeating: 1, count: 23))
+            let small = try Envelope.seal([UInt8](repeating: 0x5A, count: 32 << 20), password: "bench", segmentSize: 1 << 16, iterations: 1000, random: &random)
+            var frames: [[UInt8]] = []
+            var offset = EnvelopeHeader.length
+            while offset < small.count {
+                frames.append(Array(small[offset..<min(small.count, offset + (1 << 16) + EnvelopeHeader.frameOverhead)]))
+                offset += (1 << 16) + EnvelopeHeader.frameOverhead
+            }
+            let open = try measure(bytes: (32 << 20) * (total / (32 << 20))) {
+                for _ in 0..<(total / (32 << 20)) {
+                    var opener = try EnvelopeOpener(header: Array(small.prefix(EnvelopeHeader.length)), password: "bench", policy: EnvelopePolicy(iterations: 1...10_000_000))
+                    for frame in frames { _ = try opener.open(frame) }
+                }
+            }
+            print(row("envelope open (64 KiB segments)", open, opensslGCM))
+            let payload = [UInt8](repeating: 0x5A, count: total)
+            let sha = try measure(bytes: payload.count) { _ = SHA256.hash(data: payload) }
+            print(row("swift-crypto SHA-256", sha, opensslSHA))
+        }
+
+        for size in quick ? [Int64(64 << 20)] : [Int64(256 << 20), Int64(2 << 30)] {
+            let store = work.appendingPathComponent("store-\(size)")
+            let package = work.appendingPathComponent("package-\(size).enc")
+            let target = work.appendingPathComponent("target-\(size)")
+            var options = SampleStore.Options()
+            options.mediaBytes = size
+            try SampleStore.generate(at: store, seed: 1, options: options)
+            let storeBytes = try directorySize(store)
+            let (packSeconds, packRSS) = try runChild(["pack", store.path, package.path])
+            let (unpackSeconds, unpackRSS) = try runChild(["unpack", package.path, target.path])
+            let mib = Double(storeBytes) / 1_048_576
+            print(row("pack \(Int(mib)) MiB store", Double(storeBytes) / packSeconds, opensslGCM) + "  peak RSS \(packRSS / 1024) MiB")
+            print(row("unpack \(Int(mib)) MiB store", Double(storeBytes) / unpackSeconds, opensslGCM) + "  peak RSS \(unpackRSS / 1024) MiB")
+            try? FileManager.default.removeItem(at: store)
+            try? FileManager.default.removeItem(at: package)
+            try? FileManager.default.removeItem(at: target)
+        }
+        print("(pack and unpack include PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch)")
+    }
+
+    /// Pack or unpack in this process, so the parent reads its peak memory alone.
+    static func child(_ arguments: [String]) throws {
+        defer {
+            // This process's own peak, VmHWM: Linux carries ru_maxrss across fork and exec, so
+            // rusage would count the parent's memory.
+            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+            print("peak-kib \(line.split(separator: " ").dropFirst().first ?? "-1")")
+        }
+        var random = GeneratorBytes(SystemRandomNumberGenerator())
+        var pack = Packer.Options()
+        pack.iterations = 1000
+        switch arguments.first {
+        case "pack":
+            _ = try Packer.pack(DeviceStore(URL(fileURLWithPath: arguments[1])), to: URL(fileURLWithPath: arguments[2]), password: "bench", options: pack, now: 1_747_300_000, random: &random)
+        case "unpack":
+            var options = Restorer.Options()
+            options.policy = EnvelopePolicy(iterations: 1000...10_000_000)
+            _ = try Restorer.restore(URL(fileURLWithPath: arguments[1]), password: "bench", into: DeviceStore(URL(fileURLWithPath: arguments[2])), options: options)
+        default:
+            throw BenchError.usage
+        }
+    }
+
+    enum BenchError: Error { case usage, child(Int32) }
+
+    static func runChild(_ arguments: [String]) throws -> (seconds: Double, peakKiB: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        process.arguments = ["child"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        let start = Date()
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        let seconds = Date().timeIntervalSince(start)
+        guard process.terminationStatus == 0 else { throw BenchError.child(process.terminationStatus) }
+        let peak = output.split(separator: "\n").first { $0.hasPrefix("peak-kib ") }.flatMap { Int($0.dropFirst(9)) } ?? -1
+        return (seconds, peak)
+    }
+
+    static func measure(bytes: Int, _ body: () throws -> Void) throws -> Double {
+        try body()  // warm up
+        var best = Double.infinity
+        for _ in 0..<3 {
+            let start = Date()
+            try body()
+            best = min(best, Date().timeIntervalSince(start))
+        }
+        return Double(bytes) / best
+    }
+
+    /// Bytes per second from `openssl speed -bytes 16384 -seconds 2`.
+    static func openssl(_ arguments: [String]) -> Double? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["openssl", "speed"] + arguments + ["-bytes", "16384", "-seconds", "2"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let text = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard let last = text.split(separator: "\n").last, let field = last.split(separator: " ").last, field.hasSuffix("k"),
+            let kilo = Double(field.dropLast())
+        else { return nil }
+        return kilo * 1000
+    }
+
+    static func directorySize(_ url: URL) throws -> Int64 {
+        var total: Int64 = 0
+        for case let file as URL in FileManager.default.enumerator(at: url, includingPropertiesForKeys: [.fileSizeKey]) ?? FileManager.default.enumerator(atPath: "/")! {
+            total += Int64((try file.resourceValues(forKeys: [.fileSizeKey])).fileSize ?? 0)
+        }
+        return total
+    }
+
+    static func row(_ name: String, _ rate: Double?, _ baseline: Double?) -> String {
+        guard let rate else { return name.padding(toLength: 40, withPad: " ", startingAt: 0) + "   (openssl not available)" }
+        var text = name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f MB/s", rate / 1_000_000)
+        if let baseline { text += String(format: "   %.2fx openssl", rate / baseline) }
+        return text
+    }
+}

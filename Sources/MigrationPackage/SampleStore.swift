@@ -14,6 +14,9 @@ public enum SampleStore {
         public var brokenMedia = 0
         /// Also write zero-byte media files.
         public var zeroByteFiles = false
+        /// Split `mediaBytes` over exactly this many media records (sizes vary ±50%); nil picks
+        /// realistic sizes (images 16 KiB–512 KiB, videos 256 KiB–4 MiB) and so the count.
+        public var mediaCount: Int?
         public init() {}
     }
 
@@ -72,7 +75,14 @@ public enum SampleStore {
         var brokenLeft = options.brokenMedia
         while remaining > 0 || (options.zeroByteFiles && index == 0) || brokenLeft > 0 {
             let video = index % 4 == 3
-            let size = options.zeroByteFiles && index == 0 ? 0 : min(remaining, Int64.random(in: video ? (256 << 10)...(4 << 20) : (16 << 10)...(512 << 10), using: &rng))
+            let range: ClosedRange<Int64>
+            if let count = options.mediaCount {
+                let mean = max(1, options.mediaBytes / Int64(max(1, count)))
+                range = index + 1 >= count ? remaining...remaining : (mean / 2)...(mean + mean / 2)
+            } else {
+                range = video ? (256 << 10)...(4 << 20) : (16 << 10)...(512 << 10)
+            }
+            let size = options.zeroByteFiles && index == 0 ? 0 : min(remaining, Int64.random(in: range, using: &rng))
             let id = uuid()
             let created = time()
             let ext = video ? "mov" : (index % 2 == 0 ? "heic" : "jpg")

@@ -67,6 +67,8 @@ struct Bench {
             let target = work.appendingPathComponent("target-\(size)")
             var options = SampleStore.Options()
             options.mediaBytes = size
+            // The same entities and files at every size, only larger: what grows is bytes, not metadata.
+            options.mediaCount = 400
             try SampleStore.generate(at: store, seed: 1, options: options)
             let storeBytes = try directorySize(store)
             let (packSeconds, packRSS) = try runChild(["pack", store.path, package.path])
@@ -78,7 +80,8 @@ struct Bench {
             try? FileManager.default.removeItem(at: package)
             try? FileManager.default.removeItem(at: target)
         }
-        print("(pack and unpack include PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch)")
+        print("(stores: 300 stories, 400 media files whose size grows with the store; pack and unpack include")
+        print(" PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch)")
     }
 
     /// Pack or unpack in this process, so the parent reads its peak memory alone.

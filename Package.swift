@@ -41,7 +41,7 @@ let package = Package(
             ]),
         .executableTarget(
             name: "conformance",
-            dependencies: ["ConformanceKit", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["ConformanceKit", "Migration", "WireCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(
             name: "reference-peer",

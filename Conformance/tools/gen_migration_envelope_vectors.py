@@ -128,6 +128,17 @@ b[H + 2 * frame:] = struct.pack(">I", 2) + AESGCM(payload_key).encrypt(env._nonc
 add("last-flag-missing", "A final segment sealed as non-final is rejected (STREAM's last-segment flag).", bytes(b),
     reject("/segments/2", "MIG-ENV-009"), ["MIG-ENV-009"], ("test-only", "interop-trap"))
 
+# A whole package packed by the Swift reference in its deterministic mode (see Vectors/README.md):
+# its expected summary is what this independent implementation finds when it opens it.
+GOLDEN = os.path.join(HERE, "..", "..", "Vectors", "migration", "envelope", "golden-pack.enc")
+with open(GOLDEN, "rb") as f:
+    golden = f.read()
+golden_plain, golden_header = env.open_envelope(golden, PW, (1000, 10_000_000))
+add("golden-pack", "A whole package from `reference-peer pack --deterministic 11` (sample store seed 11): the Python implementation opens the Swift one's output.",
+    golden, {"outcome": "accept", "canonical": {"plaintextLength": len(golden_plain), "plaintextSHA256": hashlib.sha256(golden_plain).hexdigest(),
+                                                "segmentSize": golden_header["segmentSize"], "iterations": golden_header["iterations"],
+                                                "segments": golden_header["segments"]}}, ["MIG-ENV-009"], ("test-only", "seed-example"))
+
 os.makedirs(os.path.join(OUT, "envelope"), exist_ok=True)
 for name, data in files.items():
     with open(os.path.join(OUT, "envelope", name), "wb") as f:

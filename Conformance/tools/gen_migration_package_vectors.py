@@ -418,6 +418,17 @@ pkg("two-folders", "Entries outside the one Backup-{id} folder.", make_zip(files
     bad("/entries/Other~1readme.txt", "MIG-PKG-006"), ["MIG-PKG-006"])
 pkg("not-a-zip", "Random bytes are not an archive.", bytes(range(256)) * 4, bad("", "MIG-PKG-006"), ["MIG-PKG-006"])
 
+# The zip inside the golden pack (Vectors/migration/envelope/golden-pack.enc), as the Swift
+# reference wrote it with ZIPFoundation; its summary is what this independent implementation finds.
+sys.path.insert(0, os.path.join(HERE, "..", "testees", "python"))
+import msbk_envelope  # noqa: E402
+import msbk_package  # noqa: E402
+
+with open(os.path.join(HERE, "..", "..", "Vectors", "migration", "envelope", "golden-pack.enc"), "rb") as f:
+    golden_zip, _ = msbk_envelope.open_envelope(f.read(), "correct horse 电池 staple", (1000, 10_000_000))
+pkg("golden-pack", "The zip of a whole package written by the Swift reference (sample store seed 11, one broken media).", golden_zip,
+    {"outcome": "accept", "canonical": msbk_package.package(golden_zip)}, ["MIG-PKG-001", "MIG-PKG-002", "MIG-PKG-005"], ["seed-example"])
+
 os.makedirs(os.path.join(OUT, "package"), exist_ok=True)
 for name, data in pkg_files.items():
     with open(os.path.join(OUT, "package", name), "wb") as f:

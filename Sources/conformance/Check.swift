@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConformanceKit
 import Foundation
+import Migration
 import WireCore
 
 struct Check: ParsableCommand {
@@ -24,6 +25,7 @@ struct Check: ParsableCommand {
     @Option(help: "The sender's own peer id (checks that `register` claims only it).") var localPeerId: String?
     @Option(help: "Output format: text or json.") var format: Format = .text
     @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
+    @Option(help: "Lowest PBKDF2 iteration count accepted (test vectors only; default 600000).") var minimumIterations: UInt32?
 
     func validate() throws {
         if let now, now < 0 || now > maxSafeInteger {
@@ -44,12 +46,17 @@ struct Check: ParsableCommand {
         var results: [DocumentChecker.Result] = []
         let password = try passwordFile.map(readPassword)
         if let password { context["password"] = .string(password) }
+        var policy = EnvelopePolicy.standard
+        if let minimumIterations {
+            context["minimumIterations"] = .number(JSONNumber(Int64(minimumIterations)))
+            policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound)
+        }
         for file in files {
             let url = URL(fileURLWithPath: file)
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
             if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
-                results.append(PackageChecker.check(url, password: password))
+                results.append(PackageChecker.check(url, password: password, policy: policy))
                 continue
             }
             let bytes: [UInt8]

@@ -45,6 +45,35 @@ struct CheckCommandTests {
         #expect(usage.status == 2)
     }
 
+    @Test func checksPackagesAndExportsByTheirFileNames() throws {
+        let vectors = Fixture.root.appendingPathComponent("Vectors/migration")
+        let password = FileManager.default.temporaryDirectory.appendingPathComponent("pw-\(UUID().uuidString)")
+        try Data("correct horse 电池 staple\n".utf8).write(to: password)
+        defer { try? FileManager.default.removeItem(at: password) }
+        let golden = vectors.appendingPathComponent("envelope/golden-pack.enc").path
+        let ok = try Fixture.run(
+            "conformance", ["check", golden, "--password-file", password.path, "--minimum-iterations", "1000", vectors.appendingPathComponent("package/complete.zip").path])
+        #expect(ok.status == 0, "\(ok.stdout)\(ok.stderr)")
+        let slip = try Fixture.run("conformance", ["check", "--format", "json", vectors.appendingPathComponent("package/zip-slip.zip").path])
+        #expect(slip.status == 1)
+        let violation = try JSONParser.parse(slip.stdout)["documents"]?.arrayValue?.first?["violations"]?.arrayValue?.first
+        #expect(violation?["rule"] == "MIG-PKG-006")
+        let noPassword = try Fixture.run("conformance", ["check", golden])
+        #expect(noPassword.status == 1)
+        #expect(noPassword.stdout.contains("MIG-ENV-004"))
+        // Test-only iteration counts are refused unless the check says the file is a test vector.
+        let production = try Fixture.run("conformance", ["check", golden, "--password-file", password.path])
+        #expect(production.stdout.contains("MIG-ENV-003 at \"/header/iterations\""))
+        // A file named like an export is checked as that export.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try Data(#"[{"key":"theme","type":"bool","value":"yes","updatedAt":1736240000}]"#.utf8).write(to: scratch.appendingPathComponent("settings.json"))
+        let settings = try Fixture.run("conformance", ["check", scratch.appendingPathComponent("settings.json").path])
+        #expect(settings.status == 1)
+        #expect(settings.stdout.contains("MIG-EXP-004 at \"/0/value\""))
+    }
+
     @Test func runExitsZeroOnTheReferenceAndPrintsTheSummary() throws {
         let run = try Fixture.run("conformance", ["run"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

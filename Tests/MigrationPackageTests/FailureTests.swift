@@ -70,7 +70,7 @@ struct FailureTests {
         let old = try receiver.inventory()
         let original = try Data(contentsOf: package)
         var rng = SplitMix64(seed: 77)
-        for _ in 0..<150 {
+        for _ in 0..<1000 {
             var bytes = [UInt8](original)
             let offset = Int.random(in: 0..<bytes.count, using: &rng)
             bytes[offset] ^= UInt8.random(in: 1...255, using: &rng)

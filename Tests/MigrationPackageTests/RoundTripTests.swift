@@ -101,3 +101,27 @@ struct RoundTripTests {
         #expect(!FileManager.default.fileExists(atPath: receiver.backupBeforeMigration.path))
     }
 }
+
+/// The deterministic mode reproduces the committed golden package byte for byte (Vectors/README.md).
+@Suite("Golden package")
+struct GoldenPackageTests {
+    @Test func deterministicPackReproducesTheGoldenFile() throws {
+        let scratch = try Scratch()
+        var options = SampleStore.Options()
+        options.mediaBytes = 64 << 10
+        options.stories = 5
+        options.categories = 3
+        options.brokenMedia = 1
+        try SampleStore.generate(at: scratch.url("store"), seed: 11, options: options)
+        var pack = Packer.Options()
+        pack.iterations = 1000
+        pack.segmentSize = 4096
+        var random = GeneratorBytes(SplitMix64(seed: 11))
+        _ = try Packer.pack(
+            DeviceStore(scratch.url("store")), to: scratch.url("golden.enc"), password: "correct horse 电池 staple", options: pack,
+            now: 1_747_300_000, random: &random)
+        let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors/migration/envelope/golden-pack.enc")
+        #expect(try Data(contentsOf: scratch.url("golden.enc")) == Data(contentsOf: golden))
+    }
+}

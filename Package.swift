@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "WireCore", targets: ["WireCore"]),
         .library(name: "Pairing", targets: ["Pairing"]),
         .library(name: "Migration", targets: ["Migration"]),
+        .library(name: "Records", targets: ["Records"]),
         .library(name: "MigrationPackage", targets: ["MigrationPackage"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .executable(name: "conformance", targets: ["conformance"]),
@@ -29,6 +30,7 @@ let package = Package(
                 "WireCore", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
+        .target(name: "Records", dependencies: ["WireCore"]),
         // File I/O: the envelope on disk, the zip archive, the device store, pack and restore.
         .target(
             name: "MigrationPackage",
@@ -37,7 +39,7 @@ let package = Package(
         .target(
             name: "ConformanceKit",
             dependencies: [
-                "WireCore", "Pairing", "Migration", "MigrationPackage", .product(name: "Crypto", package: "swift-crypto"),
+                "WireCore", "Pairing", "Migration", "MigrationPackage", "Records", .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .executableTarget(
             name: "conformance",
@@ -58,6 +60,7 @@ let package = Package(
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
+        .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
         .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "Pairing", "WireCore"]),
     ],

@@ -1,3 +1,4 @@
+import Records
 import WireCore
 
 /// `conformance check`: one document, its kind from `--kind` or its `type` member.
@@ -54,6 +55,16 @@ public enum DocumentChecker {
     static func detectKind(_ bytes: [UInt8]) -> Swift.Result<String, Violation> {
         do throws(Violation) {
             let reader = try ObjectReader(document: try JSONParser.parse(bytes))
+            // A CloudKit record names its kind in `recordType` (records family).
+            if reader.raw("type") == nil, case .string(let recordType)? = reader.raw("recordType") {
+                guard Models.named(recordType) == nil else { return .success(recordType) }
+                let known = Models.all.map(\.recordType)
+                return .failure(
+                    Violation(
+                        rule: RecordRule.recordType, path: .root / "recordType",
+                        expected: "a record type, e.g. " + closestNames(to: recordType, in: known).map(JSONSerializer.quoted).joined(separator: " or "),
+                        found: JSONSerializer.quoted(recordType)))
+            }
             let type = try reader.string("type")
             for family in Families.all {
                 if let kind = family.kind(forType: type) { return .success(kind) }

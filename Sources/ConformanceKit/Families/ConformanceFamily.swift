@@ -42,7 +42,7 @@ public protocol ConformanceFamily: Sendable {
 
 /// The families the reference implements.
 public enum Families {
-    public static let all: [any ConformanceFamily] = [CoreFamily(), PairingFamily(), MigrationFamily()]
+    public static let all: [any ConformanceFamily] = [CoreFamily(), PairingFamily(), MigrationFamily(), RecordsFamily()]
 
     public static func named(_ name: String) -> (any ConformanceFamily)? {
         all.first { $0.name == name }

@@ -1,0 +1,102 @@
+import Records
+import WireCore
+
+/// The records family (Spec records.md) behind the kit's JSON interface. Kinds: each record
+/// type (checked as a CloudKit Web Services record of that type), `sync-state`, `sync-log`,
+/// `conflict` and `model`.
+public struct RecordsFamily: ConformanceFamily {
+    public init() {}
+
+    public let name = "records"
+    public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model"] }
+    public let machines = ["sync-state", "sync-log", "sync-queue", "initial-sync", "record-zone"]
+    public var rules: [RuleID] { RecordRule.all }
+
+    public func kind(forType type: String) -> String? { nil }
+
+    public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
+        let value: JSONValue
+        do throws(Violation) {
+            value = try JSONParser.parse(document)
+        } catch {
+            return .reject([error])
+        }
+        do throws(Violation) {
+            switch kind {
+            case "sync-state":
+                _ = try SyncStateDocument.decode(value)
+                return .accept(canonical: try ObjectReader(document: value).givenMembers(SyncStateDocument.keys))
+            case "sync-log":
+                _ = try SyncLogDocument.decode(value)
+                return .accept(canonical: try ObjectReader(document: value).givenMembers(SyncLogDocument.keys))
+            case "conflict":
+                return .accept(canonical: try conflict(value))
+            case "model":
+                let findings = try ModelChecker.check(value, previous: context["previous"].flatMap { $0 == .null ? nil : $0 })
+                if !findings.isEmpty { return .reject(findings) }
+                let names = (value["entities"]?.arrayValue ?? []).compactMap { $0["name"] }
+                return .accept(canonical: ["entities": .array(names)])
+            default:
+                guard Models.named(kind) != nil else { return .unsupported(reason: "the records family has no kind \(kind)") }
+                return .accept(canonical: try CloudRecord.decode(value, as: kind).canonical)
+            }
+        } catch {
+            return .reject([error])
+        }
+    }
+
+    /// `{strategy, ancestor?, local, server}` → the record to save, the winner, the SyncLog events.
+    func conflict(_ value: JSONValue) throws(Violation) -> JSONValue {
+        let r = try ObjectReader(document: value)
+        let name = try r.string("strategy")
+        guard let strategy = ConflictResolver.Strategy(rawValue: name) else {
+            throw Violation(
+                rule: RecordRule.userChoice, path: r.pointer("strategy"),
+                expected: ConflictResolver.Strategy.allCases.map(\.rawValue).joined(separator: ", "), found: JSONSerializer.quoted(name))
+        }
+        func record(_ key: String) throws(Violation) -> CloudRecord? {
+            guard let raw = r.optional(key) else { return nil }
+            do throws(Violation) {
+                return try CloudRecord.decode(raw)
+            } catch {
+                throw error.nested(under: r.pointer(key))
+            }
+        }
+        let ancestor = try record("ancestor")
+        guard let local = try record("local") else {
+            throw Violation(rule: CoreRule.required, path: r.pointer("local"), expected: "the client's record", found: "absent")
+        }
+        guard let server = try record("server") else {
+            throw Violation(rule: CoreRule.required, path: r.pointer("server"), expected: "the server's record", found: "absent")
+        }
+        for (key, other) in [("server", server), ("ancestor", ancestor)] {
+            guard let other else { continue }
+            guard other.decoded.recordName == local.decoded.recordName, other.decoded.recordType == local.decoded.recordType else {
+                throw Violation(
+                    rule: RecordRule.staleTag, path: r.pointer(key) / "recordName", expected: "the same record as local (\(local.decoded.recordName))",
+                    found: JSONSerializer.quoted(other.decoded.recordName))
+            }
+        }
+        if strategy == .merge && ancestor == nil {
+            throw Violation(rule: RecordRule.propertyMerge, path: r.pointer("ancestor"), expected: "the ancestor record (a merge compares both sides to it)", found: "absent")
+        }
+        let resolution = ConflictResolver.resolve(
+            ancestor: ancestor?.canonical, local: local.canonical, server: server.canonical, strategy: strategy)
+        return ["record": resolution.record, "winner": .string(resolution.winner), "events": .array(resolution.events)]
+    }
+
+    public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
+        do throws(ContextReader.Problem) {
+            switch machine {
+            case "sync-state": return .trace(try RecordsMachineJSON.runSyncState(context: context, events: events))
+            case "sync-log": return .trace(try RecordsMachineJSON.runSyncLog(events: events))
+            case "sync-queue": return .trace(try RecordsMachineJSON.runSyncQueue(events: events))
+            case "initial-sync": return .trace(try RecordsMachineJSON.runInitialSync(events: events))
+            case "record-zone": return .trace(try RecordsMachineJSON.runRecordZone(events: events))
+            default: return .unsupported(reason: "the records family has no machine \(machine)")
+            }
+        } catch {
+            return .invalidRequest(reason: error.message)
+        }
+    }
+}

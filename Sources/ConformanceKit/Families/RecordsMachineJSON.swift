@@ -1,0 +1,223 @@
+import Records
+import WireCore
+
+/// JSON forms of the records machines' events, states and actions (Spec records.md section 5).
+enum RecordsMachineJSON {
+    typealias Problem = ContextReader.Problem
+    typealias Events = PairingMachineJSON.EventReader
+
+    static func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }
+
+    static func integer(_ e: Events, _ key: String) throws(Problem) -> Int64 {
+        guard case .number(let n)? = e.object[key], let v = n.int64 else {
+            throw Problem(message: "events[\(e.index)] (\(e.name)) needs an integer \"\(key)\"")
+        }
+        return v
+    }
+
+    static func flag(_ e: Events, _ key: String) throws(Problem) -> Bool {
+        guard case .bool(let b)? = e.object[key] else {
+            throw Problem(message: "events[\(e.index)] (\(e.name)) needs a boolean \"\(key)\"")
+        }
+        return b
+    }
+
+    // MARK: sync-state
+
+    static func runSyncState(context: JSONValue, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        let c = ContextReader(value: context)
+        guard let ideaId = try c.string("ideaId") else { throw Problem(message: "context.ideaId is required") }
+        let machine = SyncStateMachine(ideaId: ideaId, createdAt: try c.requiredTime("createdAt"))
+        return try PairingMachineJSON.run(
+            machine, events: events,
+            decode: { e throws(Problem) -> SyncStateMachine.Event in
+                switch e.name {
+                case "local-change": return .localChange(at: try e.at())
+                case "sync-succeeded": return .syncSucceeded(remoteVersion: try integer(e, "remoteVersion"), recordName: try e.string("recordName"), at: try e.at())
+                case "sync-failed": return .syncFailed(errorCode: try integer(e, "errorCode"), at: try e.at())
+                case "retry": return .retry(at: try e.at())
+                case "conflict": return .conflict(at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                default: throw e.unknown
+                }
+            },
+            handle: { machine, event in machine.handle(event).map(json) }, state: { json($0.state) })
+    }
+
+    static func json(_ s: SyncStateDocument) -> JSONValue {
+        var o = JSONObject(["ideaId": .string(s.ideaId), "localVersion": int(s.localVersion)])
+        if let v = s.remoteVersion { o["remoteVersion"] = int(v) }
+        if let v = s.cloudKitRecordName { o["cloudKitRecordName"] = .string(v) }
+        if let v = s.lastSyncedAt { o["lastSyncedAt"] = .string(formatISOMillis(v)) }
+        if let v = s.lastConflictAt { o["lastConflictAt"] = .string(formatISOMillis(v)) }
+        o["lastModifiedAt"] = .string(formatISOMillis(s.lastModifiedAt))
+        o["isPendingSync"] = .bool(s.isPendingSync)
+        o["isObsolete"] = .bool(s.isObsolete)
+        o["conflictResolutionStrategy"] = "lastWrite"
+        return .object(o)
+    }
+
+    static func json(_ action: SyncStateMachine.Action) -> JSONValue {
+        switch action {
+        case .log(let event):
+            var o = JSONObject(["action": "log", "eventType": .string(event.eventType), "timestamp": .string(formatISOMillis(event.at))])
+            if let code = event.errorCode { o["errorCode"] = int(code) }
+            return .object(o)
+        case .obsolete:
+            return ["action": "obsolete", "rule": .string(RecordRule.obsolete.rawValue)]
+        case .drop:
+            return ["action": "drop", "rule": .string(RecordRule.transitions.rawValue)]
+        }
+    }
+
+    // MARK: sync-log retention
+
+    struct SyncLog {
+        var entries: [SyncLogDocument] = []
+    }
+
+    static func runSyncLog(events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        enum Event {
+            case append(JSONValue)
+            case launch(EpochMillis)
+        }
+        return try PairingMachineJSON.run(
+            SyncLog(), events: events,
+            decode: { e throws(Problem) -> Event in
+                switch e.name {
+                case "append": return .append(try e.document())
+                case "launch": return .launch(try e.at())
+                default: throw e.unknown
+                }
+            },
+            handle: { log, event in
+                switch event {
+                case .append(let document):
+                    do throws(Violation) {
+                        log.entries.append(try SyncLogDocument.decode(document))
+                        return []
+                    } catch {
+                        return [["action": "drop", "rule": .string(error.rule.rawValue), "path": .string(error.path.description)]]
+                    }
+                case .launch(let now):
+                    let kept = SyncLogRetention.kept(log.entries, now: now)
+                    let removed = log.entries.filter { entry in !kept.contains(entry) }
+                    log.entries = kept
+                    return removed.isEmpty
+                        ? [] : [["action": "prune", "ids": .array(removed.map { .string($0.id) }), "rule": .string(RecordRule.retention.rawValue)]]
+                }
+            },
+            state: { ["entries": .array($0.entries.map { .string($0.id) })] })
+    }
+
+    // MARK: sync-queue
+
+    static func runSyncQueue(events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try PairingMachineJSON.run(
+            SyncQueue(), events: events,
+            decode: { e throws(Problem) -> SyncQueue.Event in
+                switch e.name {
+                case "change": return .change(ideaId: try e.string("ideaId"), at: try e.at())
+                case "flush": return .flush
+                case "uploaded": return .uploaded
+                case "upload-failed": return .uploadFailed
+                case "download": return .download(total: Int(try integer(e, "total")))
+                default: throw e.unknown
+                }
+            },
+            handle: { queue, event in
+                queue.handle(event).map { action -> JSONValue in
+                    switch action {
+                    case .upload(let ids):
+                        var o = JSONObject(["action": "upload", "ideaIds": .array(ids.map { .string($0) })])
+                        let deferred = queue.pending.count - ids.count
+                        if deferred > 0 {
+                            o["deferred"] = int(Int64(deferred))
+                            o["rule"] = .string(RecordRule.batches.rawValue)
+                        }
+                        return .object(o)
+                    case .fetchPage(let offset, let limit):
+                        return ["action": "fetch-page", "offset": int(Int64(offset)), "limit": int(Int64(limit))]
+                    }
+                }
+            },
+            state: { ["pending": int(Int64($0.pending.count)), "inFlight": int(Int64($0.inFlight.count))] })
+    }
+
+    // MARK: initial-sync
+
+    static func runInitialSync(events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try PairingMachineJSON.run(
+            InitialSyncMachine(), events: events,
+            decode: { e throws(Problem) -> InitialSyncMachine.Event in
+                switch e.name {
+                case "launched": return .launched(reinstall: try flag(e, "reinstall"), at: try e.at())
+                case "pro-purchased": return .proPurchased(at: try e.at())
+                case "purchase-restored": return .purchaseRestored(pro: try flag(e, "pro"), at: try e.at())
+                case "account-status": return .accountStatus(available: try flag(e, "available"), at: try e.at())
+                case "query-result": return .queryResult(found: try flag(e, "found"), at: try e.at())
+                case "user-choice": return .userChoice(try e.string("choice"), at: try e.at())
+                case "succeeded": return .succeeded(at: try e.at())
+                case "failed": return .failed(at: try e.at())
+                case "timer": return .timer(at: try e.at())
+                default: throw e.unknown
+                }
+            },
+            handle: { machine, event in
+                let before = machine.state
+                let actions = machine.handle(event)
+                if actions.isEmpty && machine.state == before {
+                    // An event the flow does not expect here: ignored (REC-INIT-001).
+                    return [["action": "drop", "rule": .string(RecordRule.initialSync.rawValue)]]
+                }
+                return actions.map { action -> JSONValue in
+                    switch action {
+                    case .perform(let op): return ["action": "perform", "operation": .string(op.rawValue)]
+                    case .promptRestore: return ["action": "prompt-restore"]
+                    case .promptRetryOrDelete: return ["action": "prompt-retry-or-delete"]
+                    case .uploadLocal: return ["action": "upload-local"]
+                    case .setTimer(let at): return ["action": "set-timer", "at": int(at)]
+                    case .showError(let code):
+                        var o = JSONObject(["action": "show-error", "code": .string(code)])
+                        if code == "sync-unavailable" { o["rule"] = .string(RecordRule.backoff.rawValue) }
+                        return .object(o)
+                    }
+                }
+            },
+            state: { ["name": .string($0.state.rawValue), "failures": int(Int64($0.failures))] })
+    }
+
+    // MARK: record-zone
+
+    static func runRecordZone(events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        enum Event {
+            case save(JSONValue, force: Bool)
+        }
+        return try PairingMachineJSON.run(
+            RecordZone(), events: events,
+            decode: { e throws(Problem) -> Event in
+                switch e.name {
+                case "save": return .save(try e.document(), force: false)
+                case "save-forced": return .save(try e.document(), force: true)
+                default: throw e.unknown
+                }
+            },
+            handle: { zone, event in
+                guard case .save(let record, let force) = event else { return [] }
+                switch zone.save(record, force: force) {
+                case .saved(let tag):
+                    return [["action": "saved", "recordChangeTag": .string(tag)]]
+                case .serverRecordChanged(let client, let server, let ancestor):
+                    return [[
+                        "action": "server-record-changed", "client": client, "server": server, "ancestor": ancestor ?? .null,
+                        "rule": .string(RecordRule.staleTag.rawValue),
+                    ]]
+                }
+            },
+            state: { zone in
+                var o = JSONObject()
+                for name in zone.records.keys.sorted() { o[name] = zone.records[name]?["recordChangeTag"] ?? .null }
+                return ["tags": .object(o)]
+            })
+    }
+}

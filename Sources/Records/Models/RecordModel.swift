@@ -1,0 +1,138 @@
+import Foundation
+import WireCore
+
+/// One declared field of a record type.
+public struct FieldSpec: Sendable {
+    public var name: String
+    public var type: FieldType
+    public var required: Bool
+    /// The value when the field is absent (seed 004: `maxCheckInCount` defaults to 5); it
+    /// appears in the canonical form.
+    public var defaultValue: JSONValue?
+    /// Holds ciphertext (seed 003): BYTES of at least a nonce and a tag (REC-ENC-001).
+    public var encrypted: Bool
+    /// The field's own rules, after its type has been checked.
+    public var check: @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void
+
+    public init(
+        _ name: String, _ type: FieldType, required: Bool = true, defaultValue: JSONValue? = nil, encrypted: Bool = false,
+        check: @escaping @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void = { _, _ throws(Violation) in }
+    ) {
+        self.name = name
+        self.type = type
+        self.required = required
+        self.defaultValue = defaultValue
+        self.encrypted = encrypted
+        self.check = check
+    }
+}
+
+/// A record type: its fields and the rules that span fields.
+public struct RecordModel: Sendable {
+    public var recordType: String
+    public var fields: [FieldSpec]
+    /// Rules across fields (and the record name), run after every field passed.
+    public var check: @Sendable (DecodedRecord) throws(Violation) -> Void
+
+    public init(_ recordType: String, fields: [FieldSpec], check: @escaping @Sendable (DecodedRecord) throws(Violation) -> Void = { _ throws(Violation) in }) {
+        self.recordType = recordType
+        self.fields = fields
+        self.check = check
+    }
+
+    /// The Core Data mirroring of this model (seed 003): record type and fields prefixed `CD_`,
+    /// plus `CD_entityName` naming the entity (REC-CD-001).
+    public func mirrored() -> RecordModel {
+        let entity = recordType
+        let original = self
+        var fields = [
+            FieldSpec("CD_entityName", .string) { value, path throws(Violation) in
+                guard value.string == entity else {
+                    throw Violation(rule: RecordRule.mirrored, path: path / "value", expected: JSONSerializer.quoted(entity), found: value.value.brief)
+                }
+            }
+        ]
+        fields += self.fields.map { spec in
+            var copy = spec
+            copy.name = "CD_" + spec.name
+            return copy
+        }
+        return RecordModel("CD_" + recordType, fields: fields) { record throws(Violation) in
+            // The cross-field rules read the unprefixed names.
+            var plain = record
+            plain.fields = Dictionary(uniqueKeysWithValues: record.fields.compactMap { key, value in
+                key.hasPrefix("CD_") ? (String(key.dropFirst(3)), value) : nil
+            })
+            plain.fieldPrefix = "CD_"
+            try original.check(plain)
+        }
+    }
+}
+
+/// A record after its fields passed: what cross-field rules read.
+public struct DecodedRecord: Sendable {
+    public var recordName: String
+    public var recordType: String
+    public var recordChangeTag: String?
+    public var fields: [String: FieldValue]
+    public var deleted: Bool
+    /// `CD_` when cross-field rules see a mirrored record under its plain names.
+    public var fieldPrefix = ""
+
+    public func path(_ field: String) -> JSONPointer { .root / "fields" / (fieldPrefix + field) }
+}
+
+/// Field rules shared by the models.
+enum FieldRules {
+    static func nonBlank(max: Int, rule: RuleID) -> @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void {
+        { value, path throws(Violation) in
+            let text = value.string ?? ""
+            if text.unicodeScalars.allSatisfy({ $0.properties.isWhitespace }) {
+                throw Violation(rule: rule, path: path / "value", expected: "a non-blank string", found: JSONSerializer.quoted(text))
+            }
+            try maxLength(max)(value, path)
+        }
+    }
+
+    static func maxLength(_ max: Int) -> @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void {
+        { value, path throws(Violation) in
+            let length = scalarLength(value.string ?? "")
+            guard length <= max else {
+                throw Violation(rule: RecordRule.length, path: path / "value", expected: "at most \(max) Unicode scalar values", found: "\(length)")
+            }
+        }
+    }
+
+    static func oneOf(_ allowed: [Int64], rule: RuleID) -> @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void {
+        { value, path throws(Violation) in
+            guard let v = value.int64, allowed.contains(v) else {
+                throw Violation(rule: rule, path: path / "value", expected: "one of \(allowed)", found: value.value.brief)
+            }
+        }
+    }
+
+    static func atLeast(_ minimum: Int64, rule: RuleID) -> @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void {
+        { value, path throws(Violation) in
+            guard let v = value.int64, v >= minimum else {
+                throw Violation(rule: rule, path: path / "value", expected: "≥ \(minimum)", found: value.value.brief)
+            }
+        }
+    }
+
+    static func uuid(rule: RuleID) -> @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void {
+        { value, path throws(Violation) in
+            let text = value.string ?? ""
+            guard UUID(uuidString: text) != nil, text.utf8.count == 36 else {
+                throw Violation(rule: rule, path: path / "value", expected: "a UUID", found: JSONSerializer.quoted(text))
+            }
+        }
+    }
+
+    /// `updatedAt` (or any later time) not before `createdAt`.
+    static func notBefore(_ later: String, _ earlier: String, rule: RuleID, in record: DecodedRecord) throws(Violation) {
+        guard let a = record.fields[later]?.int64, let b = record.fields[earlier]?.int64 else { return }
+        guard a >= b else {
+            throw Violation(rule: rule, path: record.path(later) / "value", expected: "at or after \(earlier) \(b)", found: "\(a)")
+        }
+    }
+}

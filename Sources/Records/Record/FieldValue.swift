@@ -1,0 +1,134 @@
+import Foundation
+import WireCore
+
+/// CloudKit field types, as CloudKit Web Services names them.
+public enum FieldType: String, CaseIterable, Sendable {
+    case string = "STRING"
+    case int64 = "INT64"
+    case double = "DOUBLE"
+    case timestamp = "TIMESTAMP"
+    case bytes = "BYTES"
+    case reference = "REFERENCE"
+    case assetID = "ASSETID"
+    case location = "LOCATION"
+    case stringList = "STRING_LIST"
+    case int64List = "INT64_LIST"
+    case doubleList = "DOUBLE_LIST"
+    case timestampList = "TIMESTAMP_LIST"
+    case bytesList = "BYTES_LIST"
+    case referenceList = "REFERENCE_LIST"
+    case assetIDList = "ASSETID_LIST"
+    case locationList = "LOCATION_LIST"
+
+    /// The element type of a list type.
+    public var element: FieldType? {
+        switch self {
+        case .stringList: return .string
+        case .int64List: return .int64
+        case .doubleList: return .double
+        case .timestampList: return .timestamp
+        case .bytesList: return .bytes
+        case .referenceList: return .reference
+        case .assetIDList: return .assetID
+        case .locationList: return .location
+        default: return nil
+        }
+    }
+}
+
+/// A decoded field value: its type and its value, checked against the type (REC-REC-003).
+public struct FieldValue: Sendable, Hashable {
+    public var type: FieldType
+    public var value: JSONValue
+
+    public init(type: FieldType, value: JSONValue) {
+        self.type = type
+        self.value = value
+    }
+
+    public var string: String? { value.stringValue }
+    public var int64: Int64? { if case .number(let n) = value { return n.int64 } else { return nil } }
+    public var bytes: Data? { value.stringValue.flatMap { Data(base64Encoded: $0) } }
+    public var referenceName: String? { value["recordName"]?.stringValue }
+
+    public var json: JSONValue { ["value": value, "type": .string(type.rawValue)] }
+
+    /// Reads `{value, type}` at `path`.
+    static func decode(_ json: JSONValue, at path: JSONPointer) throws(Violation) -> FieldValue {
+        let r = try ObjectReader(document: json, path: path)
+        let typeName = try r.string("type")
+        guard let type = FieldType(rawValue: typeName) else {
+            throw Violation(
+                rule: RecordRule.fieldValue, path: r.pointer("type"), expected: "a CloudKit type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, REFERENCE, ASSETID, LOCATION, or a _LIST)",
+                found: JSONSerializer.quoted(typeName))
+        }
+        let value = try r.required("value", expecting: "the value")
+        if let element = type.element {
+            for (i, item) in try asArray(value, at: r.pointer("value")).enumerated() {
+                try check(item, as: element, at: r.pointer("value") / i)
+            }
+        } else {
+            try check(value, as: type, at: r.pointer("value"))
+        }
+        return FieldValue(type: type, value: value)
+    }
+
+    static func check(_ value: JSONValue, as type: FieldType, at path: JSONPointer) throws(Violation) {
+        switch type {
+        case .string:
+            _ = try asString(value, at: path)
+        case .int64:
+            _ = try asInteger(value, at: path)
+        case .double:
+            guard case .number = value else {
+                throw Violation(rule: CoreRule.type, path: path, expected: "number", found: value.brief)
+            }
+        case .timestamp:
+            let ms = try asInteger(value, at: path)
+            guard (1_000_000_000_000..<10_000_000_000_000).contains(ms) else {
+                throw Violation(rule: RecordRule.timestamp, path: path, expected: "epoch milliseconds in [10^12, 10^13)", found: "\(ms)")
+            }
+        case .bytes:
+            let text = try asString(value, at: path)
+            guard Data(base64Encoded: text) != nil else {
+                throw Violation(rule: RecordRule.fieldValue, path: path, expected: "standard base64", found: "not base64")
+            }
+        case .reference:
+            let r = try ObjectReader(document: value, path: path)
+            try checkRecordName(try r.string("recordName"), at: r.pointer("recordName"))
+            if let action = try r.optionalString("action"), !["NONE", "DELETE_SELF", "VALIDATE"].contains(action) {
+                throw Violation(rule: RecordRule.fieldValue, path: r.pointer("action"), expected: "NONE, DELETE_SELF or VALIDATE", found: JSONSerializer.quoted(action))
+            }
+        case .assetID:
+            let r = try ObjectReader(document: value, path: path)
+            _ = try r.string("fileChecksum")
+            let size = try r.integer("size")
+            guard size >= 0 else {
+                throw Violation(rule: RecordRule.fieldValue, path: r.pointer("size"), expected: "a size ≥ 0", found: "\(size)")
+            }
+        case .location:
+            let r = try ObjectReader(document: value, path: path)
+            for (key, limit) in [("latitude", 90.0), ("longitude", 180.0)] {
+                let v = try r.required(key, expecting: "number")
+                guard case .number(let n) = v, let d = n.double else {
+                    throw Violation(rule: CoreRule.type, path: r.pointer(key), expected: "number", found: v.brief)
+                }
+                guard abs(d) <= limit else {
+                    throw Violation(rule: RecordRule.fieldValue, path: r.pointer(key), expected: "within ±\(Int(limit))", found: "\(d)")
+                }
+            }
+        default:
+            break
+        }
+    }
+}
+
+/// CloudKit record names: 1 to 255 printable ASCII characters, not starting with `_` (REC-REC-001).
+func checkRecordName(_ name: String, at path: JSONPointer) throws(Violation) {
+    let bytes = Array(name.utf8)
+    guard !bytes.isEmpty, bytes.count <= 255, bytes.allSatisfy({ $0 >= 0x21 && $0 <= 0x7E }), bytes.first != UInt8(ascii: "_") else {
+        throw Violation(
+            rule: RecordRule.recordName, path: path, expected: "1 to 255 printable ASCII characters, not starting with _",
+            found: JSONSerializer.quoted(name))
+    }
+}

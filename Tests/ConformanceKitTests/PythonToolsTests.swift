@@ -38,6 +38,7 @@ struct PythonToolsTests {
         ("gen_pairing_vectors", "Vectors/pairing"), ("gen_pairing_flow_vectors", "Vectors/pairing"),
         ("gen_relay_vectors", "Vectors/pairing"), ("gen_pairing_schemas", "Spec/schemas/pairing"),
         ("gen_migration_envelope_vectors", "Vectors/migration"), ("gen_migration_package_vectors", "Vectors/migration"),
+        ("gen_records_vectors", "Vectors/records"),
     ])
     func generatedFilesAreUpToDate(generator: String, folder: String) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(generator)-\(UUID().uuidString)")

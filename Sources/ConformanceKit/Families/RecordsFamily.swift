@@ -9,7 +9,7 @@ public struct RecordsFamily: ConformanceFamily {
 
     public let name = "records"
     public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model"] }
-    public let machines = ["sync-state", "sync-log", "sync-queue", "initial-sync", "record-zone"]
+    public let machines = ["idea-sync", "log-retention", "sync-queue", "initial-sync", "record-zone"]
     public var rules: [RuleID] { RecordRule.all }
 
     public func kind(forType type: String) -> String? { nil }
@@ -77,6 +77,13 @@ public struct RecordsFamily: ConformanceFamily {
                     found: JSONSerializer.quoted(other.decoded.recordName))
             }
         }
+        if strategy == .lastWrite {
+            for (key, side) in [("local", local), ("server", server)] where ConflictResolver.writeTime(side.canonical) == nil {
+                throw Violation(
+                    rule: RecordRule.lastWrite, path: r.pointer(key) / "modified",
+                    expected: "a write time: an updatedAt field or a modified timestamp", found: "neither")
+            }
+        }
         if strategy == .merge && ancestor == nil {
             throw Violation(rule: RecordRule.propertyMerge, path: r.pointer("ancestor"), expected: "the ancestor record (a merge compares both sides to it)", found: "absent")
         }
@@ -88,8 +95,8 @@ public struct RecordsFamily: ConformanceFamily {
     public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
         do throws(ContextReader.Problem) {
             switch machine {
-            case "sync-state": return .trace(try RecordsMachineJSON.runSyncState(context: context, events: events))
-            case "sync-log": return .trace(try RecordsMachineJSON.runSyncLog(events: events))
+            case "idea-sync": return .trace(try RecordsMachineJSON.runSyncState(context: context, events: events))
+            case "log-retention": return .trace(try RecordsMachineJSON.runSyncLog(events: events))
             case "sync-queue": return .trace(try RecordsMachineJSON.runSyncQueue(events: events))
             case "initial-sync": return .trace(try RecordsMachineJSON.runInitialSync(events: events))
             case "record-zone": return .trace(try RecordsMachineJSON.runRecordZone(events: events))

@@ -17,10 +17,10 @@ public enum ConflictResolver {
 
     /// The time a record was last written by its user: its `updatedAt` field when the model has
     /// one, else its `modified` timestamp.
-    static func writeTime(_ record: JSONValue) -> Int64 {
+    public static func writeTime(_ record: JSONValue) -> Int64? {
         if case .number(let n)? = record["fields"]?["updatedAt"]?["value"], let v = n.int64 { return v }
         if case .number(let n)? = record["modified"]?["timestamp"], let v = n.int64 { return v }
-        return 0
+        return nil
     }
 
     public static func resolve(ancestor: JSONValue?, local: JSONValue, server: JSONValue, strategy: Strategy) -> Resolution {
@@ -40,8 +40,8 @@ public enum ConflictResolver {
         case .lastWrite:
             // REC-CONF-002: the later write wins; equal times fall to the greater canonical (JCS)
             // text of the fields, so every device picks the same winner whichever side it is on.
-            let l = writeTime(local)
-            let s = writeTime(server)
+            let l = writeTime(local) ?? 0
+            let s = writeTime(server) ?? 0
             let localWins: Bool
             if l != s {
                 localWins = l > s

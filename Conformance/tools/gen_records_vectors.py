@@ -1,0 +1,496 @@
+"""Writes the records vectors (Spec/records.md): Vectors/records/<kind>.json and machine files.
+Expectations are written by hand from the Spec; nothing is computed by an implementation."""
+import copy
+import json
+import os
+import sys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "records")
+T = 1747300000000
+DAY = 86400000
+ID = "3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f"
+
+
+def f(value, type_):
+    return {"value": value, "type": type_}
+
+
+IDEA = {"recordName": ID, "recordType": "Idea", "recordChangeTag": "t1",
+        "fields": {"id": f(ID, "STRING"), "title": f("买菜 🥬", "STRING"), "description": f("Milk, eggs", "STRING"),
+                   "isCompleted": f(0, "INT64"), "createdAt": f(T, "TIMESTAMP"), "updatedAt": f(T + 5000, "TIMESTAMP"),
+                   "deviceId": f("E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "STRING"), "version": f(3, "INT64"),
+                   "lastSyncedAt": f(T + 6000, "TIMESTAMP")},
+        "created": {"timestamp": T, "userRecordName": "_a1b2c3"}, "modified": {"timestamp": T + 6000, "userRecordName": "_a1b2c3"},
+        "zoneID": {"zoneName": "_defaultZone"}}
+HABIT = {"recordName": "habit-1", "recordType": "Habit",
+         "fields": {"name": f("喝水", "STRING"), "emoji": f("💧", "STRING"), "colorTheme": f("ocean", "STRING"),
+                    "habitType": f("Count", "STRING"), "createdAt": f(T, "TIMESTAMP"), "backgroundColor": f("#A0D8EF", "STRING"),
+                    "maxCheckInCount": f(8, "INT64")}}
+LOG = {"recordName": "log-1", "recordType": "HabitLog",
+       "fields": {"habit": f({"recordName": "habit-1", "action": "DELETE_SELF"}, "REFERENCE"), "date": f(1747267200000, "TIMESTAMP"),
+                  "count": f(3, "INT64")}}
+CARD_FIELD = {"recordName": "CD_CardField_6F1A", "recordType": "CD_CardField",
+              "fields": {"CD_entityName": f("CardField", "STRING"), "CD_id": f("7d1c0e9a-5b2f-4a8e-9c3d-2e1f0a9b8c7d", "STRING"),
+                         "CD_card": f("CD_Card_1A2B", "STRING"), "CD_label": f("Password", "STRING"),
+                         "CD_encryptedValue": f("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygp", "BYTES"), "CD_order": f(0, "INT64")}}
+CD_IDEA = {"recordName": "CD_Idea_3F2C", "recordType": "CD_Idea",
+           "fields": {"CD_entityName": f("Idea", "STRING"), **{"CD_" + k: v for k, v in IDEA["fields"].items()}}}
+
+
+def edit(doc, path, value):
+    d = copy.deepcopy(doc)
+    target = d
+    keys = path.split("/")
+    for k in keys[:-1]:
+        target = target[k]
+    if value is DROP:
+        del target[keys[-1]]
+    else:
+        target[keys[-1]] = value
+    return d
+
+
+DROP = object()
+
+
+class File:
+    def __init__(self, kind=None, machine=None, description="", context=None):
+        self.kind, self.machine, self.description, self.context, self.cases = kind, machine, description, context or {}, []
+
+    @property
+    def slug(self):
+        return self.kind or self.machine
+
+    def accept(self, slug, comment, doc, canonical, rules, flags=(), context=None):
+        c = {"id": f"records/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules}
+        if context is not None:
+            c["context"] = context
+        c.update({"input": doc, "expected": {"outcome": "accept", "canonical": canonical}})
+        self.cases.append(c)
+
+    def reject(self, slug, comment, doc, violations, flags=(), text=None, context=None, rules=None):
+        if isinstance(violations, tuple):
+            violations = [violations]
+        c = {"id": f"records/{self.slug}/{slug}", "comment": comment, "flags": list(flags),
+             "rules": rules or sorted({r for _, r in violations})}
+        if context is not None:
+            c["context"] = context
+        c.update({"inputText": text} if text is not None else {"input": doc})
+        c["expected"] = {"outcome": "reject", "violations": [{"path": p, "rule": r} for p, r in violations]}
+        self.cases.append(c)
+
+    def steps(self, slug, comment, rules, triggers, steps, context=None, flags=()):
+        c = {"id": f"records/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "triggers": triggers}
+        if context is not None:
+            c["context"] = context
+        c["steps"] = [{"event": e, "expect": {"state": s, "actions": a}} for e, s, a in steps]
+        self.cases.append(c)
+
+    def write(self):
+        doc = {"family": "records", "description": self.description, "context": self.context, "cases": self.cases}
+        doc["kind" if self.kind else "machine"] = self.slug
+        with open(os.path.join(OUT, f"{self.slug}.json"), "w") as fh:
+            fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
+        return len(self.cases)
+
+
+def canon(record):
+    return record
+
+
+files = []
+
+# ------------------------------------------------------------------ Idea
+idea = File(kind="Idea", description="Idea records (seed 001 CloudKit 映射; Spec records.md 3).")
+files.append(idea)
+idea.accept("seed-mapping", "The seed's Idea mapping with all fields, isCompleted as INT64 0/1.", IDEA, IDEA,
+            ["REC-REC-001", "REC-REC-002", "REC-REC-003", "REC-REC-004", "REC-REC-005", "REC-REC-006", "REC-REC-007", "REC-REC-008",
+             "REC-TIME-001", "REC-IDEA-001", "REC-IDEA-002", "REC-LEN-001"], ["seed-example"])
+minimal = edit(edit(edit(IDEA, "fields/description", DROP), "fields/lastSyncedAt", DROP), "recordChangeTag", DROP)
+for k in ("created", "modified", "zoneID"):
+    minimal = edit(minimal, k, DROP)
+idea.accept("new-record-minimal", "A new record: no change tag, no metadata, no description.", minimal, minimal, ["REC-REC-005", "REC-REC-006"])
+idea.accept("upper-case-record-name", "recordName and id compare case-insensitively (iOS writes upper-case UUIDs).",
+            edit(IDEA, "recordName", ID.upper()), edit(IDEA, "recordName", ID.upper()), ["REC-IDEA-001"], ["interop-trap"])
+idea.accept("unknown-field-ignored", "A field a newer app version added is ignored and dropped.",
+            edit(IDEA, "fields/priority", f(2, "INT64")), IDEA, ["REC-REC-004"], ["interop-trap"])
+t256 = "字" * 255 + "😀"
+idea.accept("title-256-scalars", "A title of exactly 256 scalars (the last one an emoji) is accepted.", edit(IDEA, "fields/title", f(t256, "STRING")),
+            edit(IDEA, "fields/title", f(t256, "STRING")), ["REC-LEN-001", "REC-IDEA-002"], ["boundary"])
+emoji200 = "😀" * 200
+idea.accept("title-200-emoji", "200 emoji are 200 scalars (400 UTF-16 units): within 256. A UTF-16 counter would reject it.",
+            edit(IDEA, "fields/title", f(emoji200, "STRING")), edit(IDEA, "fields/title", f(emoji200, "STRING")), ["REC-LEN-001"], ["interop-trap"])
+fam = "👨‍👩‍👧" * 51
+idea.accept("title-family-emoji", "51 family emoji are 255 scalars (5 each) though only 51 graphemes: accepted.",
+            edit(IDEA, "fields/title", f(fam, "STRING")), edit(IDEA, "fields/title", f(fam, "STRING")), ["REC-LEN-001"], ["interop-trap"])
+idea.accept("deleted-tombstone", "A deleted record in a change feed carries no fields.",
+            {"recordName": ID, "recordType": "Idea", "deleted": True}, {"recordName": ID, "recordType": "Idea", "deleted": True}, ["REC-REC-005"])
+idea.reject("record-name-underscore", "Record names starting with _ are reserved.", edit(IDEA, "recordName", "_idea"), ("/recordName", "REC-REC-001"))
+idea.reject("record-name-space", "Record names are printable ASCII.", edit(IDEA, "recordName", "my idea"), ("/recordName", "REC-REC-001"))
+idea.reject("record-type-other", "Checked as Idea, a Habit is the wrong type.", HABIT, ("/recordType", "REC-REC-002"))
+idea.reject("field-without-type", "A field must say its type: 0 is INT64 to one client, DOUBLE to another.",
+            edit(IDEA, "fields/isCompleted", {"value": 0}), ("/fields/isCompleted/type", "CORE-TYPE-001"), ["interop-trap"], rules=["CORE-TYPE-001", "REC-REC-003"])
+idea.reject("field-type-unknown", "BOOLEAN is not a CloudKit type.", edit(IDEA, "fields/isCompleted", f(False, "BOOLEAN")), ("/fields/isCompleted/type", "REC-REC-003"), ["interop-trap"])
+idea.reject("bool-as-json-bool", "isCompleted as a JSON boolean under INT64.", edit(IDEA, "fields/isCompleted", f(True, "INT64")), ("/fields/isCompleted/value", "CORE-TYPE-003"), ["interop-trap"])
+idea.reject("int64-beyond-2-53", "An INT64 beyond 2^53 cannot cross JSON exactly.", None, ("/fields/version/value", "CORE-TYPE-004"), ["interop-trap"],
+            text=json.dumps(IDEA, ensure_ascii=False).replace('"version": {"value": 3', '"version": {"value": 9007199254740993'))
+idea.reject("declared-type-mismatch", "updatedAt declared TIMESTAMP, sent as STRING.", edit(IDEA, "fields/updatedAt", f("2025-05-15T09:06:45.000Z", "STRING")),
+            ("/fields/updatedAt/type", "REC-REC-004"), ["interop-trap"])
+idea.reject("title-missing", "title is required.", edit(IDEA, "fields/title", DROP), ("/fields/title", "REC-REC-005"))
+idea.reject("change-tag-empty", "An empty change tag.", edit(IDEA, "recordChangeTag", ""), ("/recordChangeTag", "REC-REC-006"))
+idea.reject("modified-before-created", "modified earlier than created.", edit(IDEA, "modified/timestamp", T - 1), ("/modified/timestamp", "REC-REC-007"))
+idea.reject("zone-name-empty", "An empty zone name.", edit(IDEA, "zoneID/zoneName", ""), ("/zoneID/zoneName", "REC-REC-008"))
+idea.reject("timestamp-seconds", "createdAt in seconds where CloudKit TIMESTAMP is milliseconds.", edit(IDEA, "fields/createdAt", f(T // 1000, "TIMESTAMP")),
+            ("/fields/createdAt/value", "REC-TIME-001"), ["interop-trap"])
+idea.reject("id-not-uuid", "id must be a UUID.", edit(edit(IDEA, "fields/id", f("idea-1", "STRING")), "recordName", "idea-1"), ("/fields/id/value", "REC-IDEA-001"))
+idea.reject("record-name-not-id", "recordName must be the idea's id.", edit(IDEA, "recordName", "3f2c6a1e-0000-4c2e-8f10-5a6b7c8d9e0f"), ("/recordName", "REC-IDEA-001"))
+idea.reject("title-blank", "A blank title.", edit(IDEA, "fields/title", f("   ", "STRING")), ("/fields/title/value", "REC-IDEA-002"))
+idea.reject("title-257-scalars", "257 scalars is over the limit.", edit(IDEA, "fields/title", f("字" * 256 + "😀", "STRING")), ("/fields/title/value", "REC-LEN-001"), ["boundary"])
+idea.reject("title-combining-marks", "e + U+0301 counts 2: 129 decomposed é are 258 scalars (129 graphemes).",
+            edit(IDEA, "fields/title", f("e\u0301" * 129, "STRING")), ("/fields/title/value", "REC-LEN-001"), ["interop-trap"])
+idea.reject("description-4097", "A description of 4097 scalars.", edit(IDEA, "fields/description", f("a" * 4097, "STRING")), ("/fields/description/value", "REC-LEN-001"), ["boundary"])
+idea.reject("is-completed-two", "isCompleted is 0 or 1.", edit(IDEA, "fields/isCompleted", f(2, "INT64")), ("/fields/isCompleted/value", "REC-IDEA-002"))
+idea.reject("updated-before-created", "updatedAt before createdAt.", edit(IDEA, "fields/updatedAt", f(T - 1, "TIMESTAMP")), ("/fields/updatedAt/value", "REC-IDEA-002"))
+idea.reject("version-negative", "version is ≥ 0.", edit(IDEA, "fields/version", f(-1, "INT64")), ("/fields/version/value", "REC-IDEA-002"))
+
+cdi = File(kind="CD_Idea", description="Idea as Core Data mirrors it to CloudKit (seed 003; Spec records.md 3).")
+files.append(cdi)
+cdi.accept("mirrored", "CD_-prefixed fields and CD_entityName; the record name is Core Data's own.", CD_IDEA, CD_IDEA, ["REC-CD-001"], ["seed-example"])
+cdi.reject("entity-name-wrong", "CD_entityName must name the entity.", edit(CD_IDEA, "fields/CD_entityName", f("Ideas", "STRING")), ("/fields/CD_entityName/value", "REC-CD-001"))
+cdi.reject("entity-name-missing", "CD_entityName is required.", edit(CD_IDEA, "fields/CD_entityName", DROP), ("/fields/CD_entityName", "REC-REC-005"))
+cdi.reject("mirrored-rule-still-applies", "The entity's rules hold under CD_ names.", edit(CD_IDEA, "fields/CD_updatedAt", f(T - 1, "TIMESTAMP")),
+           ("/fields/CD_updatedAt/value", "REC-IDEA-002"))
+
+cf = File(kind="CD_CardField", description="QuickVault card fields with encrypted values (seed 003).")
+files.append(cf)
+cf.accept("encrypted-bytes", "The encrypted value as BYTES: nonce, ciphertext, tag.", CARD_FIELD, CARD_FIELD, ["REC-ENC-001", "REC-CD-001"], ["seed-example"])
+cf.accept("relationship-absent", "The to-one relationship is optional.", edit(CARD_FIELD, "fields/CD_card", DROP), edit(CARD_FIELD, "fields/CD_card", DROP), ["REC-CD-001"])
+cf.reject("encrypted-as-string", "A password field sent as STRING is plaintext on its way to iCloud.",
+          edit(CARD_FIELD, "fields/CD_encryptedValue", f("hunter2", "STRING")), ("/fields/CD_encryptedValue/type", "REC-ENC-001"), ["interop-trap"])
+cf.reject("encrypted-too-short", "27 bytes cannot hold a nonce and a tag.", edit(CARD_FIELD, "fields/CD_encryptedValue", f("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBka", "BYTES")),
+          ("/fields/CD_encryptedValue/value", "REC-ENC-001"), ["boundary"])
+cf.reject("bytes-not-base64", "BYTES must be base64.", edit(CARD_FIELD, "fields/CD_encryptedValue", f("not base64!", "BYTES")), ("/fields/CD_encryptedValue/value", "REC-REC-003"))
+cf.reject("card-reference-bad", "A mirrored relationship holds a record name.", edit(CARD_FIELD, "fields/CD_card", f("", "STRING")), ("/fields/CD_card/value", "REC-REC-001"))
+cf.reject("order-negative", "order is ≥ 0.", edit(CARD_FIELD, "fields/CD_order", f(-1, "INT64")), ("/fields/CD_order/value", "REC-CD-001"))
+
+hb = File(kind="Habit", description="Habit records (seed 004 §3).")
+files.append(hb)
+hb.accept("seed-fields", "A Count habit with its background color.", HABIT, HABIT, ["REC-HABIT-001"], ["seed-example"])
+nomax = edit(HABIT, "fields/maxCheckInCount", DROP)
+hb.accept("max-default-5", "maxCheckInCount absent means 5: the canonical form shows the default.", nomax, edit(HABIT, "fields/maxCheckInCount", f(5, "INT64")), ["REC-HABIT-001"])
+zwj = edit(HABIT, "fields/emoji", f("👨‍👩‍👧‍👦", "STRING"))
+hb.accept("emoji-zwj-sequence", "A ZWJ family emoji is 7 scalars: one emoji.", zwj, zwj, ["REC-HABIT-001", "REC-LEN-001"], ["interop-trap"])
+hb.reject("habit-type-lowercase", "habitType is Checkbox or Count.", edit(HABIT, "fields/habitType", f("count", "STRING")), ("/fields/habitType/value", "REC-HABIT-001"), ["interop-trap"])
+hb.reject("emoji-empty", "An empty emoji.", edit(HABIT, "fields/emoji", f("", "STRING")), ("/fields/emoji/value", "REC-HABIT-001"))
+hb.reject("emoji-17-scalars", "17 scalars is not one emoji.", edit(HABIT, "fields/emoji", f("😀" * 17, "STRING")), ("/fields/emoji/value", "REC-HABIT-001"), ["boundary"])
+hb.reject("max-zero", "maxCheckInCount ≥ 1.", edit(HABIT, "fields/maxCheckInCount", f(0, "INT64")), ("/fields/maxCheckInCount/value", "REC-HABIT-001"))
+hb.reject("background-named", "backgroundColor is #RRGGBB.", edit(HABIT, "fields/backgroundColor", f("blue", "STRING")), ("/fields/backgroundColor/value", "REC-HABIT-001"))
+hb.reject("name-missing", "name is required.", edit(HABIT, "fields/name", DROP), ("/fields/name", "REC-REC-005"))
+
+hl = File(kind="HabitLog", description="HabitLog records (seed 004 §3).")
+files.append(hl)
+hl.accept("seed-fields", "A log referencing its habit, dated by UTC day.", LOG, LOG, ["REC-HLOG-001", "REC-HLOG-002", "REC-HABIT-001"], ["seed-example"])
+noaction = edit(LOG, "fields/habit", f({"recordName": "habit-1"}, "REFERENCE"))
+hl.accept("reference-action-absent", "A reference without action (NONE).", noaction, noaction, ["REC-HLOG-001"])
+hl.reject("habit-as-string", "habit as a STRING record name instead of a REFERENCE.", edit(LOG, "fields/habit", f("habit-1", "STRING")), ("/fields/habit/type", "REC-REC-004"), ["interop-trap"])
+hl.reject("reference-validate", "VALIDATE is not a HabitLog action.", edit(LOG, "fields/habit", f({"recordName": "habit-1", "action": "VALIDATE"}, "REFERENCE")),
+          ("/fields/habit/value/action", "REC-HLOG-001"))
+hl.reject("reference-no-name", "A reference needs a record name.", edit(LOG, "fields/habit", f({"action": "NONE"}, "REFERENCE")), ("/fields/habit/value/recordName", "CORE-TYPE-001"))
+hl.reject("date-with-time", "A date with a time of day (local midnight in UTC+8 is 16:00 UTC).", edit(LOG, "fields/date", f(1747267200000 - 8 * 3600000, "TIMESTAMP")),
+          ("/fields/date/value", "REC-HLOG-002"), ["interop-trap"])
+hl.reject("count-negative", "count is ≥ 0.", edit(LOG, "fields/count", f(-1, "INT64")), ("/fields/count/value", "REC-HABIT-001"))
+
+ss = File(kind="sync-state", description="SyncState as the app stores it (seed 001 §2).")
+files.append(ss)
+SS = {"ideaId": ID, "localVersion": 4, "remoteVersion": 3, "cloudKitRecordName": ID, "lastSyncedAt": "2025-05-15T09:06:40.000Z",
+      "lastModifiedAt": "2025-05-15T09:10:00.123Z", "isPendingSync": True, "isObsolete": False, "conflictResolutionStrategy": "lastWrite"}
+NEW = {"ideaId": ID, "localVersion": 0, "lastModifiedAt": "2025-05-15T09:06:40.000Z", "isPendingSync": True, "isObsolete": False, "conflictResolutionStrategy": "lastWrite"}
+ss.accept("synced-then-changed", "Synced at version 3, changed since (version 4, pending).", SS, SS, ["REC-SYNC-001", "REC-SYNC-002", "REC-TIME-002"], ["seed-example"])
+ss.accept("never-synced", "A new idea: pending, nothing synced yet.", NEW, NEW, ["REC-SYNC-002"])
+ss.reject("time-without-millis", "ISO 8601 without milliseconds (Swift's default ISO8601DateFormatter).", edit(SS, "lastModifiedAt", "2025-05-15T09:10:00Z"),
+          ("/lastModifiedAt", "REC-TIME-002"), ["interop-trap"])
+ss.reject("time-with-offset", "An offset instead of Z.", edit(SS, "lastSyncedAt", "2025-05-15T17:06:40.000+08:00"), ("/lastSyncedAt", "REC-TIME-002"), ["interop-trap"])
+ss.reject("time-microseconds", "Six fraction digits.", edit(SS, "lastModifiedAt", "2025-05-15T09:10:00.123456Z"), ("/lastModifiedAt", "REC-TIME-002"))
+ss.reject("time-impossible-date", "February 30th.", edit(SS, "lastModifiedAt", "2025-02-30T09:10:00.000Z"), ("/lastModifiedAt", "REC-TIME-002"))
+ss.reject("strategy-other", "Only lastWrite exists.", edit(SS, "conflictResolutionStrategy", "serverWins"), ("/conflictResolutionStrategy", "REC-SYNC-001"))
+ss.reject("idea-id-not-uuid", "ideaId is a UUID.", edit(SS, "ideaId", "idea-1"), ("/ideaId", "REC-SYNC-001"))
+ss.reject("synced-without-record-name", "A sync result without the record name.", edit(SS, "cloudKitRecordName", DROP), ("/cloudKitRecordName", "REC-SYNC-002"))
+ss.reject("not-pending-never-synced", "isPendingSync false before any sync.", edit(NEW, "isPendingSync", False), ("/isPendingSync", "REC-SYNC-002"))
+ss.reject("remote-ahead", "remoteVersion beyond localVersion.", edit(SS, "remoteVersion", 5), ("/remoteVersion", "REC-SYNC-002"))
+
+sl = File(kind="sync-log", description="SyncLog entries (seed 001 §3).")
+files.append(sl)
+SL = {"id": "a1b2c3d4-0001-4000-8000-000000000001", "ideaId": ID, "eventType": "sync_failure", "timestamp": "2025-05-15T09:06:40.000Z",
+      "details": "{\"message\":\"network\"}", "deviceId": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "errorCode": 4}
+sl.accept("failure-with-code", "A failure with its error code and JSON details.", SL, SL, ["REC-SLOG-001", "REC-TIME-002"], ["seed-example"])
+sl.reject("event-type-unknown", "eventType is one of four.", edit(SL, "eventType", "synced"), ("/eventType", "REC-SLOG-001"))
+sl.reject("details-not-json", "details is JSON text.", edit(SL, "details", "network down"), ("/details", "REC-SLOG-001"))
+sl.reject("timestamp-epoch", "A numeric timestamp in a local document.", edit(SL, "timestamp", T), ("/timestamp", "CORE-TYPE-003"), ["interop-trap"])
+
+# ------------------------------------------------------------------ conflicts
+cfl = File(kind="conflict", description="Conflict resolution: (ancestor, local, server, strategy) → the record to save (Spec records.md 6).")
+files.append(cfl)
+BASE = edit(IDEA, "recordChangeTag", "t1")
+LOCAL = edit(edit(BASE, "fields/title", f("买菜 🥬 and fruit", "STRING")), "fields/updatedAt", f(T + 9000, "TIMESTAMP"))
+SERVER = edit(edit(edit(BASE, "fields/isCompleted", f(1, "INT64")), "fields/updatedAt", f(T + 8000, "TIMESTAMP")), "recordChangeTag", "t2")
+
+
+def saved(record, fields):
+    r = copy.deepcopy(record)
+    r["fields"] = fields
+    r["recordChangeTag"] = "t2"
+    return r
+
+
+cfl.accept("last-write-local-later", "lastWrite: the local write is later, so the local fields are saved with the server's tag.",
+           {"strategy": "lastWrite", "local": LOCAL, "server": SERVER},
+           {"record": saved(LOCAL, LOCAL["fields"]), "winner": "local", "events": [{"eventType": "conflict", "winner": "local"}]}, ["REC-CONF-002"], ["seed-example"])
+cfl.accept("last-write-server-later", "lastWrite: the server's write is later; the server's record stands.",
+           {"strategy": "lastWrite", "local": edit(LOCAL, "fields/updatedAt", f(T + 7000, "TIMESTAMP")), "server": SERVER},
+           {"record": SERVER, "winner": "server", "events": [{"eventType": "conflict", "winner": "server"}]}, ["REC-CONF-002"])
+TIE_L = edit(LOCAL, "fields/updatedAt", f(T + 8000, "TIMESTAMP"))
+cfl.accept("last-write-tie", "Equal times: the greater canonical field text wins (here the server's: its isCompleted 1 sorts after the local's 0).",
+           {"strategy": "lastWrite", "local": TIE_L, "server": SERVER},
+           {"record": SERVER, "winner": "server", "events": [{"eventType": "conflict", "winner": "server"}]}, ["REC-CONF-002"], ["boundary"])
+cfl.accept("last-write-tie-swapped", "The same tie seen from the other device gives the same winner.",
+           {"strategy": "lastWrite", "local": edit(SERVER, "recordChangeTag", "t1"), "server": edit(TIE_L, "recordChangeTag", "t2")},
+           {"record": saved(SERVER, SERVER["fields"]), "winner": "local", "events": [{"eventType": "conflict", "winner": "local"}]}, ["REC-CONF-002"], ["boundary"])
+cfl.accept("keep-local", "The user keeps the local version: a forced save of the local fields.",
+           {"strategy": "keepLocal", "local": LOCAL, "server": SERVER},
+           {"record": saved(LOCAL, LOCAL["fields"]), "winner": "local", "events": [{"eventType": "conflict", "winner": "local"}]}, ["REC-CONF-003"])
+cfl.accept("keep-server", "The user keeps the cloud version.", {"strategy": "keepServer", "local": LOCAL, "server": SERVER},
+           {"record": SERVER, "winner": "server", "events": [{"eventType": "conflict", "winner": "server"}]}, ["REC-CONF-003"])
+merged = copy.deepcopy(SERVER["fields"])
+merged["title"] = LOCAL["fields"]["title"]
+merged["updatedAt"] = LOCAL["fields"]["updatedAt"]
+cfl.accept("merge-object-trumps", "Merge: the local title change and the server's completion both survive; updatedAt changed on both sides, the local one trumps.",
+           {"strategy": "merge", "ancestor": BASE, "local": LOCAL, "server": SERVER},
+           {"record": saved(LOCAL, merged), "winner": "merged", "events": [{"eventType": "conflict", "winner": "merged"}]}, ["REC-CONF-004"])
+HL = {"recordName": "habit-1", "recordType": "Habit", "fields": HABIT["fields"]}
+cfl.reject("last-write-without-times", "lastWrite needs a write time on both sides: a Habit without updatedAt or modified has none.",
+           {"strategy": "lastWrite", "local": HL, "server": dict(HL, recordChangeTag="t2")}, ("/local/modified", "REC-CONF-002"))
+cfl.reject("merge-without-ancestor", "A merge needs the ancestor.", {"strategy": "merge", "local": LOCAL, "server": SERVER}, ("/ancestor", "REC-CONF-004"))
+cfl.reject("strategy-unknown", "Strategies are lastWrite, keepLocal, keepServer, merge.", {"strategy": "newest", "local": LOCAL, "server": SERVER}, ("/strategy", "REC-CONF-003"))
+OTHER = "9a8b7c6d-0000-4000-8000-000000000001"
+cfl.reject("different-records", "Both sides must be the same record.",
+           {"strategy": "lastWrite", "local": LOCAL, "server": edit(edit(SERVER, "recordName", OTHER), "fields/id", f(OTHER, "STRING"))},
+           ("/server/recordName", "REC-CONF-001"))
+cfl.reject("invalid-side", "Each side is checked as a record.", {"strategy": "keepLocal", "local": edit(LOCAL, "fields/title", f("", "STRING")), "server": SERVER},
+           ("/local/fields/title/value", "REC-IDEA-002"))
+
+# ------------------------------------------------------------------ model checker
+md = File(kind="model", description="Core Data models checked for CloudKit mirroring and schema evolution (Spec records.md 7).")
+files.append(md)
+
+
+def attr(name, type_, optional=True, default=None, **kw):
+    a = {"name": name, "type": type_, "optional": optional}
+    if default is not None:
+        a["defaultValue"] = default
+    a.update(kw)
+    return a
+
+
+SEED001 = {"entities": [
+    {"name": "Idea", "attributes": [attr("id", "UUID", False, unique=True), attr("title", "String", False), attr("isCompleted", "Boolean", False, False),
+                                    attr("createdAt", "Date", False)],
+     "relationships": [{"name": "syncState", "destination": "SyncState", "optional": True, "inverse": None, "deleteRule": "Nullify"}]},
+    {"name": "SyncState", "attributes": [attr("ideaId", "UUID", False, unique=True), attr("localVersion", "Integer64", False, 0)]},
+    {"name": "SyncLog", "attributes": [attr("id", "UUID", False, unique=True), attr("eventType", "String", False)]}]}
+md.reject("seed-001-model", "Seed 001's SwiftData model: every @Attribute(.unique), required attributes without defaults, a relationship without inverse.",
+          SEED001, [("/entities/0/attributes/0/unique", "REC-MODEL-001"), ("/entities/0/attributes/0/optional", "REC-MODEL-007"),
+                    ("/entities/0/attributes/1/optional", "REC-MODEL-007"), ("/entities/0/attributes/3/optional", "REC-MODEL-007"),
+                    ("/entities/0/relationships/0/inverse", "REC-MODEL-003"), ("/entities/1/attributes/0/unique", "REC-MODEL-001"),
+                    ("/entities/1/attributes/0/optional", "REC-MODEL-007"), ("/entities/2/attributes/0/unique", "REC-MODEL-001"),
+                    ("/entities/2/attributes/0/optional", "REC-MODEL-007"), ("/entities/2/attributes/1/optional", "REC-MODEL-007")], ["seed-example"])
+VALID = {"entities": [
+    {"name": "Card", "attributes": [attr("id", "UUID"), attr("title", "String", False, ""), attr("createdAt", "Date"), attr("icon", "Transformable", valueTransformerName="NSSecureUnarchiveFromDataTransformer")],
+     "relationships": [{"name": "fields", "destination": "CardField", "optional": True, "toMany": True, "inverse": "card", "deleteRule": "Cascade"}]},
+    {"name": "CardField", "attributes": [attr("id", "UUID"), attr("encryptedValue", "Binary"), attr("order", "Integer16", False, 0)],
+     "relationships": [{"name": "card", "destination": "Card", "optional": True, "inverse": "fields", "deleteRule": "Nullify"}]}]}
+md.accept("cloudkit-valid", "QuickVault's model as seed 003 requires: optional or defaulted attributes, optional relationships with inverses, a secure transformer.",
+          VALID, {"entities": ["Card", "CardField"]}, ["REC-MODEL-001", "REC-MODEL-002", "REC-MODEL-003", "REC-MODEL-004", "REC-MODEL-005", "REC-MODEL-006", "REC-MODEL-007"])
+md.accept("not-synced", "With cloudKit false the same unique constraint is fine.", dict(SEED001, cloudKit=False), {"entities": ["Idea", "SyncState", "SyncLog"]}, ["REC-MODEL-001"])
+bad = copy.deepcopy(VALID)
+bad["entities"][0]["uniquenessConstraints"] = [["id"]]
+bad["entities"][0]["relationships"][0]["optional"] = False
+bad["entities"][0]["relationships"][0]["deleteRule"] = "Deny"
+bad["entities"][1]["attributes"].append(attr("total", "Decimal"))
+bad["entities"][1]["attributes"].append(attr("label", "String", derived=True))
+bad["entities"][1]["attributes"][1] = attr("encryptedValue", "Transformable")
+bad["entities"][1]["relationships"][0]["ordered"] = True
+md.reject("every-finding", "All CloudKit incompatibilities, in model order.", bad,
+          [("/entities/0/uniquenessConstraints/0", "REC-MODEL-001"), ("/entities/0/relationships/0/optional", "REC-MODEL-002"),
+           ("/entities/0/relationships/0/deleteRule", "REC-MODEL-004"), ("/entities/1/attributes/1/valueTransformerName", "REC-MODEL-006"),
+           ("/entities/1/attributes/3/type", "REC-MODEL-006"), ("/entities/1/attributes/4/derived", "REC-MODEL-005"),
+           ("/entities/1/relationships/0/ordered", "REC-MODEL-002")])
+v2 = copy.deepcopy(VALID)
+v2["entities"][0]["attributes"][1] = attr("name", "String", False, "", renamingIdentifier="title")
+v2["entities"][0]["attributes"][2] = attr("createdAt", "String")
+v2["entities"][0]["attributes"].append(attr("color", "String", False))
+del v2["entities"][1]["attributes"][2]
+md.reject("evolution-breaks", "Against the previous version: a rename, a type change, a new required attribute, a removal.", v2,
+          [("/entities/0/attributes/4/optional", "REC-MODEL-007"), ("/entities/0/attributes/1/name", "REC-EVOL-002"),
+           ("/entities/0/attributes/2/type", "REC-EVOL-003"), ("/entities/0/attributes/4/optional", "REC-EVOL-004"),
+           ("/entities/1/attributes", "REC-EVOL-001")], context={"previous": VALID})
+v3 = copy.deepcopy(VALID)
+v3["entities"][0]["attributes"].append(attr("color", "String"))
+v3["entities"][0]["attributes"].append(attr("rank", "Integer32", False, 0))
+v3["entities"].append({"name": "Tag", "attributes": [attr("name", "String")]})
+md.accept("evolution-additive", "New optional or defaulted attributes and a new entity are fine.", v3, {"entities": ["Card", "CardField", "Tag"]},
+          ["REC-EVOL-001", "REC-EVOL-002", "REC-EVOL-003", "REC-EVOL-004"], context={"previous": VALID})
+v4 = {"entities": [VALID["entities"][0]]}
+md.reject("entity-removed", "A removed entity.", v4, [("/entities", "REC-EVOL-001")], context={"previous": VALID})
+
+# ------------------------------------------------------------------ machines
+def iso(ms):
+    import datetime
+    d = datetime.datetime.fromtimestamp(ms / 1000, tz=datetime.timezone.utc)
+    return d.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ms % 1000)
+
+
+def state(local=0, remote=None, name=None, synced=None, conflict=None, modified=T, pending=True, obsolete=False):
+    s = {"ideaId": ID, "localVersion": local}
+    if remote is not None:
+        s["remoteVersion"] = remote
+    if name is not None:
+        s["cloudKitRecordName"] = name
+    if synced is not None:
+        s["lastSyncedAt"] = iso(synced)
+    if conflict is not None:
+        s["lastConflictAt"] = iso(conflict)
+    s.update({"lastModifiedAt": iso(modified), "isPendingSync": pending, "isObsolete": obsolete, "conflictResolutionStrategy": "lastWrite"})
+    return s
+
+
+def log(t, at, code=None):
+    a = {"action": "log", "eventType": t, "timestamp": iso(at)}
+    if code is not None:
+        a["errorCode"] = code
+    return a
+
+
+sm = File(machine="idea-sync", description="SyncState transitions (seed 001 §2; Spec records.md 5).", context={"ideaId": ID, "createdAt": T})
+files.append(sm)
+sm.steps("create-change-sync", "Seed 001's transition chart: pending, synced, changed again (localVersion + 1).", ["REC-STATE-001"], [],
+         [({"event": "local-change", "at": T + 1000}, state(1, modified=T + 1000), []),
+          ({"event": "sync-succeeded", "at": T + 2000, "remoteVersion": 1, "recordName": ID}, state(1, 1, ID, T + 2000, modified=T + 1000, pending=False), [log("sync_success", T + 2000)]),
+          ({"event": "local-change", "at": T + 3000}, state(2, 1, ID, T + 2000, modified=T + 3000), [])], flags=["seed-example"])
+sm.steps("failure-retry-conflict", "Failures, retries and conflicts are logged; a conflict stamps lastConflictAt.", ["REC-STATE-001"], [],
+         [({"event": "sync-failed", "at": T + 1000, "errorCode": 4}, state(), [log("sync_failure", T + 1000, 4)]),
+          ({"event": "retry", "at": T + 2000}, state(), [log("retry", T + 2000)]),
+          ({"event": "conflict", "at": T + 3000}, state(conflict=T + 3000), [log("conflict", T + 3000)])])
+sm.steps("future-version-dropped", "A success for a version not yet made is dropped.", ["REC-STATE-001"], ["REC-STATE-001"],
+         [({"event": "sync-succeeded", "at": T + 1000, "remoteVersion": 2, "recordName": ID}, state(), [{"action": "drop", "rule": "REC-STATE-001"}])])
+sm.steps("obsolete-never-synced", "An idea never synced becomes obsolete 30 days after creation (not at exactly 30 days).", ["REC-STATE-002"], ["REC-STATE-002"],
+         [({"event": "tick", "at": T + 30 * DAY}, state(), []),
+          ({"event": "tick", "at": T + 30 * DAY + 1}, state(obsolete=True), [{"action": "obsolete", "rule": "REC-STATE-002"}]),
+          ({"event": "sync-succeeded", "at": T + 31 * DAY, "remoteVersion": 0, "recordName": ID}, state(0, 0, ID, T + 31 * DAY, pending=False), [log("sync_success", T + 31 * DAY)])],
+         flags=["boundary"])
+sm.steps("synced-not-obsolete", "Nothing pending: no obsolescence however long.", ["REC-STATE-002"], [],
+         [({"event": "sync-succeeded", "at": T + 1000, "remoteVersion": 0, "recordName": ID}, state(0, 0, ID, T + 1000, pending=False), [log("sync_success", T + 1000)]),
+          ({"event": "tick", "at": T + 90 * DAY}, state(0, 0, ID, T + 1000, pending=False), [])])
+
+SLOG = lambda i, at: {"id": "a1b2c3d4-000%d-4000-8000-00000000000%d" % (i, i), "ideaId": ID, "eventType": "sync_success", "timestamp": iso(at), "deviceId": "dev-1"}
+slm = File(machine="log-retention", description="SyncLog retention: 30 days, pruned at launch (seed 001 §3).")
+files.append(slm)
+slm.steps("prune-at-launch", "At launch entries over 30 days old go; exactly 30 days stays.", ["REC-SLOG-002"], ["REC-SLOG-002"],
+          [({"event": "append", "document": SLOG(1, T)}, {"entries": [SLOG(1, T)["id"]]}, []),
+           ({"event": "append", "document": SLOG(2, T + DAY)}, {"entries": [SLOG(1, T)["id"], SLOG(2, T + DAY)["id"]]}, []),
+           ({"event": "launch", "at": T + 31 * DAY}, {"entries": [SLOG(2, T + DAY)["id"]]}, [{"action": "prune", "ids": [SLOG(1, T)["id"]], "rule": "REC-SLOG-002"}])],
+          flags=["boundary"])
+slm.steps("invalid-entry-dropped", "An entry that breaks SyncLog's rules is not stored.", ["REC-SLOG-001"], ["REC-SLOG-001"],
+          [({"event": "append", "document": dict(SLOG(1, T), eventType="done")}, {"entries": []}, [{"action": "drop", "rule": "REC-SLOG-001", "path": "/eventType"}])])
+
+q = File(machine="sync-queue", description="Batches of at most 100 and pages of 50 (seed 001 批量操作).")
+files.append(q)
+ids = ["idea-%03d" % i for i in range(150)]
+changes = [({"event": "change", "ideaId": ids[i], "at": T + (149 - i)}, {"pending": i + 1, "inFlight": 0}, []) for i in range(150)]
+order = sorted(ids, key=lambda x: (T + (149 - int(x[5:])), x))
+q.steps("batches-of-100", "150 changed ideas go as 100 (oldest change first) then 50.", ["REC-BATCH-001"], ["REC-BATCH-001"],
+        changes + [({"event": "flush"}, {"pending": 150, "inFlight": 100}, [{"action": "upload", "ideaIds": order[:100], "deferred": 50, "rule": "REC-BATCH-001"}]),
+                   ({"event": "uploaded"}, {"pending": 50, "inFlight": 50}, [{"action": "upload", "ideaIds": order[100:]}]),
+                   ({"event": "uploaded"}, {"pending": 0, "inFlight": 0}, [])])
+q.steps("changed-while-in-flight", "An idea changed again during its upload stays pending.", ["REC-BATCH-001"], [],
+        [({"event": "change", "ideaId": "a", "at": T}, {"pending": 1, "inFlight": 0}, []),
+         ({"event": "flush"}, {"pending": 1, "inFlight": 1}, [{"action": "upload", "ideaIds": ["a"]}]),
+         ({"event": "change", "ideaId": "a", "at": T + 5}, {"pending": 1, "inFlight": 1}, []),
+         ({"event": "uploaded"}, {"pending": 1, "inFlight": 1}, [{"action": "upload", "ideaIds": ["a"]}])])
+q.steps("pages-of-50", "120 records download in pages of 50, 50, 20.", ["REC-BATCH-001"], [],
+        [({"event": "download", "total": 120}, {"pending": 0, "inFlight": 0},
+          [{"action": "fetch-page", "offset": 0, "limit": 50}, {"action": "fetch-page", "offset": 50, "limit": 50}, {"action": "fetch-page", "offset": 100, "limit": 20}])])
+
+ini = File(machine="initial-sync", description="Initial sync decisions (seed 004 §4.1, §5) and backoff (§7).")
+files.append(ini)
+
+
+def st(name, failures=0):
+    return {"name": name, "failures": failures}
+
+
+def perform(op):
+    return {"action": "perform", "operation": op}
+
+
+reinstall = [({"event": "launched", "reinstall": True, "at": T}, st("checkingPurchase"), [perform("restore-purchases")]),
+             ({"event": "purchase-restored", "pro": True, "at": T + 1}, st("checkingAccount"), [perform("fetch-account-status")]),
+             ({"event": "account-status", "available": True, "at": T + 2}, st("querying"), [perform("query-records")])]
+ini.steps("reinstall-restore", "Reinstall: restore the purchase, check the account, find records, the user restores.", ["REC-INIT-001"], [],
+          reinstall + [({"event": "query-result", "found": True, "at": T + 3}, st("awaitingChoice"), [{"action": "prompt-restore"}]),
+                       ({"event": "user-choice", "choice": "restore", "at": T + 4}, st("restoring"), [perform("fetch-all-records")]),
+                       ({"event": "succeeded", "at": T + 5}, st("ready"), [])], flags=["seed-example"])
+ini.steps("reinstall-discard", "The user declines: the iCloud data is deleted and the app starts fresh.", ["REC-INIT-001"], [],
+          reinstall + [({"event": "query-result", "found": True, "at": T + 3}, st("awaitingChoice"), [{"action": "prompt-restore"}]),
+                       ({"event": "user-choice", "choice": "discard", "at": T + 4}, st("deletingCloud"), [perform("delete-cloud-records")]),
+                       ({"event": "succeeded", "at": T + 5}, st("ready"), [{"action": "upload-local"}])])
+ini.steps("restore-fails-then-delete", "A failed restore offers retry or delete.", ["REC-INIT-001"], [],
+          reinstall + [({"event": "query-result", "found": True, "at": T + 3}, st("awaitingChoice"), [{"action": "prompt-restore"}]),
+                       ({"event": "user-choice", "choice": "restore", "at": T + 4}, st("restoring"), [perform("fetch-all-records")]),
+                       ({"event": "failed", "at": T + 5}, st("restoreFailed"), [{"action": "prompt-retry-or-delete"}]),
+                       ({"event": "user-choice", "choice": "delete", "at": T + 6}, st("deletingCloud"), [perform("delete-cloud-records")])])
+ini.steps("no-records", "Nothing in iCloud: local data is the initial data.", ["REC-INIT-001"], [],
+          reinstall + [({"event": "query-result", "found": False, "at": T + 3}, st("ready"), [{"action": "upload-local"}])])
+ini.steps("first-install-no-query", "A first install asks iCloud nothing; buying PRO later starts the account check.", ["REC-INIT-001"], [],
+          [({"event": "launched", "reinstall": False, "at": T}, st("localOnly"), []),
+           ({"event": "pro-purchased", "at": T + 10}, st("checkingAccount"), [perform("fetch-account-status")])])
+ini.steps("not-pro", "Without PRO the app stays local.", ["REC-INIT-001"], [],
+          [({"event": "launched", "reinstall": True, "at": T}, st("checkingPurchase"), [perform("restore-purchases")]),
+           ({"event": "purchase-restored", "pro": False, "at": T + 1}, st("localOnly"), [])])
+ini.steps("query-before-purchase-dropped", "An account answer before the purchase is known is out of order: dropped.", ["REC-INIT-001"], ["REC-INIT-001"],
+          [({"event": "launched", "reinstall": True, "at": T}, st("checkingPurchase"), [perform("restore-purchases")]),
+           ({"event": "account-status", "available": True, "at": T + 1}, st("checkingPurchase"), [{"action": "drop", "rule": "REC-INIT-001"}])])
+backoff = list(reinstall)
+at = T + 2
+for n in range(1, 6):
+    at += 100
+    backoff.append(({"event": "failed", "at": at}, st("waitingRetry", n), [{"action": "set-timer", "at": at + 1000 * 2 ** (n - 1)}]))
+    at += 1000 * 2 ** (n - 1)
+    backoff.append(({"event": "timer", "at": at}, st("querying", n), [perform("query-records")]))
+backoff.append(({"event": "failed", "at": at + 100}, st("failed", 6), [{"action": "show-error", "code": "sync-unavailable", "rule": "REC-INIT-002"}]))
+ini.steps("backoff-then-give-up", "Query failures retry after 1, 2, 4, 8, 16 s; the sixth failure gives up.", ["REC-INIT-002"], ["REC-INIT-002"], backoff)
+ini.steps("backoff-recovers", "A retry that succeeds carries on with the flow.", ["REC-INIT-002"], [],
+          reinstall + [({"event": "failed", "at": T + 10}, st("waitingRetry", 1), [{"action": "set-timer", "at": T + 1010}]),
+                       ({"event": "timer", "at": T + 1010}, st("querying", 1), [perform("query-records")]),
+                       ({"event": "query-result", "found": False, "at": T + 1020}, st("ready", 1), [{"action": "upload-local"}])])
+
+zone = File(machine="record-zone", description="Optimistic concurrency with recordChangeTag (seed 004 §6; Spec records.md 6).")
+files.append(zone)
+R0 = {"recordName": "habit-1", "recordType": "Habit", "fields": {"name": f("Read", "STRING")}}
+R1 = dict(R0, recordChangeTag="t1", fields={"name": f("Read 20 pages", "STRING")})
+R1b = dict(R0, recordChangeTag="t1", fields={"name": f("Read daily", "STRING")})
+zone.steps("stale-tag-conflict", "Two devices save from t1; the second gets serverRecordChanged with client, server and ancestor.", ["REC-CONF-001"], ["REC-CONF-001"],
+           [({"event": "save", "document": R0}, {"tags": {"habit-1": "t1"}}, [{"action": "saved", "recordChangeTag": "t1"}]),
+            ({"event": "save", "document": R1}, {"tags": {"habit-1": "t2"}}, [{"action": "saved", "recordChangeTag": "t2"}]),
+            ({"event": "save", "document": R1b}, {"tags": {"habit-1": "t2"}},
+             [{"action": "server-record-changed", "client": R1b, "server": dict(R1, recordChangeTag="t2"), "ancestor": dict(R0, recordChangeTag="t1"), "rule": "REC-CONF-001"}]),
+            ({"event": "save-forced", "document": R1b}, {"tags": {"habit-1": "t3"}}, [{"action": "saved", "recordChangeTag": "t3"}])], flags=["seed-example"])
+zone.steps("new-record-twice", "A second create without a tag conflicts with no ancestor.", ["REC-CONF-001"], ["REC-CONF-001"],
+           [({"event": "save", "document": R0}, {"tags": {"habit-1": "t1"}}, [{"action": "saved", "recordChangeTag": "t1"}]),
+            ({"event": "save", "document": R0}, {"tags": {"habit-1": "t1"}},
+             [{"action": "server-record-changed", "client": R0, "server": dict(R0, recordChangeTag="t1"), "ancestor": None, "rule": "REC-CONF-001"}])])
+
+os.makedirs(OUT, exist_ok=True)
+total = 0
+for fl in files:
+    total += fl.write()
+print(total, "cases")

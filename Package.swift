@@ -55,7 +55,7 @@ let package = Package(
         // Speed and memory, in release mode: `swift run -c release bench`.
         .executableTarget(
             name: "bench",
-            dependencies: ["Migration", "MigrationPackage", "WireCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["Migration", "MigrationPackage", "Records", "WireCore", .product(name: "Crypto", package: "swift-crypto")]
         ),
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),

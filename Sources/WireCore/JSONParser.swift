@@ -124,7 +124,8 @@ private struct Parser {
         try enterContainer()
         index += 1
         var members: [JSONObject.Member] = []
-        var seen: Set<String> = []
+        // Small objects (almost all) compare names directly; a set pays off only for large ones.
+        var seen: Set<String>?
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -139,7 +140,18 @@ private struct Parser {
             let keyOffset = index
             let key = try parseString()
             path.append(.key(key))
-            if !seen.insert(key).inserted {
+            let repeated: Bool
+            if var names = seen {
+                repeated = !names.insert(key).inserted
+                seen = names
+            } else if members.count >= 16 {
+                var names = Set(members.map(\.key))
+                repeated = !names.insert(key).inserted
+                seen = names
+            } else {
+                repeated = members.contains { $0.key == key }
+            }
+            if repeated {
                 throw fail(CoreRule.duplicateKey, "member names unique within an object", "a second \"\(key)\"", at: keyOffset)
             }
             skipWhitespace()

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Migration
 import MigrationPackage
+import Records
 import WireCore
 
 /// `swift run -c release bench`: throughput of the envelope and of pack/unpack, as ratios to
@@ -61,6 +62,8 @@ struct Bench {
             print(row("swift-crypto SHA-256", sha, opensslSHA))
         }
 
+        records(count: quick ? 20_000 : 100_000)
+
         for size in quick ? [Int64(64 << 20)] : [Int64(256 << 20), Int64(2 << 30)] {
             let store = work.appendingPathComponent("store-\(size)")
             let package = work.appendingPathComponent("package-\(size).enc")
@@ -82,6 +85,41 @@ struct Bench {
         }
         print("(stores: 300 stories, 400 media files whose size grows with the store; pack and unpack include")
         print(" PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch)")
+    }
+
+    /// Records decoded and validated per second (the records family's full rules) against a plain
+    /// `JSONDecoder` decode of the same documents into Codable structs (no validation at all).
+    static func records(count: Int) {
+        let documents: [Data] = (0..<count).map { i in
+            let id = String(format: "%08x-9b7d-4c2e-8f10-5a6b7c8d9e0f", i)
+            return Data(#"""
+                {"recordName":"\#(id)","recordType":"Idea","recordChangeTag":"t\#(i)","fields":{"id":{"value":"\#(id)","type":"STRING"},\#
+                "title":{"value":"买菜 🥬 item \#(i)","type":"STRING"},"description":{"value":"Milk, eggs and bread for the week","type":"STRING"},\#
+                "isCompleted":{"value":\#(i % 2),"type":"INT64"},"createdAt":{"value":1747300000000,"type":"TIMESTAMP"},\#
+                "updatedAt":{"value":1747300005000,"type":"TIMESTAMP"},"deviceId":{"value":"E621E1F8-C36C-495A-93FC-0C247A3E6E5F","type":"STRING"},\#
+                "version":{"value":3,"type":"INT64"}},"created":{"timestamp":1747300000000},"modified":{"timestamp":1747300006000}}
+                """#.utf8)
+        }
+        let bytes = documents.map { [UInt8]($0) }
+        var accepted = 0
+        let ours = (try? measure(bytes: count) {
+            accepted = 0
+            for document in bytes {
+                if (try? CloudRecord.decode(JSONParser.parse(document), as: "Idea")) != nil { accepted += 1 }
+            }
+        }) ?? 0
+        let decoder = JSONDecoder()
+        var decoded = 0
+        let codable = (try? measure(bytes: count) {
+            decoded = 0
+            for document in documents {
+                if (try? decoder.decode(IdeaRecordCodable.self, from: document)) != nil { decoded += 1 }
+            }
+        }) ?? 0
+        print("records decode + validate (Idea)".padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f records/s   (all %d accepted)", ours, accepted))
+        print("JSONDecoder into Codable (no checks)".padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f records/s", codable))
+        print("  records validated per second / JSONDecoder decodes per second: " + String(format: "%.2fx", ours / max(codable, 1)))
+        _ = decoded
     }
 
     /// Pack or unpack in this process, so the parent reads its peak memory alone.
@@ -168,4 +206,30 @@ struct Bench {
         if let baseline { text += String(format: "   %.2fx openssl", rate / baseline) }
         return text
     }
+}
+
+/// The same Idea record as plain Codable structs: what an app without the kit would decode.
+struct IdeaRecordCodable: Decodable {
+    struct Field<T: Decodable>: Decodable {
+        var value: T
+        var type: String
+    }
+    struct Stamp: Decodable { var timestamp: Int64 }
+    struct Fields: Decodable {
+        var id: Field<String>
+        var title: Field<String>
+        var description: Field<String>?
+        var isCompleted: Field<Int64>
+        var createdAt: Field<Int64>
+        var updatedAt: Field<Int64>
+        var deviceId: Field<String>
+        var version: Field<Int64>
+        var lastSyncedAt: Field<Int64>?
+    }
+    var recordName: String
+    var recordType: String
+    var recordChangeTag: String?
+    var fields: Fields
+    var created: Stamp?
+    var modified: Stamp?
 }

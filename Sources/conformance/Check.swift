@@ -26,6 +26,7 @@ struct Check: ParsableCommand {
     @Option(help: "Output format: text or json.") var format: Format = .text
     @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
     @Option(help: "Lowest PBKDF2 iteration count accepted (test vectors only; default 600000).") var minimumIterations: UInt32?
+    @Option(help: "The previous version of a Core Data model, to check schema evolution (implies --kind model).") var previous: String?
 
     func validate() throws {
         if let now, now < 0 || now > maxSafeInteger {
@@ -46,6 +47,14 @@ struct Check: ParsableCommand {
         var results: [DocumentChecker.Result] = []
         let password = try passwordFile.map(readPassword)
         if let password { context["password"] = .string(password) }
+        if let previous {
+            guard let data = FileManager.default.contents(atPath: previous) else { throw ValidationError("cannot read \(previous)") }
+            do {
+                context["previous"] = try JSONParser.parse([UInt8](data))
+            } catch {
+                throw ValidationError("\(previous): \(error)")
+            }
+        }
         var policy = EnvelopePolicy.standard
         if let minimumIterations {
             context["minimumIterations"] = .number(JSONNumber(Int64(minimumIterations)))
@@ -69,7 +78,8 @@ struct Check: ParsableCommand {
                 }
                 bytes = [UInt8](data)
             }
-            let documentKind = kind ?? PackageChecker.kind(forFileName: url.lastPathComponent)
+            let documentKind = kind ?? (previous != nil ? "model" : nil) ?? PackageChecker.kind(forFileName: url.lastPathComponent)
+                ?? ModelDetection.kind(of: bytes)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
         switch format {
@@ -87,4 +97,14 @@ func readPassword(_ path: String) throws -> String {
     }
     return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+}
+
+/// A Core Data model description has `entities` and neither `type` nor `recordType`.
+enum ModelDetection {
+    static func kind(of bytes: [UInt8]) -> String? {
+        guard let value = try? JSONParser.parse(bytes), case .object(let o) = value, o["entities"] != nil, o["type"] == nil,
+            o["recordType"] == nil
+        else { return nil }
+        return "model"
+    }
 }

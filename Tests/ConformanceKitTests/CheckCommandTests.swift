@@ -74,6 +74,26 @@ struct CheckCommandTests {
         #expect(settings.stdout.contains("MIG-EXP-004 at \"/0/value\""))
     }
 
+    @Test func checksRecordsAndModels() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let log = #"{"recordName":"log-1","recordType":"HabitLog","fields":{"habit":{"value":"habit-1","type":"STRING"},"date":{"value":1747267200000,"type":"TIMESTAMP"},"count":{"value":1,"type":"INT64"}}}"#
+        let record = try Fixture.run("conformance", ["check", "-"], stdin: Array(log.utf8))
+        #expect(record.status == 1)
+        #expect(record.stdout.contains("REC-REC-004 at \"/fields/habit/type\""))
+        let v1 = #"{"entities":[{"name":"Idea","attributes":[{"name":"title","type":"String"}]}]}"#
+        let v2 = #"{"entities":[{"name":"Idea","attributes":[{"name":"title","type":"Integer64"}]}]}"#
+        try Data(v1.utf8).write(to: scratch.appendingPathComponent("v1.json"))
+        try Data(v2.utf8).write(to: scratch.appendingPathComponent("v2.json"))
+        let ok = try Fixture.run("conformance", ["check", scratch.appendingPathComponent("v1.json").path])
+        #expect(ok.status == 0, "\(ok.stdout)")
+        let evolved = try Fixture.run(
+            "conformance", ["check", scratch.appendingPathComponent("v2.json").path, "--previous", scratch.appendingPathComponent("v1.json").path])
+        #expect(evolved.status == 1)
+        #expect(evolved.stdout.contains("REC-EVOL-003 at \"/entities/0/attributes/0/type\""))
+    }
+
     @Test func runExitsZeroOnTheReferenceAndPrintsTheSummary() throws {
         let run = try Fixture.run("conformance", ["run"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

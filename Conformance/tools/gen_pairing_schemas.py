@@ -10,7 +10,7 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Spec", "schemas", "pairing")
 BASE = "https://devicedata.example/spec/schemas/pairing/"
 
-CODE = {"type": "string", "pattern": "^[0-9]{6}$", "x-rules": ["PAIR-CODE-001"]}
+CODE = {"type": "string", "minLength": 6, "maxLength": 6, "pattern": "^[0-9]{6}$", "x-rules": ["PAIR-CODE-001"]}
 PEER = {"type": "string", "minLength": 1, "pattern": "^(?!pairing-code:)|^pairing-code:[0-9]{6}$",
         "x-rules": ["PAIR-PEER-001", "PAIR-PEER-002"]}
 MILLIS = {"type": "integer", "minimum": 1000000000000, "exclusiveMaximum": 10000000000000, "x-rules": ["CORE-TYPE-004", "PAIR-TIME-001"]}

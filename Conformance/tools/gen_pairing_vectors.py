@@ -155,6 +155,29 @@ pad = 65536 - len(base.encode()) - 2
 dp.accept("size-exactly-64-kib", "A document of exactly 65536 bytes is accepted.",
           segments=[{"text": base}, {"text": "a", "repeat": pad}, {"text": "\"}"}], canonical=QR, rules=["CORE-JSON-004"], flags=["boundary"])
 
+# accepted: boundaries and interop traps (second batch)
+dp.accept("emoji-only-name", "A desktop name that is one emoji (U+1F5A5 U+FE0F) is not blank and is kept as sent.",
+          edit(QR, deviceInfo__name="🖥️"), rules=["PAIR-INFO-001"], flags=["boundary"])
+dp.accept("zhang-macbook", "A macOS desktop whose hostname has an apostrophe, as the seed's <hostname> allows.",
+          edit(QR, deviceInfo={"name": "Zhang's MacBook Pro", "platform": "darwin", "version": "5.1.0"}),
+          rules=["PAIR-INFO-001", "PAIR-INFO-002"])
+dp.accept("optional-members-null", "Kotlin writes null for absent optionals: null signalingUrl, iceServers, iceExpiry and version mean not given and are omitted.",
+          edit(QR, signalingUrl=None, iceServers=None, iceExpiry=None, deviceInfo__version=None),
+          edit(QR, signalingUrl=DROP, iceServers=DROP, iceExpiry=DROP, deviceInfo__version=DROP),
+          rules=["CORE-TYPE-002", "PAIR-URL-001", "PAIR-ICE-001", "PAIR-ICE-002"], flags=["interop-trap"])
+dp.accept("peer-id-256-bytes-multibyte", "A pcPeerId of 86 characters and exactly 256 UTF-8 bytes (85 x 张 + d) is accepted: the limit counts bytes.",
+          edit(QR, pcPeerId="张" * 85 + "d"), rules=["PAIR-PEER-001"], flags=["boundary", "interop-trap"])
+dp.accept("pc-peer-id-zero-width-no-break-space", "U+FEFF is not Unicode White_Space, so it is not blank (JavaScript's trim() would strip it).",
+          edit(QR, pcPeerId="\ufeff"), rules=["PAIR-PEER-001"], flags=["interop-trap"])
+dp.accept("pc-peer-id-alias-lookalike", "pairing-code-4f9c2a (a hyphen, not a colon) is not an alias, so PAIR-PEER-002 does not apply.",
+          edit(QR, pcPeerId="pairing-code-4f9c2a"), rules=["PAIR-PEER-002", "PAIR-PEER-001"], flags=["boundary"])
+dp.accept("relay-localhost", "ws:// is allowed for a relay on localhost.", edit(QR, relayUrl="ws://localhost:9001"),
+          rules=["PAIR-URL-002"], flags=["boundary"])
+dp.accept("relay-ipv6-loopback", "ws:// is allowed for a relay on [::1].", edit(QR, relayUrl="ws://[::1]:9001/signal"),
+          rules=["PAIR-URL-002"], flags=["boundary"])
+dp.accept("relay-url-port-65535", "Port 65535 is the largest port.", edit(QR, relayUrl="wss://signaling.chainlesschain.com:65535/"),
+          rules=["PAIR-URL-001", "PAIR-URL-002"], flags=["boundary"])
+
 # rejections, in check order
 dp.reject("type-missing", "A payload without type is not a pairing payload.", "/type", "CORE-TYPE-001", edit(QR, type=DROP))
 dp.reject("type-null", "type null is not absent for a required member.", "/type", "CORE-TYPE-002", edit(QR, type=None), flags=["interop-trap"])
@@ -263,6 +286,84 @@ dp.reject("too-deep", "Nesting of 65 levels is rejected at the container that ex
 dp.reject("root-array", "The document must be an object.", "", "CORE-TYPE-003", [QR])
 dp.reject("root-string", "A QR text that is a JSON string is not a payload.", "", "CORE-TYPE-003", "desktop-pairing")
 
+# rejected: check order, boundaries and interop traps (second batch)
+dp.reject("order-type-before-everything", "Check order: with every member wrong, only the type (check 1) is reported.", "/type", "PAIR-TYPE-001",
+          {"type": "desktop_pairing", "code": 48213, "pcPeerId": "", "timestamp": "1747299990000", "deviceInfo": None, "relayUrl": "http://x"},
+          rules=["PAIR-TYPE-001", "CORE-TYPE-003", "PAIR-PEER-001", "CORE-TYPE-002"], flags=["interop-trap"])
+dp.reject("code-null", "code null is not absent: the member is required.", "/code", "CORE-TYPE-002", edit(QR, code=None), flags=["interop-trap"])
+# inputText, not input: Python's jsonschema (re.search) lets "048213\n" match ^[0-9]{6}$, see NOTES-for-review.md.
+dp.reject("code-trailing-newline", "\"048213\\n\" matches ^\\d{6}$ where $ also matches before a final newline (Python, PCRE); it is not six digits.",
+          "/code", "PAIR-CODE-001", text=compact(edit(QR, code="048213\n")), flags=["interop-trap"])
+dp.reject("order-peer-before-timestamp", "Check order: a blank pcPeerId (check 3) is reported before a timestamp in seconds (check 4).",
+          "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="   ", timestamp=(T0 - 10000) // 1000), rules=["PAIR-PEER-001", "PAIR-TIME-001"])
+dp.reject("pc-peer-id-figure-spaces", "U+2007 and U+202F are White_Space, so the id is blank, though Java's Character.isWhitespace says no.",
+          "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="\u2007\u202f"), flags=["interop-trap"])
+dp.reject("pc-peer-id-c1-control", "U+0085 (NEL) inside a peer id is a C1 control character.", "/pcPeerId", "PAIR-PEER-001",
+          edit(QR, pcPeerId="desktop\u00854f9c2a"))
+dp.reject("pc-peer-id-257-bytes-multibyte", "87 characters but 257 UTF-8 bytes (85 x 张 + dd): over the limit though far below 256 characters.",
+          "/pcPeerId", "PAIR-PEER-001", edit(QR, pcPeerId="张" * 85 + "dd"), flags=["boundary", "interop-trap"])
+dp.reject("timestamp-null", "timestamp null is not absent: the member is required.", "/timestamp", "CORE-TYPE-002", edit(QR, timestamp=None),
+          flags=["interop-trap"])
+dp.reject("timestamp-infinite", "1e400 is a wire violation (CORE-JSON-006), reported before the member's type is looked at.", "/timestamp",
+          "CORE-JSON-006", text=compact(QR).replace(str(T0 - 10000), "1e400"), rules=["CORE-JSON-006", "CORE-TYPE-004"], flags=["interop-trap"])
+dp.reject("timestamp-leading-zero", "A number written with a leading zero (01747299990000) is not JSON.", "/timestamp", "CORE-JSON-001",
+          text=compact(QR).replace(str(T0 - 10000), "0" + str(T0 - 10000)), flags=["interop-trap"])
+dp.reject("timestamp-2-53-minus-1", "9007199254740991 is a valid integer literal (CORE-TYPE-004 holds) but not epoch milliseconds.", "/timestamp",
+          "PAIR-TIME-001", edit(QR, timestamp=2**53 - 1), rules=["PAIR-TIME-001", "CORE-TYPE-004"], flags=["boundary"])
+dp.reject("timestamp-10-to-13", "10^13 is outside [10^12, 10^13); PAIR-TIME-001 is checked before the future bound.", "/timestamp", "PAIR-TIME-001",
+          edit(QR, timestamp=10**13), rules=["PAIR-TIME-001", "PAIR-TIME-003"], flags=["boundary"])
+dp.reject("device-info-null", "deviceInfo null is not absent: the member is required.", "/deviceInfo", "CORE-TYPE-002", edit(QR, deviceInfo=None))
+dp.reject("order-name-before-platform", "Inside a desktop's deviceInfo, name is checked before platform.", "/deviceInfo/name", "PAIR-INFO-001",
+          edit(QR, deviceInfo={"name": "\u3000", "platform": "Windows_NT"}), rules=["PAIR-INFO-001", "PAIR-INFO-002"])
+dp.reject("order-signaling-before-relay", "The optional signalingUrl (member 7) is checked before the required relayUrl (member 8).",
+          "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="http://192.168.1.20:9001", relayUrl=DROP), rules=["PAIR-URL-001", "CORE-TYPE-001"])
+dp.reject("signaling-url-user-info", "User-info in a signaling URL is rejected.", "/signalingUrl", "PAIR-URL-001",
+          edit(QR, signalingUrl="ws://admin:secret@192.168.1.20:9001"))
+dp.reject("signaling-url-leading-space", "URLs are not trimmed: a leading space is whitespace in the URL.", "/signalingUrl", "PAIR-URL-001",
+          edit(QR, signalingUrl=" ws://192.168.1.20:9001"), flags=["interop-trap"])
+dp.reject("signaling-url-port-zero", "Port 0 is outside 1-65535.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="ws://192.168.1.20:0"),
+          flags=["boundary"])
+dp.reject("relay-url-localhost-lookalike", "localhost.chainlesschain.com is not localhost: a prefix test must not let ws:// through.", "/relayUrl",
+          "PAIR-URL-002", edit(QR, relayUrl="ws://localhost.chainlesschain.com"), flags=["interop-trap"])
+dp.reject("relay-url-127-lookalike", "127.0.0.1.nip.io is a DNS name, not an address in 127.0.0.0/8.", "/relayUrl", "PAIR-URL-002",
+          edit(QR, relayUrl="ws://127.0.0.1.nip.io:9001"), flags=["interop-trap"])
+dp.reject("ice-url-scheme-only", "\"stun:\" has nothing after the scheme.", "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": "stun:"}]),
+          flags=["boundary"])
+# Depth-first, document order inside arrays: see NOTES-for-review.md (the reading is the question there).
+dp.reject("order-ice-server-depth-first", "Elements are checked in document order, each completely: the bad URL of server 0 is reported before server 1's type.",
+          "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": "https://turn.chainlesschain.com"}, "stun:stun.l.google.com:19302"]),
+          rules=["PAIR-ICE-001", "CORE-TYPE-003"])
+dp.reject("order-ice-urls-depth-first", "Inside urls, element 0's scheme is checked before element 1's type.", "/iceServers/0/urls/0", "PAIR-ICE-001",
+          edit(QR, iceServers=[{"urls": ["https://turn.chainlesschain.com", 3478]}]), rules=["PAIR-ICE-001", "CORE-TYPE-003"])
+dp.reject("ice-expiry-zero", "0 (no ICE credentials) is allowed only in a stored paired-desktop record, not in the QR payload.", "/iceExpiry",
+          "PAIR-ICE-002", edit(QR, iceExpiry=0), flags=["interop-trap"])
+dp.reject("ice-expiry-10-to-11", "10^11 is the smallest value taken for milliseconds: rejected.", "/iceExpiry", "PAIR-ICE-002", edit(QR, iceExpiry=10**11),
+          flags=["boundary"])
+dp.reject("ice-expiry-below-10-to-9", "999999999 is below the epoch-seconds range.", "/iceExpiry", "PAIR-ICE-002", edit(QR, iceExpiry=10**9 - 1),
+          flags=["boundary"])
+dp.reject("order-wire-before-type", "Wire rules come first: a repeated relayUrl is reported although the type is wrong too.", "/relayUrl", "CORE-JSON-003",
+          text=compact(edit(QR, type="pair-ack"))[:-1] + ',"relayUrl":"wss://relay.example.net"}', rules=["CORE-JSON-003", "PAIR-TYPE-001"],
+          flags=["interop-trap"])
+dp.reject("duplicate-code-escaped-name", "\"co\\u0064e\" is \"code\" after unescaping, so it repeats code.", "/code", "CORE-JSON-003",
+          text=compact(QR)[:-1] + ',"co\\u0064e":"999999"}', flags=["interop-trap"])
+dp.reject("name-raw-tab", "An unescaped tab inside a string is not JSON, though lenient parsers take it.", "/deviceInfo/name", "CORE-JSON-001",
+          text=compact(QR).replace("DESKTOP-7F3K", "DESKTOP\t7F3K"), flags=["interop-trap"])
+dp.reject("name-overlong-utf8", "C0 AF (an overlong '/') is invalid UTF-8.", "/deviceInfo/name", "CORE-JSON-002",
+          b64=base64.b64encode(compact(QR).encode().replace(b"DESKTOP-7F3K", b"DESKTOP\xc0\xaf7F3K")).decode(), flags=["interop-trap"])
+dp.reject("name-cesu8-surrogates", "A surrogate pair encoded as two 3-byte sequences (CESU-8, Java's modified UTF-8) is invalid UTF-8.",
+          "/deviceInfo/name", "CORE-JSON-002",
+          b64=base64.b64encode(compact(QR).encode().replace(b"DESKTOP-7F3K", b"DESKTOP \xed\xa0\xbd\xed\xb2\xbb")).decode(), flags=["interop-trap"])
+dp.reject("ice-expiry-nan", "NaN, which Python's json.dumps writes, is not JSON.", "/iceExpiry", "CORE-JSON-001",
+          text=compact(QR).replace('"iceExpiry":1747386400', '"iceExpiry":NaN'), flags=["interop-trap"])
+dp.reject("empty-document", "An empty text is not a JSON document.", "", "CORE-JSON-001", text="")
+dp.reject("too-large-multibyte", "22000 x 张 is 66000 bytes but 22000 characters: the size limit counts bytes.", "", "CORE-JSON-004",
+          segments=[{"text": compact(QR)[:-1] + ',"note":"'}, {"text": "张", "repeat": 22000}, {"text": "\"}"}], flags=["boundary", "interop-trap"])
+dp.reject("order-size-before-syntax", "Size is checked before parsing: an oversized text with trailing garbage is reported as too large.", "",
+          "CORE-JSON-004", segments=[{"text": base}, {"text": "a", "repeat": pad + 1}, {"text": "\"}x"}], rules=["CORE-JSON-004", "CORE-JSON-001"])
+dp.reject("too-deep-objects", "65 levels of nested objects: reported at the object that reaches level 65.", "/x" + "/a" * 63, "CORE-JSON-005",
+          segments=[{"text": compact(QR)[:-1] + ',"x":'}, {"text": '{"a":', "repeat": 63}, {"text": "{}"}, {"text": "}", "repeat": 63}, {"text": "}"}],
+          flags=["boundary"])
+
 # ---------------------------------------------------------------- pair-ack
 pa = File("pair-ack", "The phone's ack (seed 002 §4.2; Spec pairing.md 3.2).", {"now": T0})
 pa.accept("seed-example", "The seed's ack.", ACK, rules=["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001", "PAIR-INFO-001",
@@ -300,6 +401,34 @@ pa.reject("platform-mixed-case", "iOS is spelled ios.", "/deviceInfo/platform", 
 pa.reject("timestamp-seconds", "Seconds where milliseconds are due.", "/timestamp", "PAIR-TIME-001", edit(ACK, timestamp=T0 // 1000), flags=["interop-trap"])
 pa.reject("timestamp-null", "timestamp null is not absent.", "/timestamp", "CORE-TYPE-002", edit(ACK, timestamp=None))
 
+# second batch
+pa.accept("lower-case-uuid-kept", "An Android lower-case UUID deviceId is accepted and kept exactly as sent.",
+          edit(ACK, deviceInfo__platform="android", deviceInfo__deviceId="5f1c2d3e-4b6a-4c8d-9e0f-a1b2c3d4e5f6"),
+          rules=["PAIR-INFO-003", "PAIR-INFO-002"], flags=["interop-trap"])
+pa.accept("did-multibase-key", "A did:cc DID whose identifier is a multibase key (z6Mk...).",
+          edit(ACK, mobileDid="did:cc:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"), rules=["PAIR-DID-001"])
+pa.accept("timestamp-10-to-12", "10^12 is the smallest epoch-millisecond value; acks are not age-checked, so it is accepted.",
+          edit(ACK, timestamp=10**12), rules=["PAIR-TIME-001", "CORE-TYPE-004"], flags=["boundary"])
+pa.accept("emoji-phone-name", "A phone name with Chinese and an emoji is kept as sent.", edit(ACK, deviceInfo__name="小李的 iPhone 📱"),
+          rules=["PAIR-INFO-001", "CORE-TYPE-003"])
+pa.accept("unknown-member-null", "An unknown member set to null is ignored like any unknown member; CORE-TYPE-002 covers declared members only.",
+          edit(ACK, signature=None), ACK, rules=["CORE-TYPE-002", "CORE-TYPE-001"], flags=["interop-trap"])
+pa.reject("order-code-before-did", "Check order: pairingCode (member 2) is reported before mobileDid (member 3).", "/pairingCode", "PAIR-CODE-001",
+          edit(ACK, pairingCode="04821", mobileDid="did:key:z6Mk"), rules=["PAIR-CODE-001", "PAIR-DID-001"])
+pa.reject("order-device-id-before-name", "A phone's deviceInfo is checked deviceId, name, platform: the empty deviceId is reported.",
+          "/deviceInfo/deviceId", "PAIR-INFO-003", edit(ACK, deviceInfo={"deviceId": "", "name": "", "platform": "windows"}),
+          rules=["PAIR-INFO-003", "PAIR-INFO-001", "PAIR-INFO-002"])
+pa.reject("did-null", "mobileDid null is not absent: the member is required.", "/mobileDid", "CORE-TYPE-002", edit(ACK, mobileDid=None),
+          flags=["interop-trap"])
+pa.reject("did-method-upper-case", "The method is the lowercase cc.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:CC:phone-1"),
+          flags=["interop-trap"])
+pa.reject("did-bad-percent-escape", "% must be followed by two hex digits.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:cc:phone%2G1"))
+pa.reject("timestamp-exponent", "1.747299998e12 is not an integer literal.", "/timestamp", "CORE-TYPE-004",
+          text=compact(ACK).replace(str(T0 - 2000), "1.747299998e12"), flags=["interop-trap"])
+pa.reject("timestamp-10-to-13", "10^13 is outside [10^12, 10^13).", "/timestamp", "PAIR-TIME-001", edit(ACK, timestamp=10**13), flags=["boundary"])
+pa.reject("duplicate-pairing-code", "Two pairingCode members: the desktop could compare either one, so the ack is rejected.", "/pairingCode",
+          "CORE-JSON-003", text=compact(ACK)[:-1] + ',"pairingCode":"999999"}', flags=["interop-trap"])
+
 # ---------------------------------------------------------------- device-pairing
 dv = File("device-pairing", "The QR payload a phone shows in Flow A (seed 002 §4.3; Spec pairing.md 3.3).", {"now": T0})
 dv.accept("seed-example", "The seed's Flow A payload.", DEVICE, rules=["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001",
@@ -312,6 +441,31 @@ dv.reject("did-trailing-colon", "An empty last segment is not allowed.", "/did",
 dv.reject("platform-desktop", "A phone QR must name a phone platform.", "/deviceInfo/platform", "PAIR-INFO-002", edit(DEVICE, deviceInfo__platform="darwin"))
 dv.reject("timestamp-string", "A string timestamp is rejected.", "/timestamp", "CORE-TYPE-003", edit(DEVICE, timestamp=str(T0)), flags=["interop-trap"])
 dv.reject("type-confirmation", "A confirmation is not a device-pairing payload.", "/type", "PAIR-TYPE-001", edit(DEVICE, type="pairing:confirmation"))
+
+# second batch
+dv.accept("upper-case-uuid-kept", "An iOS upper-case UUID deviceId is accepted and kept exactly (never case-folded).",
+          edit(DEVICE, deviceInfo__deviceId=UUID.upper()), rules=["PAIR-INFO-003"], flags=["interop-trap"])
+dv.accept("android-emoji-name", "An Android phone with an emoji in its name.",
+          edit(DEVICE, deviceInfo={"deviceId": "5f1c2d3e-4b6a-4c8d-9e0f-a1b2c3d4e5f6", "name": "Redmi Note 13 🚀", "platform": "android"}),
+          rules=["PAIR-INFO-001", "PAIR-INFO-002"])
+dv.accept("unknown-members", "Unknown members (one of them null), also inside deviceInfo, are ignored and dropped from the canonical form.",
+          edit(DEVICE, qrVersion=2, signature=None, deviceInfo__model="iPhone15,2"), DEVICE,
+          rules=["PAIR-TYPE-001", "CORE-TYPE-001", "CORE-TYPE-002", "CORE-TYPE-003", "CORE-TYPE-004"], flags=["interop-trap"])
+dv.reject("code-number", "A code sent as a number is rejected.", "/code", "CORE-TYPE-003", edit(DEVICE, code=730291), flags=["interop-trap"])
+dv.reject("did-null", "did null is not absent: the member is required.", "/did", "CORE-TYPE-002", edit(DEVICE, did=None), flags=["interop-trap"])
+dv.reject("did-injection", "A quote and a brace in a DID are an injection attempt.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:cc:abc\"}"),
+          flags=["interop-trap"])
+dv.reject("did-key-method", "did:key is not the cc method.", "/did", "PAIR-DID-001",
+          edit(DEVICE, did="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"), flags=["interop-trap"])
+dv.reject("did-upper-case-scheme", "The scheme is the lowercase did.", "/did", "PAIR-DID-001", edit(DEVICE, did="DID:cc:x"), flags=["interop-trap"])
+dv.reject("did-257-chars", "A DID over 256 characters is rejected.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:cc:" + "z" * 250), flags=["boundary"])
+dv.reject("device-id-ideographic-space", "A deviceId of U+3000 alone is blank.", "/deviceInfo/deviceId", "PAIR-INFO-003",
+          edit(DEVICE, deviceInfo__deviceId="\u3000"), flags=["interop-trap"])
+dv.reject("name-tab", "A phone name that is a tab is blank.", "/deviceInfo/name", "PAIR-INFO-001", edit(DEVICE, deviceInfo__name="\t"))
+dv.reject("timestamp-seconds", "Epoch seconds where milliseconds are due.", "/timestamp", "PAIR-TIME-001", edit(DEVICE, timestamp=(T0 - 2000) // 1000),
+          flags=["interop-trap"])
+dv.reject("timestamp-fraction", "1747299998000.0 is a double to Swift and Kotlin, not an integer literal.", "/timestamp", "CORE-TYPE-004",
+          text=compact(DEVICE).replace(str(T0 - 2000), str(T0 - 2000) + ".0"), flags=["interop-trap"])
 
 # ---------------------------------------------------------------- pairing:confirmation
 cf = File("pairing:confirmation", "The desktop's confirmation (seed 002 §4.4; Spec pairing.md 3.4).", {"now": T0})
@@ -326,6 +480,28 @@ cf.reject("pc-peer-id-blank", "A blank pcPeerId is rejected.", "/pcPeerId", "PAI
 cf.reject("platform-android", "A desktop does not run android.", "/deviceInfo/platform", "PAIR-INFO-002", edit(CONF, deviceInfo__platform="android"))
 cf.reject("timestamp-fraction", "1747299999000.5 is not an integer.", "/timestamp", "CORE-TYPE-004",
           text=compact(CONF).replace(str(T0 - 1000), str(T0 - 1000) + ".5"))
+
+# second batch
+cf.accept("version-null", "version null is not given and is omitted.", edit(CONF, deviceInfo__version=None), edit(CONF, deviceInfo__version=DROP),
+          rules=["CORE-TYPE-002"], flags=["interop-trap"])
+cf.accept("chinese-linux-name", "A Linux desktop with a Chinese name and an emoji.",
+          edit(CONF, deviceInfo={"name": "张伟的台式机 🖥️", "platform": "linux"}), rules=["PAIR-INFO-001", "PAIR-INFO-002", "CORE-TYPE-003"])
+cf.accept("day-old-not-age-checked", "Confirmations are not age-checked (the flows time out on their own clock): a day-old one is well-formed.",
+          edit(CONF, timestamp=T0 - 86400000), rules=["PAIR-TIME-001", "CORE-TYPE-004"])
+cf.reject("order-code-before-peer", "Check order: pairingCode (member 2) is reported before pcPeerId (member 3).", "/pairingCode", "PAIR-CODE-001",
+          edit(CONF, pairingCode="7302911", pcPeerId=""), rules=["PAIR-CODE-001", "PAIR-PEER-001"])
+cf.reject("pairing-code-number", "A code sent as a number is rejected.", "/pairingCode", "CORE-TYPE-003", edit(CONF, pairingCode=730291),
+          flags=["interop-trap"])
+cf.reject("pc-peer-id-null", "pcPeerId null is not absent: the member is required.", "/pcPeerId", "CORE-TYPE-002", edit(CONF, pcPeerId=None),
+          flags=["interop-trap"])
+cf.reject("device-info-missing", "deviceInfo is required: the phone shows the desktop's name on success.", "/deviceInfo", "CORE-TYPE-001",
+          edit(CONF, deviceInfo=DROP))
+cf.reject("name-ideographic-space", "A desktop name of U+3000 alone is blank.", "/deviceInfo/name", "PAIR-INFO-001", edit(CONF, deviceInfo__name="\u3000"),
+          flags=["interop-trap"])
+cf.reject("timestamp-seconds", "Epoch seconds where milliseconds are due.", "/timestamp", "PAIR-TIME-001", edit(CONF, timestamp=(T0 - 1000) // 1000),
+          flags=["interop-trap"])
+cf.reject("duplicate-pairing-code", "Two pairingCode members: the phone's code comparison (PAIR-FLOWA-001) could read either one.", "/pairingCode",
+          "CORE-JSON-003", text=compact(CONF)[:-1] + ',"pairingCode":"000000"}', flags=["interop-trap"])
 
 # ---------------------------------------------------------------- register
 rg = File("register", "Registration on the signaling relay (Spec pairing.md 3.5).", {"now": T0, "localPeerId": PHONE})
@@ -346,6 +522,31 @@ rg.reject("alias-letters", "pairing-code:abcdef is no alias.", "/peerId", "PAIR-
 rg.reject("peer-id-blank", "A blank peer id is rejected.", "/peerId", "PAIR-PEER-001", {"type": "register", "peerId": "  "})
 rg.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "register"})
 rg.reject("peer-id-number", "peerId is a string.", "/peerId", "CORE-TYPE-003", {"type": "register", "peerId": 42})
+
+# second batch
+rg.accept("phone-registers-alias", "A pairing-code: alias is accepted whatever the sender's own id (see NOTES-for-review.md).",
+          {"type": "register", "peerId": "pairing-code:123456"}, rules=["PAIR-SIG-001", "PAIR-PEER-002"])
+rg.accept("desktop-own-id", "A desktop registers its own mobileBridge peer id; an unknown member set to null is ignored.",
+          {"type": "register", "peerId": DESK, "role": None}, {"type": "register", "peerId": DESK},
+          rules=["PAIR-SIG-001", "PAIR-PEER-001", "CORE-TYPE-002", "CORE-TYPE-003"], context={"localPeerId": DESK})
+rg.accept("alias-with-role-hint", "The desktop's alias registration with the seed's role hint (§6.5); the unknown role is dropped.",
+          {"type": "register", "peerId": "pairing-code:048213", "role": "manual-pair-listener"}, {"type": "register", "peerId": "pairing-code:048213"},
+          rules=["PAIR-SIG-001", "PAIR-PEER-002", "CORE-TYPE-001"], context={"localPeerId": DESK}, flags=["seed-example"])
+rg.accept("alias-all-zeros", "pairing-code:000000 is a valid alias: the code keeps its zeros.", {"type": "register", "peerId": "pairing-code:000000"},
+          rules=["PAIR-PEER-002", "PAIR-CODE-001"], context={"localPeerId": DESK}, flags=["boundary"])
+rg.reject("type-capitalised", "Register is not register.", "/type", "PAIR-TYPE-001", {"type": "Register", "peerId": PHONE})
+rg.reject("peer-id-null", "peerId null is not absent: the member is required.", "/peerId", "CORE-TYPE-002", {"type": "register", "peerId": None},
+          flags=["interop-trap"])
+rg.reject("alias-arabic-indic-digits", "An alias code in Arabic-Indic digits is not six ASCII digits.", "/peerId", "PAIR-PEER-002",
+          {"type": "register", "peerId": "pairing-code:١٢٣٤٥٦"}, flags=["interop-trap"])
+rg.reject("alias-prefix-other-case", "Pairing-Code:123456 is no alias (the prefix is case-sensitive), so it is someone else's id.", "/peerId",
+          "PAIR-SIG-001", {"type": "register", "peerId": "Pairing-Code:123456"}, flags=["interop-trap"])
+rg.reject("own-id-trailing-space", "Peer ids are not trimmed: the DID with a trailing space is another id.", "/peerId", "PAIR-SIG-001",
+          {"type": "register", "peerId": PHONE + " "}, flags=["interop-trap"])
+rg.reject("peer-id-257-bytes", "A peer id over 256 UTF-8 bytes is rejected before it is compared.", "/peerId", "PAIR-PEER-001",
+          {"type": "register", "peerId": "d" * 257}, rules=["PAIR-PEER-001", "PAIR-SIG-001"], flags=["boundary"])
+rg.reject("duplicate-peer-id", "Own id first and the target's id second: a reader keeping the last one re-creates the echo loop.", "/peerId",
+          "CORE-JSON-003", text=compact({"type": "register", "peerId": PHONE})[:-1] + ',"peerId":"' + DESK + '"}', flags=["interop-trap"])
 
 # ---------------------------------------------------------------- message
 ms = File("message", "The signaling envelope {type:\"message\", to, payload} (seed 002 §4.2; Spec pairing.md 3.5).", {"now": T0})
@@ -379,6 +580,40 @@ ms.reject("alias-wrong-payload", "Only pair-acks go to an alias.", "/payload/typ
 ms.reject("alias-untyped-payload", "A payload without type sent to an alias.", "/payload/type", "PAIR-SIG-002",
           {"type": "message", "to": "pairing-code:048213", "payload": {"pairingCode": "048213"}})
 
+# second batch
+ms.accept("nested-desktop-pairing", "A nested desktop-pairing payload is reduced to its canonical form (signalingUrl \"\" omitted).",
+          {"type": "message", "to": PHONE, "from": DESK, "payload": edit(QR, signalingUrl="")},
+          {"type": "message", "to": PHONE, "from": DESK, "payload": edit(QR, signalingUrl=DROP)},
+          rules=["PAIR-TYPE-001", "PAIR-URL-001"], context={"activeDid": PHONE})
+ms.accept("nested-confirmation", "The desktop's confirmation routed to the phone's DID (§4.4); its unknown members are dropped.",
+          {"type": "message", "to": PHONE, "from": DESK, "payload": edit(CONF, sessionId="s-7")},
+          {"type": "message", "to": PHONE, "from": DESK, "payload": CONF}, rules=["PAIR-TYPE-001", "PAIR-INFO-002", "PAIR-PEER-001", "CORE-TYPE-003"])
+ms.accept("from-null", "from null is not given and is omitted.", {"type": "message", "to": DESK, "from": None, "payload": ACK},
+          {"type": "message", "to": DESK, "payload": ACK}, rules=["CORE-TYPE-002", "CORE-TYPE-001", "PAIR-DID-001"], flags=["interop-trap"])
+ms.accept("payload-type-other-case", "A payload typed Pair-Ack names no pairing kind: it is relayed unchecked and kept as received.",
+          {"type": "message", "to": DESK, "payload": edit(ACK, type="Pair-Ack", pairingCode="12345")}, rules=["PAIR-TYPE-001", "PAIR-CODE-001"],
+          flags=["interop-trap"])
+ms.reject("type-capitalised", "Message is not message.", "/type", "PAIR-TYPE-001", {"type": "Message", "to": DESK, "payload": ACK})
+ms.reject("to-null", "to null is not absent: the member is required.", "/to", "CORE-TYPE-002", {"type": "message", "to": None, "payload": ACK},
+          flags=["interop-trap"])
+ms.reject("payload-null", "payload null is not absent: the member is required.", "/payload", "CORE-TYPE-002",
+          {"type": "message", "to": DESK, "payload": None})
+ms.reject("payload-array", "payload is an object.", "/payload", "CORE-TYPE-003", {"type": "message", "to": DESK, "payload": [ACK]})
+ms.reject("alias-ack-five-digit-code", "The nested ack is checked before PAIR-SIG-002: its five-digit code is a PAIR-CODE-001 violation.",
+          "/payload/pairingCode", "PAIR-CODE-001", {"type": "message", "to": "pairing-code:123456", "payload": edit(ACK, pairingCode="12345")},
+          rules=["PAIR-CODE-001", "PAIR-SIG-002"])
+ms.reject("alias-payload-type-other-case", "A payload typed Pair-Ack is not a pair-ack, so an alias may not receive it.", "/payload/type",
+          "PAIR-SIG-002", {"type": "message", "to": "pairing-code:048213", "payload": edit(ACK, type="Pair-Ack")}, flags=["interop-trap"])
+ms.reject("nested-confirmation-phone-platform", "A nested confirmation is checked as one: a desktop cannot run ios.", "/payload/deviceInfo/platform",
+          "PAIR-INFO-002", {"type": "message", "to": PHONE, "payload": edit(CONF, deviceInfo__platform="ios")})
+ms.reject("nested-ack-timestamp-string", "The nested ack's timestamp sent as a string is rejected under /payload.", "/payload/timestamp",
+          "CORE-TYPE-003", {"type": "message", "to": DESK, "payload": edit(ACK, timestamp=str(T0 - 2000))}, flags=["interop-trap"])
+ms.reject("nested-desktop-pairing-http-lan-url", "A nested desktop-pairing is checked as one: its LAN URL must be ws:// or wss://.",
+          "/payload/signalingUrl", "PAIR-URL-001", {"type": "message", "to": PHONE, "from": DESK, "payload": edit(QR, signalingUrl="http://192.168.1.20:9001")},
+          context={"activeDid": PHONE})
+ms.reject("duplicate-to", "Two to members: the relay and a logger could route to different peers.", "/to", "CORE-JSON-003",
+          text=compact({"type": "message", "to": DESK, "payload": ACK})[:-1] + ',"to":"pairing-code:048213"}', flags=["interop-trap"])
+
 # ---------------------------------------------------------------- relay replies
 rd = File("registered", "The relay's answer to register (Spec pairing.md 3.5).", {"now": T0})
 rd.accept("own-did", "registered echoes the id.", {"type": "registered", "peerId": PHONE}, rules=["PAIR-PEER-001"])
@@ -386,11 +621,42 @@ rd.accept("alias", "registered for an alias.", {"type": "registered", "peerId": 
 rd.reject("peer-id-blank", "A blank id.", "/peerId", "PAIR-PEER-001", {"type": "registered", "peerId": "\n"})
 rd.reject("type-capitalised", "Registered is not registered.", "/type", "PAIR-TYPE-001", {"type": "Registered", "peerId": PHONE})
 
+# second batch
+rd.accept("desktop-id", "registered for a desktop's peer id.", {"type": "registered", "peerId": DESK},
+          rules=["PAIR-TYPE-001", "PAIR-PEER-001", "CORE-TYPE-003"])
+rd.accept("unknown-members", "Unknown members (a server time, a null) are ignored and dropped.", {"type": "registered", "peerId": PHONE, "serverTime": T0, "session": None},
+          {"type": "registered", "peerId": PHONE}, rules=["PAIR-TYPE-001", "CORE-TYPE-001", "CORE-TYPE-002"], flags=["interop-trap"])
+rd.accept("peer-id-256-bytes", "A peer id of exactly 256 UTF-8 bytes.", {"type": "registered", "peerId": "d" * 256}, rules=["PAIR-PEER-001"],
+          flags=["boundary"])
+rd.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "registered"})
+rd.reject("peer-id-null", "peerId null is not absent: the member is required.", "/peerId", "CORE-TYPE-002", {"type": "registered", "peerId": None},
+          flags=["interop-trap"])
+rd.reject("peer-id-number", "peerId is a string.", "/peerId", "CORE-TYPE-003", {"type": "registered", "peerId": 1})
+rd.reject("alias-seven-digits", "pairing-code:0482131 carries seven digits.", "/peerId", "PAIR-PEER-002",
+          {"type": "registered", "peerId": "pairing-code:0482131"})
+rd.reject("peer-id-257-bytes", "A peer id of 257 UTF-8 bytes.", "/peerId", "PAIR-PEER-001", {"type": "registered", "peerId": "d" * 257},
+          flags=["boundary"])
+
 po = File("peer-offline", "The relay's answer when the target is not registered (seed 002 §6.5).", {"now": T0})
 po.accept("alias-offline", "The manual flow's alias is not registered: the desktop has not enabled manual codes.",
           {"type": "peer-offline", "peerId": "pairing-code:048213"}, rules=["PAIR-PEER-002"], flags=["seed-example"])
 po.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "peer-offline"})
 po.reject("peer-id-null", "null is not absent for a required member.", "/peerId", "CORE-TYPE-002", {"type": "peer-offline", "peerId": None})
+
+# second batch
+po.accept("desktop-offline", "The desktop targeted by a Flow B ack is not connected.", {"type": "peer-offline", "peerId": DESK},
+          rules=["PAIR-TYPE-001", "PAIR-PEER-001", "CORE-TYPE-003"])
+po.accept("unknown-members", "Unknown members (a reason text, a null) are ignored and dropped.",
+          {"type": "peer-offline", "peerId": DESK, "reason": "target not registered", "since": None}, {"type": "peer-offline", "peerId": DESK},
+          rules=["PAIR-TYPE-001", "CORE-TYPE-001", "CORE-TYPE-002"], flags=["interop-trap"])
+po.reject("type-underscore", "peer_offline is not peer-offline.", "/type", "PAIR-TYPE-001", {"type": "peer_offline", "peerId": DESK},
+          flags=["interop-trap"])
+po.reject("peer-id-ideographic-space", "A peer id of U+3000 alone is blank.", "/peerId", "PAIR-PEER-001", {"type": "peer-offline", "peerId": "\u3000"},
+          flags=["interop-trap"])
+po.reject("peer-id-line-break", "CR LF after the id are control characters.", "/peerId", "PAIR-PEER-001", {"type": "peer-offline", "peerId": DESK + "\r\n"})
+po.reject("alias-fullwidth-digit", "A fullwidth digit in the alias code is not an ASCII digit.", "/peerId", "PAIR-PEER-002",
+          {"type": "peer-offline", "peerId": "pairing-code:04821３"}, flags=["interop-trap"])
+po.reject("peer-id-number", "peerId is a string.", "/peerId", "CORE-TYPE-003", {"type": "peer-offline", "peerId": 48213})
 
 er = File("error", "The relay's error answer (Spec pairing.md 3.5, PAIR-SIG-003).", {"now": T0})
 er.accept("rate-limited", "An error with its code and a human message.", {"type": "error", "code": "rate-limited", "message": "slow down"},
@@ -402,6 +668,22 @@ er.reject("code-upper-snake", "RATE_LIMITED is not one of the codes.", "/code", 
 er.reject("code-http-status", "A number is not a code.", "/code", "CORE-TYPE-003", {"type": "error", "code": 429})
 er.reject("code-missing", "code is required: clients act on it.", "/code", "CORE-TYPE-001", {"type": "error", "message": "oops"})
 er.reject("message-number", "message, when given, is a string.", "/message", "CORE-TYPE-003", {"type": "error", "code": "invalid-message", "message": 5})
+
+# second batch
+er.accept("invalid-message", "invalid-message is one of the codes.", {"type": "error", "code": "invalid-message"}, rules=["PAIR-SIG-003"])
+er.accept("not-registered", "not-registered is one of the codes.", {"type": "error", "code": "not-registered"}, rules=["PAIR-SIG-003"])
+er.accept("alias-expired-chinese-message", "The human text may be in any language; clients act on the code.",
+          {"type": "error", "code": "alias-expired", "message": "配对码已过期,请重新扫码"}, rules=["PAIR-SIG-003", "CORE-TYPE-003"])
+er.accept("unknown-members", "Unknown members (a retry hint) are ignored and dropped.", {"type": "error", "code": "rate-limited", "retryAfter": 30},
+          {"type": "error", "code": "rate-limited"}, rules=["PAIR-TYPE-001"], flags=["interop-trap"])
+er.reject("type-capitalised", "Error is not error.", "/type", "PAIR-TYPE-001", {"type": "Error", "code": "too-large"})
+er.reject("code-null", "code null is not absent: the member is required.", "/code", "CORE-TYPE-002", {"type": "error", "code": None},
+          flags=["interop-trap"])
+er.reject("code-trailing-space", "Codes are compared exactly: a trailing space is another code.", "/code", "PAIR-SIG-003",
+          {"type": "error", "code": "rate-limited "}, flags=["interop-trap"])
+er.reject("code-empty", "An empty code is not one of the codes.", "/code", "PAIR-SIG-003", {"type": "error", "code": ""}, flags=["boundary"])
+er.reject("duplicate-code", "Two code members: clients act on the code, so it must be unambiguous.", "/code", "CORE-JSON-003",
+          text='{"type":"error","code":"alias-taken","code":"rate-limited"}', flags=["interop-trap"])
 
 # ---------------------------------------------------------------- paired-desktop
 pd = File("paired-desktop", "The record a phone stores per paired desktop (seed 002 §6.3; Spec pairing.md 3.6).", {"now": T0})
@@ -427,6 +709,44 @@ pd.reject("ice-expiry-missing", "iceExpiry is required (0 when none).", "/iceExp
 pd.reject("ice-expiry-ms", "iceExpiry in milliseconds.", "/iceExpiry", "PAIR-ICE-002", edit(RECORD, iceExpiry=1747386400000), flags=["interop-trap"])
 pd.reject("paired-at-seconds", "pairedAt in seconds.", "/pairedAt", "PAIR-TIME-001", edit(RECORD, pairedAt=T0 // 1000), flags=["interop-trap"])
 pd.reject("last-seen-before-paired", "A desktop cannot be seen before it was paired.", "/lastSeenAt", "PAIR-STORE-002", edit(RECORD, lastSeenAt=T0 - 1), flags=["boundary"])
+
+# second batch
+pd.accept("url-members-empty-string", "\"\" for lanSignalingUrl and relayUrl means no URL, as null and absence do; both are omitted.",
+          edit(RECORD, lanSignalingUrl="", relayUrl=""), edit(RECORD, lanSignalingUrl=DROP, relayUrl=DROP), rules=["PAIR-URL-001", "PAIR-URL-002"],
+          flags=["interop-trap"])
+pd.accept("nullable-members-absent", "Swift's Codable omits nil optionals: absent lanSignalingUrl, relayUrl and iceServersJson are accepted like null.",
+          edit(RECORD, lanSignalingUrl=DROP, relayUrl=DROP, iceServersJson=DROP, iceExpiry=0), rules=["CORE-TYPE-001", "PAIR-ICE-002"],
+          flags=["interop-trap"])
+pd.accept("ice-json-empty-array", "\"[]\" is a valid (empty) ICE server list.", edit(RECORD, iceServersJson="[]"), rules=["PAIR-STORE-001"],
+          flags=["boundary"])
+pd.accept("ice-json-kept-verbatim", "The stored text is kept as received: an unknown member and an upper-case scheme inside it stay.",
+          edit(RECORD, iceServersJson='[{"urls":"STUN:stun.l.google.com:19302","credentialType":"password"}]'), rules=["PAIR-STORE-001", "PAIR-ICE-001"],
+          flags=["interop-trap"])
+pd.accept("type-member-ignored", "The record has no type member: one written anyway is an unknown member and dropped.",
+          edit(RECORD, type="paired-desktop"), RECORD, rules=["PAIR-TYPE-001", "CORE-TYPE-003", "CORE-TYPE-004"], flags=["interop-trap"])
+pd.accept("darwin-emoji-name", "A macOS desktop whose name has an emoji.", edit(RECORD, deviceName="Zhang's MacBook Pro 💻", platform="darwin"),
+          rules=["PAIR-INFO-001", "PAIR-INFO-002"])
+pd.accept("ice-expiry-negative-zero", "-0 is an integer literal whose value is 0 (no ICE credentials); the canonical form writes 0.",
+          text=compact(edit(RECORD, iceExpiry=0)).replace('"iceExpiry":0', '"iceExpiry":-0'), canonical=edit(RECORD, iceExpiry=0),
+          rules=["CORE-TYPE-004", "PAIR-ICE-002"], flags=["boundary", "interop-trap"])
+pd.reject("lan-url-http", "The LAN URL must be ws:// or wss://.", "/lanSignalingUrl", "PAIR-URL-001",
+          edit(RECORD, lanSignalingUrl="http://192.168.1.20:9001"))
+pd.reject("ice-json-empty-string", "\"\" means no URL for the URL members only: an empty iceServersJson is not JSON text.", "/iceServersJson",
+          "PAIR-STORE-001", edit(RECORD, iceServersJson=""), flags=["interop-trap"])
+pd.reject("ice-json-null-text", "The text \"null\" (a serialized null list) is not an array.", "/iceServersJson", "PAIR-STORE-001",
+          edit(RECORD, iceServersJson="null"), flags=["interop-trap"])
+pd.reject("ice-json-array-of-strings", "Each element of the stored list must be an ICE server object, not a bare URL.", "/iceServersJson",
+          "PAIR-STORE-001", edit(RECORD, iceServersJson='["stun:stun.l.google.com:19302"]'), flags=["interop-trap"])
+pd.reject("ice-expiry-one", "Only 0 is allowed below the epoch-seconds range.", "/iceExpiry", "PAIR-ICE-002", edit(RECORD, iceExpiry=1),
+          flags=["boundary"])
+pd.reject("ice-expiry-null", "iceExpiry is required (Int64, 0 when none): null is rejected.", "/iceExpiry", "CORE-TYPE-002", edit(RECORD, iceExpiry=None),
+          flags=["interop-trap"])
+pd.reject("paired-at-string", "pairedAt sent as a string is rejected, not parsed.", "/pairedAt", "CORE-TYPE-003", edit(RECORD, pairedAt=str(T0)),
+          flags=["interop-trap"])
+pd.reject("last-seen-fraction", "1747386400000.0 is not an integer literal.", "/lastSeenAt", "CORE-TYPE-004",
+          text=compact(RECORD).replace('"lastSeenAt":1747386400000', '"lastSeenAt":1747386400000.0'))
+pd.reject("last-seen-seconds", "lastSeenAt in seconds fails PAIR-TIME-001 before it is compared with pairedAt.", "/lastSeenAt", "PAIR-TIME-001",
+          edit(RECORD, lastSeenAt=T0 // 1000), rules=["PAIR-TIME-001", "PAIR-STORE-002"], flags=["interop-trap"])
 
 total = 0
 for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd):

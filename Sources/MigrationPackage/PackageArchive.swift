@@ -25,7 +25,8 @@ public enum PackageArchive {
     /// A file whose size or modification time changes while it is read is `storeChanged`.
     /// `last` makes the final entries (the manifest) from the inventory of the files before them.
     static func write(
-        _ items: [Item], last: (FileInventory) -> [(path: String, bytes: [UInt8])], folder: String, to zip: URL, date: Date
+        _ items: [Item], last: (FileInventory) -> [(path: String, bytes: [UInt8])], folder: String, to zip: URL, date: Date,
+        afterReading: (URL) -> Void = { _ in }
     ) throws -> FileInventory {
         try FileSystem.removeIfPresent(zip)
         let archive: Archive
@@ -52,6 +53,7 @@ public enum PackageArchive {
                 read += Int64(chunk.count)
                 return chunk
             }
+            afterReading(item.source)
             guard try FileSystem.stamp(of: item.source) == before, (try handle.read(upToCount: 1) ?? Data()).isEmpty else {
                 throw PackageError.storeChanged(path: item.source.path)
             }

@@ -22,8 +22,11 @@ public enum Packer {
 
     /// `random` gives the backup id (16 bytes) and then the envelope's salt and nonce prefix;
     /// `now` is the backup's creation time in Unix seconds. Both fixed make the output reproducible.
+    /// `afterReading` is called with each file just after its bytes went into the zip and before
+    /// the snapshot check; tests use it to play a concurrent writer.
     public static func pack<R: RandomByteSource>(
-        _ store: DeviceStore, to output: URL, password: String, options: Options = Options(), now: Int64, random: inout R
+        _ store: DeviceStore, to output: URL, password: String, options: Options = Options(), now: Int64, random: inout R,
+        afterReading: (URL) -> Void = { _ in }
     ) throws -> Result {
         guard let idBytes = random.next(16) else { throw PackageError.io("the random source ran out") }
         let backupId = uuidV4(idBytes)
@@ -62,7 +65,7 @@ public enum Packer {
         // and the manifest is its last entry.
         _ = try PackageArchive.write(items, last: { inventory in
             [(PackagePath.manifest, manifest(backupId: backupId, options: options, now: now, exports: exports, inventory: inventory, broken: broken))]
-        }, folder: folder, to: zip, date: Date(timeIntervalSince1970: TimeInterval(now)))
+        }, folder: folder, to: zip, date: Date(timeIntervalSince1970: TimeInterval(now)), afterReading: afterReading)
         try EnvelopeFile.seal(zip, to: output, password: password, segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
         return Result(backupId: backupId, zipSize: try FileSystem.size(of: zip), envelopeSize: try FileSystem.size(of: output), brokenMedia: broken.count)
     }

@@ -35,7 +35,7 @@ struct PythonToolsTests {
 
     /// Each generator's output is committed as it writes it: nobody edited a generated file by hand.
     @Test(arguments: [
-        ("gen_pairing_vectors", "Vectors/pairing"), ("gen_pairing_flow_vectors", "Vectors/pairing"),
+        ("gen_pairing_vectors", "Vectors/pairing"), ("gen_flow_vectors", "Vectors/pairing"),
         ("gen_relay_vectors", "Vectors/pairing"), ("gen_pairing_schemas", "Spec/schemas/pairing"),
         ("gen_migration_envelope_vectors", "Vectors/migration"), ("gen_migration_package_vectors", "Vectors/migration"),
         ("gen_records_vectors", "Vectors/records"),

@@ -34,12 +34,13 @@ struct WrongTesteeTests {
             guard let want = expected[r.vector.id] else { continue }
             let found = r.violations.map(ExpectedViolation.init)
             #expect(found.first == want, "\(r.vector.id): \(r.violations)")
-            if r.vector.id == "pairing/desktop-pairing/order-code-before-did" {
-                // Past the buggy code check, the next check fails: the kit names both.
-                #expect(found == [want, ExpectedViolation(path: .root, rule: "PAIR-DID-002")])
+            // Either the buggy testee accepts, or, past its buggy code check, a later check of the
+            // same document fails (e.g. PAIR-DID-002): the kit then names both, the code first.
+            if found.count == 1 {
+                #expect(r.violations.first?.found == "accepted", "\(r.vector.id)")
             } else {
-                #expect(found == [want], "\(r.vector.id): \(r.violations)")
-                #expect(r.violations.first?.found == "accepted")
+                #expect(found.count == 2, "\(r.vector.id): \(r.violations)")
+                #expect(r.violations.last?.expected == "no violation here", "\(r.vector.id)")
             }
         }
     }

@@ -2,10 +2,7 @@ import WireCore
 
 /// The six-digit pairing code (PAIR-CODE-001): a string of ASCII digits, leading zeros kept.
 public enum PairingCode {
-    public static func isValid(_ text: String) -> Bool {
-        let bytes = text.utf8
-        return bytes.count == 6 && bytes.allSatisfy { $0 >= 0x30 && $0 <= 0x39 }
-    }
+    public static func isValid(_ text: String) -> Bool { SixDigitCode.isValid(text) }
 
     public static func check(_ text: String, at path: JSONPointer) throws(Violation) {
         guard isValid(text) else {
@@ -20,20 +17,8 @@ public enum PairingCode {
         return code
     }
 
-    /// Largest multiple of 10^6 not above 2^32: words at or above it are discarded, so that
-    /// every code is equally likely (Spec pairing.md 4.2, "Drawing a code").
-    static let rejectionBound: UInt32 = 4_294_000_000
-
-    /// Draws a code from random bytes, four at a time, big-endian. Nil when the source runs out.
-    public static func draw<R: RandomByteSource>(from source: inout R) -> String? {
-        while let bytes = source.next(4) {
-            let word = bytes.reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-            if word < rejectionBound {
-                return String(word % 1_000_000).leftPadded(to: 6)
-            }
-        }
-        return nil
-    }
+    /// Draws a code from random bytes (Spec pairing.md 4.2, "Drawing a code"). Nil when the source runs out.
+    public static func draw<R: RandomByteSource>(from source: inout R) -> String? { SixDigitCode.draw(from: &source) }
 }
 
 extension String {

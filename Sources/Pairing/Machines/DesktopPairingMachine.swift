@@ -18,6 +18,13 @@ public struct DesktopPairingMachine: Sendable {
         case tick(at: EpochMillis)
         case signalingFailed(at: EpochMillis)
         case retry
+
+        var time: EpochMillis? {
+            switch self {
+            case .start(let at, _), .confirmation(_, let at), .tick(let at), .signalingFailed(let at): return at
+            case .retry: return nil
+            }
+        }
     }
 
     public private(set) var state: State = .idle
@@ -28,17 +35,18 @@ public struct DesktopPairingMachine: Sendable {
     }
 
     public mutating func handle(_ event: Event) -> [PairingAction] {
+        // PAIR-FLOWA-002: timers are late, so every event first checks the time.
+        if case .displaying(_, _, let expiresAt) = state, let at = event.time, at > expiresAt {
+            state = .expired
+            if case .confirmation = event {
+                return [.drop(FailureReason(rule: PairingRule.displayExpiry, detail: "confirmation after the code expired"))]
+            }
+            return []
+        }
         switch (state, event) {
         case (.idle, .start(let at, let code)):
             return start(code: code, at: at)
-        case (.displaying(_, _, let expiresAt), .tick(let at)) where at > expiresAt:
-            state = .expired
-            return []
-        case (.displaying(let payload, _, let expiresAt), .confirmation(let document, let at)):
-            if at > expiresAt {
-                state = .expired
-                return [.drop(FailureReason(rule: PairingRule.displayExpiry, detail: "confirmation after the code expired"))]
-            }
+        case (.displaying(let payload, _, _), .confirmation(let document, let at)):
             switch acceptConfirmation(document, code: payload.code, at: at) {
             case .failure(let reason):
                 return [.drop(reason)]
@@ -49,7 +57,7 @@ public struct DesktopPairingMachine: Sendable {
         case (.displaying, .signalingFailed):
             state = .failed(FailureReason(rule: PairingRule.signalingLost, detail: "signaling connection lost while displaying"))
             return [.cancelTimer]
-        case (.failed, .retry), (.expired, .retry), (.completed, .retry):
+        case (.failed, .retry), (.expired, .retry):
             state = .idle
             return []
         default:

@@ -18,6 +18,14 @@ public struct ManualPairingMachine: Sendable {
         case confirmation(document: JSONValue, at: EpochMillis)
         case tick(at: EpochMillis)
         case retry
+
+        var time: EpochMillis? {
+            switch self {
+            case .submit(_, let at), .sendSucceeded(let at), .sendFailed(let at), .peerOffline(let at), .confirmation(_, let at), .tick(let at):
+                return at
+            case .retry: return nil
+            }
+        }
     }
 
     public private(set) var state: State = .entering
@@ -28,6 +36,12 @@ public struct ManualPairingMachine: Sendable {
     }
 
     public mutating func handle(_ event: Event) -> [PairingAction] {
+        // PAIR-MAN-003: past the deadline every event finds a timed-out flow.
+        if case .submitting(_, let submittedAt) = state, let at = event.time, at - submittedAt > PairingTimeouts.validity {
+            state = .failed(timedOut)
+            if case .confirmation = event { return [.drop(timedOut)] }
+            return []
+        }
         switch (state, event) {
         case (.entering, .submit(let code, let at)):
             return submit(code: code, at: at)
@@ -38,14 +52,7 @@ public struct ManualPairingMachine: Sendable {
             state = .failed(
                 FailureReason(rule: PairingRule.manualPeerOffline, detail: "the desktop has not enabled manual codes; scan its QR instead"))
             return [.cancelTimer]
-        case (.submitting(_, let submittedAt), .tick(let at)) where at - submittedAt > PairingTimeouts.validity:
-            state = .failed(timedOut)
-            return []
-        case (.submitting(let code, let submittedAt), .confirmation(let document, let at)):
-            if at - submittedAt > PairingTimeouts.validity {
-                state = .failed(timedOut)
-                return [.drop(timedOut)]
-            }
+        case (.submitting(let code, _), .confirmation(let document, let at)):
             switch acceptConfirmation(document, code: code, at: at) {
             case .failure(let reason):
                 return [.drop(reason)]

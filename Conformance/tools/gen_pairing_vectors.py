@@ -329,6 +329,9 @@ dp.reject("relay-url-127-lookalike", "127.0.0.1.nip.io is a DNS name, not an add
           edit(QR, relayUrl="ws://127.0.0.1.nip.io:9001"), flags=["interop-trap"])
 dp.reject("ice-url-scheme-only", "\"stun:\" has nothing after the scheme.", "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": "stun:"}]),
           flags=["boundary"])
+dp.accept("ice-url-combining-mark-after-scheme", "Prefixes compare code points: \"stun:\" followed by U+0301 starts with stun: and has text after it, "
+          "though a grapheme-cluster prefix test (Swift hasPrefix) does not see the prefix.", edit(QR, iceServers=[{"urls": "stun:\u0301"}]),
+          rules=["PAIR-ICE-001"], flags=["interop-trap"])
 # Depth-first, document order inside arrays: see NOTES-for-review.md (the reading is the question there).
 dp.reject("order-ice-server-depth-first", "Elements are checked in document order, each completely: the bad URL of server 0 is reported before server 1's type.",
           "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": "https://turn.chainlesschain.com"}, "stun:stun.l.google.com:19302"]),
@@ -519,6 +522,9 @@ rg.reject("own-id-other-case", "Peer ids are compared exactly: a case-folded DID
 rg.reject("alias-five-digits", "An alias must carry a six-digit code.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:12345"})
 rg.reject("alias-empty-code", "pairing-code: alone is no alias.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:"})
 rg.reject("alias-letters", "pairing-code:abcdef is no alias.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:abcdef"})
+rg.reject("alias-combining-mark", "Prefixes compare code points: pairing-code: followed by U+0301 is an alias with a bad code, "
+          "though a grapheme-cluster prefix test (Swift hasPrefix) does not see the prefix.", "/peerId", "PAIR-PEER-002",
+          {"type": "register", "peerId": "pairing-code:\u0301123456"}, flags=["interop-trap"])
 rg.reject("peer-id-blank", "A blank peer id is rejected.", "/peerId", "PAIR-PEER-001", {"type": "register", "peerId": "  "})
 rg.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "register"})
 rg.reject("peer-id-number", "peerId is a string.", "/peerId", "CORE-TYPE-003", {"type": "register", "peerId": 42})

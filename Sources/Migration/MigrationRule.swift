@@ -34,7 +34,34 @@ public enum MigrationRule {
     public static let archive: RuleID = "MIG-PKG-006"
     public static let masterKey: RuleID = "MIG-PKG-007"
 
-    public static let all: [RuleID] = [
+    public static let message: RuleID = "MIG-MSG-001"
+    public static let handshake: RuleID = "MIG-MSG-002"
+    public static let authPIN: RuleID = "MIG-MSG-003"
+    public static let backupMeta: RuleID = "MIG-MSG-004"
+    public static let transferControl: RuleID = "MIG-MSG-005"
+    public static let chunkAck: RuleID = "MIG-MSG-006"
+    public static let cancel: RuleID = "MIG-MSG-007"
+    public static let complete: RuleID = "MIG-MSG-008"
+    public static let chunkHeader: RuleID = "MIG-CHUNK-001"
+    public static let chunkBounds: RuleID = "MIG-CHUNK-002"
+    public static let chunkPlace: RuleID = "MIG-CHUNK-003"
+    public static let chunkDigest: RuleID = "MIG-CHUNK-004"
+    public static let pinDraw: RuleID = "MIG-PIN-001"
+    public static let pinAttempts: RuleID = "MIG-PIN-002"
+    public static let metaChecks: RuleID = "MIG-META-001"
+    public static let window: RuleID = "MIG-XFER-001"
+    public static let retransmit: RuleID = "MIG-XFER-002"
+    public static let resume: RuleID = "MIG-XFER-003"
+    public static let finalDigest: RuleID = "MIG-XFER-004"
+    public static let timeouts: RuleID = "MIG-XFER-005"
+    public static let order: RuleID = "MIG-XFER-006"
+
+    public static let transfer: [RuleID] = [
+        message, handshake, authPIN, backupMeta, transferControl, chunkAck, cancel, complete, chunkHeader, chunkBounds,
+        chunkPlace, chunkDigest, pinDraw, pinAttempts, metaChecks, window, retransmit, resume, finalDigest, timeouts, order,
+    ]
+
+    public static let all: [RuleID] = transfer + [
         envelopeMagic, envelopeVersion, envelopeParameters, envelopePassword, envelopeHeaderMAC, envelopeTruncated,
         envelopeExtended, envelopeReordered, envelopeSegment, seconds, uuid, uniqueIDs, backupID, appVersion, schemaVersion,
         entityStats, mediaStats, integrity, brokenMedia, category, story, media, setting, counts, brokenConsistency,

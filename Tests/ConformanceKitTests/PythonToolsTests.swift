@@ -24,11 +24,15 @@ struct PythonToolsTests {
         #expect(run.output.contains(", 0 problems"))
     }
 
-    /// The independent Python implementation agrees with every migration vector, through the
-    /// same testee protocol other implementations use.
+    /// The independent Python implementation agrees with every migration vector it implements,
+    /// through the same testee protocol other implementations use; the transfer kinds it does not
+    /// implement yet are listed, as any testee would list them, in an expected-failure file.
     @Test func pythonTesteeAgreesOnEveryMigrationVector() throws {
         let run = try Fixture.run(
-            "conformance", ["run", "--family", "migration", "--peer", "exec:python3 Conformance/testees/python/testee.py"])
+            "conformance", [
+                "run", "--family", "migration", "--peer", "exec:python3 Conformance/testees/python/testee.py",
+                "--expected-failures", "Conformance/expected-failures/python-testee-migration.txt",
+            ])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains(", 0 failed"))
     }
@@ -38,6 +42,7 @@ struct PythonToolsTests {
         ("gen_pairing_vectors", "Vectors/pairing"), ("gen_flow_vectors", "Vectors/pairing"),
         ("gen_relay_vectors", "Vectors/pairing"), ("gen_pairing_schemas", "Spec/schemas/pairing"),
         ("gen_migration_envelope_vectors", "Vectors/migration"), ("gen_migration_package_vectors", "Vectors/migration"),
+        ("gen_migration_transfer_vectors", "Vectors/migration"),
         ("gen_records_vectors", "Vectors/records"),
     ])
     func generatedFilesAreUpToDate(generator: String, folder: String) throws {

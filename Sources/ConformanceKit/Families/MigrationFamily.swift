@@ -11,8 +11,8 @@ public struct MigrationFamily: ConformanceFamily {
     public init() {}
 
     public let name = "migration"
-    public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package"] }
-    public let machines: [String] = []
+    public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package", "control-message", "backup-chunk"] }
+    public let machines = ["sender", "receiver"]
     public var rules: [RuleID] { MigrationRule.all }
 
     public func kind(forType type: String) -> String? { nil }
@@ -28,6 +28,9 @@ public struct MigrationFamily: ConformanceFamily {
         switch kind {
         case "envelope": return envelope(document, reader)
         case "package": return package(document, supportedSchemaVersion: supported)
+        case "backup-chunk": return MigrationTransferJSON.chunk(document, context: context)
+        case "control-message":
+            return json(document) { value throws(Violation) in try ControlMessage.decode(value).json }
         case "manifest":
             return json(document) { value throws(Violation) in try Manifest.decode(value, supportedSchemaVersion: supported).canonical }
         default:
@@ -98,6 +101,14 @@ public struct MigrationFamily: ConformanceFamily {
     }
 
     public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
-        .unsupported(reason: "the migration family has no machines yet")
+        do throws(ContextReader.Problem) {
+            switch machine {
+            case "sender": return .trace(try MigrationTransferJSON.runSender(context: context, events: events))
+            case "receiver": return .trace(try MigrationTransferJSON.runReceiver(context: context, events: events))
+            default: return .unsupported(reason: "the migration family has no machine \(machine)")
+            }
+        } catch {
+            return .invalidRequest(reason: error.message)
+        }
     }
 }

@@ -7,7 +7,7 @@ public enum DID {
 
     public static func isValid(_ text: String) -> Bool {
         let bytes = Array(text.utf8)
-        guard bytes.count <= maxLength, text.hasPrefix(prefix) else { return false }
+        guard bytes.count <= maxLength, text.afterScalarPrefix(prefix) != nil else { return false }
         let id = bytes.dropFirst(prefix.utf8.count)
         guard !id.isEmpty else { return false }
         var segmentLength = 0

@@ -59,7 +59,7 @@ public struct IceServer: Sendable, Hashable {
 
     static func checkURL(_ url: String, at path: JSONPointer) throws(Violation) {
         let lower = url.lowercased()
-        guard let scheme = schemes.first(where: { lower.hasPrefix($0) }), lower.count > scheme.count else {
+        guard schemes.contains(where: { lower.afterScalarPrefix($0)?.isEmpty == false }) else {
             throw Violation(
                 rule: PairingRule.iceServers, path: path, expected: "a stun:, stuns:, turn: or turns: URL", found: JSONSerializer.quoted(url))
         }

@@ -30,4 +30,12 @@ extension String {
     var isBlank: Bool {
         unicodeScalars.allSatisfy { $0.properties.isWhitespace }
     }
+
+    /// The rest after `prefix`, compared by code points. `hasPrefix` compares grapheme clusters, so a
+    /// combining mark right after the prefix would hide it; other platforms' `startsWith` do not.
+    func afterScalarPrefix(_ prefix: String) -> Substring.UnicodeScalarView? {
+        let scalars = unicodeScalars
+        guard scalars.starts(with: prefix.unicodeScalars) else { return nil }
+        return scalars.dropFirst(prefix.unicodeScalars.count)
+    }
 }

@@ -10,7 +10,7 @@ public enum PeerID {
 
     /// The code of a `pairing-code:` alias, or nil when `peerId` is not an alias.
     public static func aliasCode(_ peerId: String) -> String? {
-        peerId.hasPrefix(aliasPrefix) ? String(peerId.dropFirst(aliasPrefix.count)) : nil
+        peerId.afterScalarPrefix(aliasPrefix).map { String($0) }
     }
 
     public static func check(_ peerId: String, at path: JSONPointer) throws(Violation) {

@@ -1,0 +1,325 @@
+"""Writes the migration transfer vectors (Spec/migration.md section 5): control messages,
+BackupChunk frames, and the sender and receiver machines. Expectations are typed in by hand from
+the Spec; frames and digests are computed here by the Spec's recipe (hashlib, struct)."""
+import base64
+import copy
+import hashlib
+import json
+import os
+import struct
+import sys
+
+OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "migration")
+T = 1747300000000
+BID = "3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f"
+FILE = bytes((i * 37 + 11) & 0xFF for i in range(5000))
+SHA = hashlib.sha256(FILE).hexdigest()
+META = {"backupId": BID, "fileSize": 5000, "chunkSize": 4096, "chunkCount": 2, "envelopeSHA256": SHA, "zipSize": 4000, "schemaVersion": 1, "appVersion": "1.2.0"}
+TOKEN = "11" * 16
+RSESSION = "22222222-2222-4222-a222-222222222222"
+SSESSION = "33333333-3333-4333-b333-333333333333"
+PIN = "048203"  # 0x0000bc4b = 48203
+
+
+def msg(type_, payload):
+    return {"type": type_, "payload": payload}
+
+
+def frame(index, data, backup=BID, offset=None, digest=None, magic=b"MSBC", version=1):
+    head = magic + bytes([version, 0, 0, 0]) + bytes.fromhex(backup.replace("-", ""))
+    head += struct.pack(">IQI", index, index * 4096 if offset is None else offset, len(data))
+    head += digest if digest is not None else hashlib.sha256(data).digest()
+    return head + data
+
+
+def b64(b):
+    return base64.b64encode(b).decode()
+
+
+CHUNK0, CHUNK1 = FILE[:4096], FILE[4096:]
+
+
+class File:
+    def __init__(self, kind=None, machine=None, description="", context=None):
+        self.kind, self.machine, self.description, self.context, self.cases = kind, machine, description, context or {}, []
+
+    @property
+    def slug(self):
+        return self.kind or self.machine
+
+    def doc(self, slug, comment, expected, rules, flags=(), doc=None, b=None, context=None):
+        c = {"id": f"migration/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules}
+        if context is not None:
+            c["context"] = context
+        if b is not None:
+            c["inputBase64"] = b64(b)
+        else:
+            c["input"] = doc
+        c["expected"] = expected
+        self.cases.append(c)
+
+    def steps(self, slug, comment, rules, triggers, steps, context=None, flags=()):
+        c = {"id": f"migration/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "triggers": triggers}
+        if context is not None:
+            c["context"] = context
+        c["steps"] = [{"event": e, "expect": {"state": s, "actions": a}} for e, s, a in steps]
+        self.cases.append(c)
+
+    def write(self):
+        d = {"family": "migration", "description": self.description, "context": self.context, "cases": self.cases}
+        d["kind" if self.kind else "machine"] = self.slug
+        with open(os.path.join(OUT, f"{self.slug}.json"), "w") as fh:
+            fh.write(json.dumps(d, ensure_ascii=False, indent=2) + "\n")
+        return len(self.cases)
+
+
+def ok(canonical):
+    return {"outcome": "accept", "canonical": canonical}
+
+
+def bad(path, rule):
+    return {"outcome": "reject", "violations": [{"path": path, "rule": rule}]}
+
+
+files = []
+cm = File(kind="control-message", description="Control messages {type, payload} (seed 000 §3.3; Spec migration.md 5.1).")
+files.append(cm)
+HS = msg("Handshake", {"protocolVersion": 1, "role": "sender", "sessionId": SSESSION, "appVersion": "1.2.0", "schemaVersion": 1,
+                       "device": {"name": "Li's old iPhone"}, "maxWindow": 8, "maxChunkSize": 1048576})
+cm.doc("handshake", "A sender's Handshake.", ok(HS), ["MIG-MSG-001", "MIG-MSG-002"], ["seed-example"], HS)
+cm.doc("handshake-unknown-member", "Unknown members are ignored and dropped.", ok(HS), ["MIG-MSG-002"], ["interop-trap"],
+       msg("Handshake", dict(HS["payload"], batteryLevel=0.8)))
+cm.doc("type-lower-case", "Types are the seed's names, case-sensitive.", bad("/type", "MIG-MSG-001"), ["MIG-MSG-001"], ["interop-trap"], msg("handshake", HS["payload"]))
+cm.doc("payload-missing", "Every message has a payload object.", bad("/payload", "CORE-TYPE-001"), ["CORE-TYPE-001"], (), {"type": "StartBackup"})
+cm.doc("handshake-version-2", "protocolVersion 2 is not this protocol.", bad("/payload/protocolVersion", "MIG-MSG-002"), ["MIG-MSG-002"], (), msg("Handshake", dict(HS["payload"], protocolVersion=2)))
+cm.doc("handshake-window-zero", "maxWindow is 1 to 64.", bad("/payload/maxWindow", "MIG-MSG-002"), ["MIG-MSG-002"], ("boundary",), msg("Handshake", dict(HS["payload"], maxWindow=0)))
+for slug, p in (("pin-request", {"pin": "048203"}), ("pin-accepted", {"result": "accepted", "resumeToken": TOKEN}),
+                ("pin-rejected", {"result": "rejected", "attemptsLeft": 4}), ("pin-locked", {"result": "locked"})):
+    cm.doc(slug, "AuthPIN: " + slug.replace("-", " ") + ".", ok(msg("AuthPIN", p)), ["MIG-MSG-003"], (), msg("AuthPIN", p))
+cm.doc("pin-number", "A PIN sent as a number loses its leading zero.", bad("/payload/pin", "CORE-TYPE-003"), ["CORE-TYPE-003"], ("interop-trap",), msg("AuthPIN", {"pin": 48203}))
+cm.doc("pin-five-digits", "Five digits are not a PIN.", bad("/payload/pin", "MIG-MSG-003"), ["MIG-MSG-003"], (), msg("AuthPIN", {"pin": "48203"}))
+cm.doc("pin-both-shapes", "A request and a result in one message.", bad("/payload", "MIG-MSG-003"), ["MIG-MSG-003"], (), msg("AuthPIN", {"pin": "048203", "result": "accepted"}))
+cm.doc("pin-rejected-zero-left", "Zero attempts left is \"locked\", not \"rejected\".", bad("/payload/attemptsLeft", "MIG-MSG-003"), ["MIG-MSG-003"], ("boundary",),
+       msg("AuthPIN", {"result": "rejected", "attemptsLeft": 0}))
+cm.doc("start-backup", "StartBackup with an empty payload.", ok(msg("StartBackup", {})), ["MIG-MSG-001"], (), msg("StartBackup", {}))
+cm.doc("backup-meta", "BackupMeta: the envelope's size and digest, the chunking.", ok(msg("BackupMeta", META)), ["MIG-MSG-004"], ("seed-example",), msg("BackupMeta", META))
+cm.doc("meta-chunk-count-wrong", "chunkCount must be ⌈fileSize / chunkSize⌉.", bad("/payload/chunkCount", "MIG-MSG-004"), ["MIG-MSG-004"], (), msg("BackupMeta", dict(META, chunkCount=3)))
+cm.doc("meta-digest-upper", "Digests are lower-case.", bad("/payload/envelopeSHA256", "MIG-MSG-004"), ["MIG-MSG-004"], (), msg("BackupMeta", dict(META, envelopeSHA256=SHA.upper())))
+cm.doc("meta-tiny-file", "A file smaller than an envelope header.", bad("/payload/fileSize", "MIG-MSG-004"), ["MIG-MSG-004"], ("boundary",), msg("BackupMeta", dict(META, fileSize=96, chunkCount=1)))
+cm.doc("start-transfer", "StartTransfer with window 4.", ok(msg("StartTransfer", {"backupId": BID, "window": 4})), ["MIG-MSG-005"], (), msg("StartTransfer", {"backupId": BID, "window": 4}))
+cm.doc("start-window-65", "Window 65 is over the bound.", bad("/payload/window", "MIG-MSG-005"), ["MIG-MSG-005"], ("boundary",), msg("StartTransfer", {"backupId": BID, "window": 65}))
+R = {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 10], [12, 20]]}
+cm.doc("resume-after-reconnect", "ResumeTransfer with the token and the chunks held.", ok(msg("ResumeTransfer", R)), ["MIG-MSG-005"], (), msg("ResumeTransfer", R))
+cm.doc("resume-after-pause", "ResumeTransfer after a pause names only the backup.", ok(msg("ResumeTransfer", {"backupId": BID})), ["MIG-MSG-005"], (), msg("ResumeTransfer", {"backupId": BID}))
+cm.doc("resume-ranges-touching", "Ranges must not touch: [0,10) and [10,20) is [0,20).", bad("/payload/have/1", "MIG-MSG-005"), ["MIG-MSG-005"], ("interop-trap",),
+       msg("ResumeTransfer", dict(R, have=[[0, 10], [10, 20]])))
+cm.doc("resume-token-without-have", "The token and the ranges come together.", bad("/payload/have", "MIG-MSG-005"), ["MIG-MSG-005"], (),
+       msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN}))
+cm.doc("chunk-ack", "ChunkAck ok.", ok(msg("ChunkAck", {"backupId": BID, "index": 7, "status": "ok"})), ["MIG-MSG-006"], (), msg("ChunkAck", {"backupId": BID, "index": 7, "status": "ok"}))
+cm.doc("chunk-ack-nack", "\"nack\" is not a status.", bad("/payload/status", "MIG-MSG-006"), ["MIG-MSG-006"], (), msg("ChunkAck", {"backupId": BID, "index": 7, "status": "nack"}))
+cm.doc("chunk-ack-negative", "Indexes are ≥ 0.", bad("/payload/index", "MIG-MSG-006"), ["MIG-MSG-006"], (), msg("ChunkAck", {"backupId": BID, "index": -1, "status": "ok"}))
+cm.doc("cancel", "CancelTransfer with a reason.", ok(msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"})), ["MIG-MSG-007"], (),
+       msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"}))
+cm.doc("cancel-reason-free-text", "Reasons are codes, not sentences.", bad("/payload/reason", "MIG-MSG-007"), ["MIG-MSG-007"], (), msg("CancelTransfer", {"reason": "Disk full"}))
+cm.doc("complete-sender", "The sender's Complete.", ok(msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})), ["MIG-MSG-008"], (),
+       msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA}))
+cm.doc("complete-receiver", "The receiver's Complete.", ok(msg("Complete", {"backupId": BID, "result": "verified"})), ["MIG-MSG-008"], (), msg("Complete", {"backupId": BID, "result": "verified"}))
+cm.doc("complete-both", "Both shapes at once.", bad("/payload", "MIG-MSG-008"), ["MIG-MSG-008"], (), msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA, "result": "verified"}))
+
+ch = File(kind="backup-chunk", description="BackupChunk frames checked against a BackupMeta (Spec migration.md 5.2).", context={"meta": META})
+files.append(ch)
+ch.doc("first-chunk", "Chunk 0: 4096 bytes at offset 0.", ok({"backupId": BID, "index": 0, "offset": 0, "length": 4096, "chunkSHA256": hashlib.sha256(CHUNK0).hexdigest()}),
+       ["MIG-CHUNK-001", "MIG-CHUNK-002", "MIG-CHUNK-003", "MIG-CHUNK-004"], ("seed-example",), b=frame(0, CHUNK0))
+ch.doc("last-chunk", "The last chunk holds the rest (904 bytes).", ok({"backupId": BID, "index": 1, "offset": 4096, "length": 904, "chunkSHA256": hashlib.sha256(CHUNK1).hexdigest()}),
+       ["MIG-CHUNK-003"], ("boundary",), b=frame(1, CHUNK1))
+ch.doc("magic-wrong", "Not a BackupChunk.", bad("/magic", "MIG-CHUNK-001"), ["MIG-CHUNK-001"], (), b=frame(0, CHUNK0, magic=b"MSBK"))
+ch.doc("version-2", "Version 2.", bad("/version", "MIG-CHUNK-001"), ["MIG-CHUNK-001"], (), b=frame(0, CHUNK0, version=2))
+ch.doc("short-header", "A frame shorter than its header.", bad("", "MIG-CHUNK-002"), ["MIG-CHUNK-002"], ("boundary",), b=frame(0, CHUNK0)[:50])
+ch.doc("length-lies", "The header's length does not match the frame.", bad("/length", "MIG-CHUNK-002"), ["MIG-CHUNK-002"], (), b=frame(0, CHUNK0)[:-1])
+ch.doc("other-backup", "A chunk of another backup.", bad("/backupId", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(0, CHUNK0, backup="00000000-0000-4000-8000-000000000000"))
+ch.doc("offset-wrong", "Offset must be index × chunkSize.", bad("/offset", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(1, CHUNK1, offset=4095))
+ch.doc("index-beyond", "Index 2 of a 2-chunk file.", bad("/index", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(2, CHUNK1))
+ch.doc("short-middle-chunk", "Chunk 0 must be a full chunk.", bad("/length", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(0, CHUNK0[:4000]))
+ch.doc("digest-wrong", "Data that does not match chunkSHA256.", bad("/chunkSHA256", "MIG-CHUNK-004"), ["MIG-CHUNK-004"], (), b=frame(0, CHUNK0, digest=hashlib.sha256(b"x").digest()))
+
+# ------------------------------------------------------------------ receiver machine
+RHS = msg("Handshake", {"protocolVersion": 1, "role": "receiver", "sessionId": RSESSION, "appVersion": "1.0.0", "schemaVersion": 1,
+                        "device": {"name": "New iPhone"}, "maxWindow": 16, "maxChunkSize": 1048576})
+SHS = msg("Handshake", dict(HS["payload"], maxWindow=4))
+rc = File(machine="receiver", description="The new phone's side of the transfer (Spec migration.md 5.3).",
+          context={"random": "0000bc4b" + "11" * 16 + "22" * 16, "configuration": {"freeSpace": 1000000}})
+files.append(rc)
+
+
+def s(name, **kw):
+    d = {"name": name}
+    d.update(kw)
+    return d
+
+
+def send(m):
+    return {"action": "send", "message": m}
+
+
+def reject(rule, path=""):
+    return {"action": "reject", "rule": rule, "path": path}
+
+
+ack = lambda i, st="ok": send(msg("ChunkAck", {"backupId": BID, "index": i, "status": st}))
+to_meta = [({"event": "connected", "at": T}, s("awaitingHandshake"), [send(RHS)]),
+           ({"event": "message", "at": T + 1, "document": SHS}, s("awaitingPIN", attemptsLeft=5), [{"action": "show-pin", "pin": PIN}]),
+           ({"event": "message", "at": T + 2, "document": msg("AuthPIN", {"pin": PIN})}, s("awaitingMeta"), [send(msg("AuthPIN", {"result": "accepted", "resumeToken": TOKEN}))]),
+           ({"event": "message", "at": T + 3, "document": msg("StartBackup", {})}, s("awaitingMeta"), [])]
+to_transfer = to_meta + [
+    ({"event": "message", "at": T + 4, "document": msg("BackupMeta", META)}, s("confirming", have=[]), [{"action": "confirm-wipe", "backupId": BID}]),
+    ({"event": "user-confirmed", "at": T + 5, "yes": True}, s("transferring", have=[]),
+     [{"action": "open-file", "backupId": BID, "fileSize": 5000}, send(msg("StartTransfer", {"backupId": BID, "window": 4}))])]
+chunk0 = ({"event": "chunk", "at": T + 6, "frame": b64(frame(0, CHUNK0))}, s("transferring", have=[[0, 1]]),
+          [{"action": "write-chunk", "index": 0, "offset": 0, "length": 4096}, {"action": "persist-journal", "have": [[0, 1]]}, ack(0)])
+rc.steps("whole-session", "PIN, meta, consent, a corrupted chunk asked again, the final digest, the restore.",
+         ["MIG-PIN-001", "MIG-META-001", "MIG-XFER-002", "MIG-XFER-003", "MIG-XFER-004", "MIG-CHUNK-004"], ["MIG-CHUNK-004"],
+         to_transfer + [chunk0,
+                        ({"event": "chunk", "at": T + 7, "frame": b64(frame(1, CHUNK1[:-1] + b"\x00", digest=hashlib.sha256(CHUNK1).digest()))},
+                         s("transferring", have=[[0, 1]]), [ack(1, "retransmit"), reject("MIG-CHUNK-004")]),
+                        ({"event": "chunk", "at": T + 8, "frame": b64(frame(1, CHUNK1))}, s("transferring", have=[[0, 2]]),
+                         [{"action": "write-chunk", "index": 1, "offset": 4096, "length": 904}, {"action": "persist-journal", "have": [[0, 2]]}, ack(1)]),
+                        ({"event": "chunk", "at": T + 9, "frame": b64(frame(0, CHUNK0))}, s("transferring", have=[[0, 2]]), [ack(0)]),
+                        ({"event": "message", "at": T + 10, "document": msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})},
+                         s("verifying", have=[[0, 2]]), [{"action": "verify-file", "expectedSHA256": SHA}]),
+                        ({"event": "file-verified", "at": T + 11, "ok": True}, s("done", have=[[0, 2]]),
+                         [send(msg("Complete", {"backupId": BID, "result": "verified"})), {"action": "restore", "backupId": BID}])], flags=["seed-example"])
+rc.steps("digest-mismatch", "A whole file whose digest differs is not restored.", ["MIG-XFER-004"], ["MIG-XFER-004"],
+         to_transfer + [chunk0,
+                        ({"event": "chunk", "at": T + 8, "frame": b64(frame(1, CHUNK1))}, s("transferring", have=[[0, 2]]),
+                         [{"action": "write-chunk", "index": 1, "offset": 4096, "length": 904}, {"action": "persist-journal", "have": [[0, 2]]}, ack(1)]),
+                        ({"event": "message", "at": T + 10, "document": msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})},
+                         s("verifying", have=[[0, 2]]), [{"action": "verify-file", "expectedSHA256": SHA}]),
+                        ({"event": "file-verified", "at": T + 11, "ok": False}, s("failed", reason="digest-mismatch", have=[[0, 2]]),
+                         [send(msg("Complete", {"backupId": BID, "result": "digest-mismatch"})), reject("MIG-XFER-004")])])
+wrong = [({"event": "message", "at": T + 2 + i, "document": msg("AuthPIN", {"pin": "999999"})}, s("awaitingPIN", attemptsLeft=4 - i),
+          [send(msg("AuthPIN", {"result": "rejected", "attemptsLeft": 4 - i}))]) for i in range(4)]
+rc.steps("five-wrong-pins", "Five wrong PINs lock the session.", ["MIG-PIN-002"], ["MIG-PIN-002"],
+         to_meta[:2] + wrong + [({"event": "message", "at": T + 7, "document": msg("AuthPIN", {"pin": "999999"})}, s("locked"),
+                                 [send(msg("AuthPIN", {"result": "locked"})), {"action": "close"}, reject("MIG-PIN-002")])])
+rc.steps("right-pin-after-four", "Four wrong PINs, then the right one.", ["MIG-PIN-002"], [],
+         to_meta[:2] + wrong + [({"event": "message", "at": T + 7, "document": msg("AuthPIN", {"pin": PIN})}, s("awaitingMeta"),
+                                 [send(msg("AuthPIN", {"result": "accepted", "resumeToken": TOKEN}))])])
+rc.steps("schema-too-new", "A backup from a newer schema is refused before anything is written.", ["MIG-META-001"], ["MIG-META-001"],
+         to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", dict(META, schemaVersion=2))}, s("failed", reason="schema-incompatible", have=[]),
+                     [send(msg("CancelTransfer", {"backupId": BID, "reason": "schema-incompatible"})), {"action": "close"}, reject("MIG-META-001")])])
+rc.steps("no-space", "Not enough space for the package, its zip and the restore.", ["MIG-META-001"], ["MIG-META-001"],
+         to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", META)}, s("failed", reason="insufficient-space", have=[]),
+                     [send(msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"})), {"action": "close"}, reject("MIG-META-001")])],
+         context={"configuration": {"freeSpace": 12999}})
+rc.steps("user-declines", "The user refuses to replace local data.", ["MIG-META-001"], [],
+         to_meta + [to_transfer[4], ({"event": "user-confirmed", "at": T + 5, "yes": False}, s("failed", reason="user-declined", have=[]),
+                                     [send(msg("CancelTransfer", {"backupId": BID, "reason": "user-declined"})), {"action": "close"}])])
+rc.steps("chunk-before-start", "A chunk before StartTransfer breaks the session's order.", ["MIG-XFER-006"], ["MIG-XFER-006"],
+         to_meta + [({"event": "chunk", "at": T + 4, "frame": b64(frame(0, CHUNK0))}, s("failed", reason="protocol-error"),
+                     [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
+rc.steps("bad-frame-ends-session", "A frame that is not a BackupChunk ends the session.", ["MIG-CHUNK-001"], ["MIG-CHUNK-001"],
+         to_transfer + [({"event": "chunk", "at": T + 6, "frame": b64(frame(0, CHUNK0, magic=b"XXXX"))}, s("failed", reason="protocol-error", have=[]),
+                         [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-CHUNK-001", "/magic")])])
+rc.steps("reconnect-resumes", "After a disconnect the receiver comes back with its token and what it holds.", ["MIG-XFER-003"], [],
+         to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "connected", "at": T + 8}, s("transferring", have=[[0, 1]]),
+                         [send(RHS), send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))])])
+rc.steps("stall-timeout", "30 s without data: the connection is dropped, to be resumed.", ["MIG-XFER-005"], ["MIG-XFER-005"],
+         to_transfer + [chunk0, ({"event": "tick", "at": T + 6 + 30000}, s("transferring", have=[[0, 1]]), []),
+                        ({"event": "tick", "at": T + 6 + 30001}, s("disconnected", have=[[0, 1]]), [{"action": "close"}, reject("MIG-XFER-005")])], flags=["boundary"])
+rc.steps("pin-draw-discards-high-words", "A word at or above 4,294,000,000 is discarded, not reduced: 0xfffffff0 would give PIN 967280.",
+         ["MIG-PIN-001"], [], to_meta[:2], context={"random": "fffffff0" + "0000bc4b" + "11" * 16 + "22" * 16}, flags=["boundary", "interop-trap"])
+rc.steps("random-ran-out", "A random source that runs out gives no PIN; the receiver must not fall back to a fixed one.",
+         ["MIG-PIN-001"], ["MIG-PIN-001"],
+         [({"event": "connected", "at": T}, s("failed", reason="no-random"), [{"action": "close"}, reject("MIG-PIN-001")])],
+         context={"random": "ffffffff" * 12})
+FILE5 = bytes((i * 53 + 7) & 0xFF for i in range(5 * 4096 - 100))
+META5 = dict(META, fileSize=len(FILE5), chunkCount=5, envelopeSHA256=hashlib.sha256(FILE5).hexdigest(), zipSize=20000)
+to_transfer5 = to_meta + [
+    ({"event": "message", "at": T + 4, "document": msg("BackupMeta", META5)}, s("confirming", have=[]), [{"action": "confirm-wipe", "backupId": BID}]),
+    ({"event": "user-confirmed", "at": T + 5, "yes": True}, s("transferring", have=[]),
+     [{"action": "open-file", "backupId": BID, "fileSize": len(FILE5)}, send(msg("StartTransfer", {"backupId": BID, "window": 4}))])]
+
+
+def chunk5(i, at, have):
+    data = FILE5[i * 4096:(i + 1) * 4096]
+    return {"event": "chunk", "at": at, "frame": b64(frame(i, data))}, [{"action": "write-chunk", "index": i, "offset": i * 4096, "length": len(data)},
+                                                                       {"action": "persist-journal", "have": have}, ack(i)]
+
+
+e, a = chunk5(3, T + 6, [[3, 4]])
+rc.steps("chunk-at-window-edge", "Window 4: chunk 3 arriving first means chunks 0 to 3 are outstanding, which the window allows.",
+         ["MIG-XFER-001"], [], to_transfer5 + [(e, s("transferring", have=[[3, 4]]), a)], flags=["boundary"])
+e, a = chunk5(4, T + 6, [[4, 5]])
+rc.steps("chunk-beyond-window", "Window 4: chunk 4 while 0 to 3 were never acknowledged means five outstanding. "
+         "The data is kept and acknowledged; the sender is reported.", ["MIG-XFER-001"], ["MIG-XFER-001"],
+         to_transfer5 + [(e, s("transferring", have=[[4, 5]]), a + [reject("MIG-XFER-001")])])
+
+# ------------------------------------------------------------------ sender machine
+sd = File(machine="sender", description="The old phone's side of the transfer (Spec migration.md 5.3).",
+          context={"random": "33" * 16, "configuration": {"chunkSize": 4096, "maxWindow": 16}})
+files.append(sd)
+META3 = dict(META, fileSize=12000, chunkCount=3, zipSize=11000)
+SH = msg("Handshake", {"protocolVersion": 1, "role": "sender", "sessionId": SSESSION, "appVersion": "1.0.0", "schemaVersion": 1,
+                       "device": {"name": "Old iPhone"}, "maxWindow": 16, "maxChunkSize": 4096})
+RH2 = msg("Handshake", dict(RHS["payload"], maxWindow=2))
+
+
+def ss(name, window, acked=None, inflight=None, **kw):
+    d = {"name": name, "window": window}
+    if acked is not None:
+        d["acked"] = acked
+        d["inFlight"] = inflight
+    d.update(kw)
+    return d
+
+
+sack = lambda i, st="ok": msg("ChunkAck", {"backupId": BID, "index": i, "status": st})
+to_start = [({"event": "connected", "at": T}, ss("listening", 1), []),
+            ({"event": "message", "at": T + 1, "document": RH2}, ss("awaitingPINEntry", 2), [send(SH), {"action": "ask-pin", "attemptsLeft": 5}]),
+            ({"event": "user-entered-pin", "at": T + 2, "pin": PIN}, ss("awaitingPINResult", 2), [send(msg("AuthPIN", {"pin": PIN}))]),
+            ({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "accepted", "resumeToken": TOKEN})}, ss("preparing", 2),
+             [send(msg("StartBackup", {})), {"action": "prepare-backup"}]),
+            ({"event": "backup-ready", "at": T + 4, "meta": META3}, ss("metaSent", 2, [], []), [send(msg("BackupMeta", META3))]),
+            ({"event": "message", "at": T + 5, "document": msg("StartTransfer", {"backupId": BID, "window": 4})}, ss("transferring", 2, [], [0, 1]),
+             [{"action": "send-chunk", "index": 0}, {"action": "send-chunk", "index": 1}])]
+sd.steps("window-of-two", "At most two chunks unacknowledged; a retransmit request sends the chunk again; Complete after the last ack.",
+         ["MIG-XFER-001", "MIG-XFER-002"], [],
+         to_start + [({"event": "message", "at": T + 6, "document": sack(0)}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 2}]),
+                     ({"event": "message", "at": T + 7, "document": sack(1, "retransmit")}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 1}]),
+                     ({"event": "message", "at": T + 8, "document": sack(1)}, ss("transferring", 2, [[0, 2]], [2]), []),
+                     ({"event": "message", "at": T + 9, "document": sack(0, "retransmit")}, ss("transferring", 2, [[0, 2]], [2]), []),
+                     ({"event": "message", "at": T + 10, "document": sack(2)}, ss("completing", 2, [[0, 3]], []),
+                      [send(msg("Complete", {"backupId": BID, "chunkCount": 3, "envelopeSHA256": SHA}))]),
+                     ({"event": "message", "at": T + 11, "document": msg("Complete", {"backupId": BID, "result": "verified"})}, ss("done", 2, [[0, 3]], []), [{"action": "close"}])],
+         flags=["seed-example"])
+sd.steps("resume-skips-acknowledged", "After a reconnect only what the receiver lacks is sent.", ["MIG-XFER-003"], [],
+         to_start + [({"event": "message", "at": T + 6, "document": sack(0)}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 2}]),
+                     ({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [[0, 1]], []), []),
+                     ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [[0, 1]], []), [send(SH)]),
+                     ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": [[0, 2]]})},
+                      ss("transferring", 2, [[0, 2]], [2]), [{"action": "send-chunk", "index": 2}])])
+sd.steps("resume-wrong-token", "A resume without the session's token is refused.", ["MIG-XFER-003"], ["MIG-XFER-003"],
+         to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": "22" * 16, "have": [[0, 3]]})},
+                      ss("failed", 2, [], [], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003")])])
+sd.steps("too-many-retransmits", "A chunk refused again and again ends the transfer.", ["MIG-XFER-002"], ["MIG-XFER-002"],
+         to_start + [({"event": "message", "at": T + 6, "document": sack(0, "retransmit")}, ss("transferring", 2, [], [0, 1]), [{"action": "send-chunk", "index": 0}]),
+                     ({"event": "message", "at": T + 7, "document": sack(0, "retransmit")}, ss("failed", 2, [], [0, 1], reason="too-many-retransmits"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "too-many-retransmits"})), {"action": "close"}, reject("MIG-XFER-002")])],
+         context={"configuration": {"chunkSize": 4096, "maxWindow": 16, "maxSendsPerChunk": 2}})
+sd.steps("ack-timeout-resends", "A chunk unacknowledged for more than 15 s is sent again.", ["MIG-XFER-005"], [],
+         to_start + [({"event": "tick", "at": T + 5 + 15000}, ss("transferring", 2, [], [0, 1]), []),
+                     ({"event": "tick", "at": T + 5 + 15001}, ss("transferring", 2, [], [0, 1]), [{"action": "send-chunk", "index": 0}, {"action": "send-chunk", "index": 1}])],
+         flags=["boundary"])
+sd.steps("locked-by-receiver", "The receiver locks the session.", ["MIG-PIN-002"], [],
+         to_start[:3] + [({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2), [{"action": "close"}])])
+sd.steps("out-of-order", "StartTransfer before BackupMeta breaks the order.", ["MIG-XFER-006"], ["MIG-XFER-006"],
+         to_start[:4] + [({"event": "message", "at": T + 4, "document": msg("StartTransfer", {"backupId": BID, "window": 2})}, ss("failed", 2, reason="protocol-error"),
+                          [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
+
+total = 0
+for fl in files:
+    total += fl.write()
+print(total, "cases")

@@ -1,0 +1,155 @@
+import Foundation
+import Migration
+import WireCore
+
+/// JSON forms of the transfer machines (Spec migration.md §5.3) and of the chunk kind.
+enum MigrationTransferJSON {
+    typealias Problem = ContextReader.Problem
+    typealias Events = PairingMachineJSON.EventReader
+
+    static func int(_ v: Int) -> JSONValue { .number(JSONNumber(Int64(v))) }
+
+    static func ranges(_ r: [Range<Int>]) -> JSONValue { .array(r.map { [int($0.lowerBound), int($0.upperBound)] }) }
+
+    static func random(_ context: JSONValue) throws(Problem) -> ScriptedBytes {
+        guard let hex = try ContextReader(value: context).string("random"), let bytes = Hex.decode(hex) else {
+            throw Problem(message: "context.random (hex bytes) is required")
+        }
+        return ScriptedBytes(bytes)
+    }
+
+    static func meta(_ value: JSONValue?, _ what: String) throws(Problem) -> ControlMessage.BackupMeta {
+        guard let value else { throw Problem(message: "\(what) needs a BackupMeta payload") }
+        let decoded: ControlMessage
+        do throws(Violation) {
+            decoded = try ControlMessage.decode(["type": "BackupMeta", "payload": value])
+        } catch {
+            throw Problem(message: "\(what): \(error)")
+        }
+        guard case .backupMeta(let m) = decoded else { throw Problem(message: "\(what): not a BackupMeta") }
+        return m
+    }
+
+    /// `backup-chunk` documents: the frame, checked against the context's BackupMeta.
+    static func chunk(_ bytes: [UInt8], context: JSONValue) -> Outcome {
+        let m: ControlMessage.BackupMeta
+        do throws(Problem) {
+            m = try meta(context["meta"], "context.meta")
+        } catch {
+            return .invalidRequest(reason: error.message)
+        }
+        do throws(Violation) {
+            let chunk = try BackupChunk.decode(bytes)
+            try chunk.checkPlace(against: m)
+            guard chunk.digestMatches else {
+                throw Violation(rule: MigrationRule.chunkDigest, path: .root / "chunkSHA256", byteOffset: 40, expected: "the SHA-256 of the data", found: chunk.digest.hexEncoded)
+            }
+            return .accept(canonical: [
+                "backupId": .string(chunk.backupId), "index": int(chunk.index), "offset": .number(JSONNumber(chunk.offset)),
+                "length": int(chunk.data.count), "chunkSHA256": .string(chunk.digest.hexEncoded),
+            ])
+        } catch {
+            return .reject([error])
+        }
+    }
+
+    static func json(_ action: TransferAction) -> JSONValue {
+        switch action {
+        case .send(let message): return ["action": "send", "message": message.json]
+        case .sendChunk(let index): return ["action": "send-chunk", "index": int(index)]
+        case .showPIN(let pin): return ["action": "show-pin", "pin": .string(pin)]
+        case .askPIN(let left): return ["action": "ask-pin", "attemptsLeft": int(left)]
+        case .prepareBackup: return ["action": "prepare-backup"]
+        case .confirmWipe(let m): return ["action": "confirm-wipe", "backupId": .string(m.backupId)]
+        case .openFile(let m): return ["action": "open-file", "backupId": .string(m.backupId), "fileSize": .number(JSONNumber(m.fileSize))]
+        case .writeChunk(let index, let offset, let data):
+            return ["action": "write-chunk", "index": int(index), "offset": .number(JSONNumber(offset)), "length": int(data.count)]
+        case .persistJournal(let j): return ["action": "persist-journal", "have": ranges(j.have)]
+        case .verifyFile(let digest): return ["action": "verify-file", "expectedSHA256": .string(digest)]
+        case .restore(let m): return ["action": "restore", "backupId": .string(m.backupId)]
+        case .setTimer(let at): return ["action": "set-timer", "at": .number(JSONNumber(at))]
+        case .close: return ["action": "close"]
+        case .reject(let v): return ["action": "reject", "rule": .string(v.rule.rawValue), "path": .string(v.path.description)]
+        }
+    }
+
+    static func runReceiver(context: JSONValue, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        var random = try random(context)
+        let c = ContextReader(value: context["configuration"] ?? .null)
+        var configuration = ReceiverMachine.Configuration()
+        if let v = try c.integer("supportedSchemaVersion") { configuration.supportedSchemaVersion = v }
+        if let v = try c.integer("freeSpace") { configuration.freeSpace = v }
+        if let v = try c.integer("maxWindow") { configuration.maxWindow = Int(v) }
+        if let v = try c.integer("maxChunkSize") { configuration.maxChunkSize = Int(v) }
+        let machine = ReceiverMachine(configuration: configuration, random: &random)
+        return try PairingMachineJSON.run(
+            machine, events: events,
+            decode: { e throws(Problem) -> ReceiverMachine.Event in
+                switch e.name {
+                case "connected": return .connected(at: try e.at())
+                case "message": return .message(try e.document(), at: try e.at())
+                case "chunk":
+                    guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
+                    return .chunk([UInt8](frame), at: try e.at())
+                case "user-confirmed": return .userConfirmed(try RecordsMachineJSON.flag(e, "yes"), at: try e.at())
+                case "user-pause": return .userPause(at: try e.at())
+                case "user-resume": return .userResume(at: try e.at())
+                case "user-cancel": return .userCancel(at: try e.at())
+                case "file-verified": return .fileVerified(try RecordsMachineJSON.flag(e, "ok"), at: try e.at())
+                case "disconnected": return .disconnected(at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                default: throw e.unknown
+                }
+            },
+            handle: { machine, event in machine.handle(event).map(json) },
+            state: { m in
+                var o = JSONObject(["name": .string(name(m.state))])
+                if case .awaitingPIN(let left) = m.state { o["attemptsLeft"] = int(left) }
+                if case .failed(let reason) = m.state { o["reason"] = .string(reason) }
+                if m.meta != nil { o["have"] = ranges(m.have.ranges) }
+                return .object(o)
+            })
+    }
+
+    static func runSender(context: JSONValue, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        var random = try random(context)
+        let c = ContextReader(value: context["configuration"] ?? .null)
+        var configuration = SenderMachine.Configuration()
+        if let v = try c.integer("maxWindow") { configuration.maxWindow = Int(v) }
+        if let v = try c.integer("chunkSize") { configuration.chunkSize = Int(v) }
+        if let v = try c.integer("ackTimeout") { configuration.ackTimeout = v }
+        if let v = try c.integer("maxSendsPerChunk") { configuration.maxSendsPerChunk = Int(v) }
+        let machine = SenderMachine(configuration: configuration, random: &random)
+        return try PairingMachineJSON.run(
+            machine, events: events,
+            decode: { e throws(Problem) -> SenderMachine.Event in
+                switch e.name {
+                case "connected": return .connected(at: try e.at())
+                case "message": return .message(try e.document(), at: try e.at())
+                case "user-entered-pin": return .userEnteredPIN(try e.string("pin"), at: try e.at())
+                case "backup-ready": return .backupReady(try meta(e.object["meta"], "events[\(e.index)]"), at: try e.at())
+                case "user-pause": return .userPause(at: try e.at())
+                case "user-resume": return .userResume(at: try e.at())
+                case "user-cancel": return .userCancel(at: try e.at())
+                case "disconnected": return .disconnected(at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                default: throw e.unknown
+                }
+            },
+            handle: { machine, event in machine.handle(event).map(json) },
+            state: { m in
+                var o = JSONObject(["name": .string(name(m.state)), "window": int(m.window)])
+                if case .failed(let reason) = m.state { o["reason"] = .string(reason) }
+                if m.meta != nil {
+                    o["acked"] = ranges(m.acked.ranges)
+                    o["inFlight"] = .array(m.inFlight.keys.sorted().map { int($0) })
+                }
+                return .object(o)
+            })
+    }
+
+    static func name<S>(_ state: S) -> String {
+        let text = "\(state)"
+        return String(text.prefix { $0 != "(" })
+    }
+}

@@ -1,0 +1,109 @@
+import Crypto
+import Foundation
+import WireCore
+
+/// `BackupChunk` (seed 000 §3.3): one binary WebSocket frame. Big-endian, fixed 72-byte header:
+///
+///     0   4  magic "MSBC"
+///     4   1  version (1)
+///     5   3  reserved, zero
+///     8  16  backupId (the UUID's 16 bytes)
+///    24   4  chunk index (u32)
+///    28   8  offset in the envelope file (u64)
+///    36   4  length of the data (u32), 1 ... 16 MiB
+///    40  32  chunkSHA256 of the data
+///    72   …  data
+public struct BackupChunk: Sendable, Hashable {
+    public static let magic: [UInt8] = Array("MSBC".utf8)
+    public static let headerLength = 72
+    public static let maxLength = 16 << 20
+
+    public var backupId: String
+    public var index: Int
+    public var offset: Int64
+    public var data: [UInt8]
+    public var digest: [UInt8]
+
+    public init(backupId: String, index: Int, offset: Int64, data: [UInt8]) {
+        self.backupId = backupId
+        self.index = index
+        self.offset = offset
+        self.data = data
+        self.digest = Array(SHA256.hash(data: data))
+    }
+
+    public var encoded: [UInt8] {
+        var out = Self.magic + [1, 0, 0, 0]
+        out.reserveCapacity(Self.headerLength + data.count)
+        out += Self.uuidBytes(backupId)
+        out += withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
+        out += withUnsafeBytes(of: UInt64(offset).bigEndian, Array.init)
+        out += withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init)
+        out += digest
+        out += data
+        return out
+    }
+
+    /// Parses a frame (MIG-CHUNK-001, -002). The digest and the place are checked by
+    /// `check(against:)`: a bad digest is a retransmit request, not a fatal error.
+    public static func decode(_ bytes: [UInt8]) throws(Violation) -> BackupChunk {
+        guard bytes.count >= headerLength else {
+            throw Violation(rule: MigrationRule.chunkBounds, path: .root, byteOffset: bytes.count, expected: "at least a 72-byte header", found: "\(bytes.count) bytes")
+        }
+        guard Array(bytes[0..<4]) == magic else {
+            throw Violation(rule: MigrationRule.chunkHeader, path: .root / "magic", byteOffset: 0, expected: "\"MSBC\"", found: Array(bytes[0..<4]).hexEncoded)
+        }
+        guard bytes[4] == 1, bytes[5] == 0, bytes[6] == 0, bytes[7] == 0 else {
+            throw Violation(rule: MigrationRule.chunkHeader, path: .root / "version", byteOffset: 4, expected: "version 1, reserved bytes zero", found: Array(bytes[4..<8]).hexEncoded)
+        }
+        let length = Int(bytes[36..<40].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+        guard length >= 1, length <= maxLength else {
+            throw Violation(rule: MigrationRule.chunkBounds, path: .root / "length", byteOffset: 36, expected: "1 to \(maxLength) bytes", found: "\(length)")
+        }
+        guard bytes.count == headerLength + length else {
+            throw Violation(rule: MigrationRule.chunkBounds, path: .root / "length", byteOffset: 36, expected: "a frame of \(headerLength + length) bytes", found: "\(bytes.count)")
+        }
+        var chunk = BackupChunk(
+            backupId: uuidString(Array(bytes[8..<24])), index: Int(bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }),
+            offset: Int64(bytes[28..<36].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), data: [], digest: [])
+        chunk.data = Array(bytes[headerLength...])
+        chunk.digest = Array(bytes[40..<72])
+        return chunk
+    }
+
+    private init(backupId: String, index: Int, offset: Int64, data: [UInt8], digest: [UInt8]) {
+        self.backupId = backupId
+        self.index = index
+        self.offset = offset
+        self.data = data
+        self.digest = digest
+    }
+
+    /// MIG-CHUNK-003: the chunk belongs to this backup, at its place, with its length.
+    public func checkPlace(against meta: ControlMessage.BackupMeta) throws(Violation) {
+        guard backupId == meta.backupId.lowercased() else {
+            throw Violation(rule: MigrationRule.chunkPlace, path: .root / "backupId", byteOffset: 8, expected: meta.backupId, found: backupId)
+        }
+        guard index < meta.chunkCount else {
+            throw Violation(rule: MigrationRule.chunkPlace, path: .root / "index", byteOffset: 24, expected: "< \(meta.chunkCount)", found: "\(index)")
+        }
+        guard offset == Int64(index) * Int64(meta.chunkSize) else {
+            throw Violation(rule: MigrationRule.chunkPlace, path: .root / "offset", byteOffset: 28, expected: "\(Int64(index) * Int64(meta.chunkSize))", found: "\(offset)")
+        }
+        guard data.count == meta.chunkLength(index) else {
+            throw Violation(rule: MigrationRule.chunkPlace, path: .root / "length", byteOffset: 36, expected: "\(meta.chunkLength(index))", found: "\(data.count)")
+        }
+    }
+
+    /// MIG-CHUNK-004: the data's SHA-256 is the header's.
+    public var digestMatches: Bool { Array(SHA256.hash(data: data)) == digest }
+
+    static func uuidBytes(_ uuid: String) -> [UInt8] {
+        Hex.decode(uuid.replacingOccurrences(of: "-", with: "")) ?? Array(repeating: 0, count: 16)
+    }
+
+    static func uuidString(_ bytes: [UInt8]) -> String {
+        let h = Array(bytes.hexEncoded)
+        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
+    }
+}

@@ -1,0 +1,280 @@
+import Crypto
+import Foundation
+import Migration
+import Testing
+import WireCore
+
+/// Two transfer machines driven against each other in memory, with faults: chunks and acks
+/// dropped, duplicated, reordered and corrupted; connections cut; the receiver restarted.
+struct TransferHarness {
+    enum Frame: Equatable {
+        case text(JSONValue)
+        case binary([UInt8])
+    }
+
+    var sender: SenderMachine
+    var receiver: ReceiverMachine
+    let package: [UInt8]
+    let meta: ControlMessage.BackupMeta
+    var file: [UInt8] = []
+    var journal: TransferJournal?
+    var toReceiver: [Frame] = []
+    var toSender: [Frame] = []
+    var shownPIN = ""
+    var wrongPINs = 0
+    var now: EpochMillis = 1_747_300_000_000
+    var rng: SplitMix64
+    var faults: Double
+    var connected = false
+    /// Chunks sent after the sender had their acknowledgement: must stay empty.
+    var resentAfterAck: [Int] = []
+    var restored = false
+    var pinRequested = false
+    /// A side closed the connection: frames already sent are still delivered, then it drops.
+    var closing = false
+    var rejects: [String] = []
+
+    init(size: Int, chunkSize: Int, window: Int, seed: UInt64, faults: Double, wrongPINs: Int = 0) {
+        rng = SplitMix64(seed: seed)
+        package = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }
+        meta = ControlMessage.BackupMeta(
+            backupId: "3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f", fileSize: Int64(size), chunkSize: chunkSize,
+            envelopeSHA256: SHA256.hash(data: package).hexEncoded, zipSize: Int64(size), schemaVersion: 1, appVersion: "1.0.0")
+        var sc = SenderMachine.Configuration()
+        sc.maxWindow = window
+        sc.chunkSize = chunkSize
+        // The harness corrupts far more often than a network does; allow more sends per chunk.
+        sc.maxSendsPerChunk = 12
+        var random = GeneratorBytes(SplitMix64(seed: seed &+ 1))
+        sender = SenderMachine(configuration: sc, random: &random)
+        var rc = ReceiverMachine.Configuration()
+        rc.maxWindow = window
+        rc.maxChunkSize = chunkSize
+        receiver = ReceiverMachine(configuration: rc, random: &random)
+        self.faults = faults
+        self.wrongPINs = wrongPINs
+    }
+
+    mutating func chance(_ p: Double) -> Bool { Double.random(in: 0..<1, using: &rng) < p }
+
+    mutating func deliver(_ frame: Frame, toReceiver: Bool, faulty: Bool) {
+        var queue = toReceiver ? self.toReceiver : toSender
+        defer {
+            if toReceiver { self.toReceiver = queue } else { toSender = queue }
+        }
+        guard faulty, faults > 0 else {
+            queue.append(frame)
+            return
+        }
+        if chance(faults) { return }  // dropped
+        var copy = frame
+        if case .binary(var bytes) = frame, chance(faults) {
+            bytes[bytes.count - 1] ^= 0x40  // corrupted on the way
+            copy = .binary(bytes)
+        }
+        if chance(faults) && !queue.isEmpty {
+            queue.insert(copy, at: Int.random(in: 0..<queue.count, using: &rng))  // reordered
+        } else {
+            queue.append(copy)
+        }
+        if chance(faults) { queue.append(copy) }  // duplicated
+    }
+
+    static func isChunkTraffic(_ frame: Frame) -> Bool {
+        switch frame {
+        case .binary: return true
+        case .text(let json): return json["type"] == "ChunkAck"
+        }
+    }
+
+    mutating func feed(sender event: SenderMachine.Event) {
+        let actions = sender.handle(event)
+        perform(sender: actions)
+    }
+
+    mutating func feed(receiver event: ReceiverMachine.Event) {
+        let actions = receiver.handle(event)
+        perform(receiver: actions)
+    }
+
+    mutating func perform(sender actions: [TransferAction]) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                let frame = Frame.text(message.json)
+                deliver(frame, toReceiver: true, faulty: Self.isChunkTraffic(frame))
+            case .sendChunk(let index):
+                if sender.acked.contains(index) { resentAfterAck.append(index) }
+                let start = index * meta.chunkSize
+                let data = Array(package[start..<min(package.count, start + meta.chunkSize)])
+                deliver(.binary(BackupChunk(backupId: meta.backupId, index: index, offset: Int64(start), data: data).encoded), toReceiver: true, faulty: true)
+            case .askPIN:
+                pinRequested = true
+            case .prepareBackup:
+                feed(sender: .backupReady(meta, at: now))
+            case .close:
+                closing = true
+            case .reject(let v):
+                rejects.append("sender: \(v)")
+            default:
+                break
+            }
+        }
+    }
+
+    mutating func perform(receiver actions: [TransferAction]) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                let frame = Frame.text(message.json)
+                deliver(frame, toReceiver: false, faulty: Self.isChunkTraffic(frame))
+            case .showPIN(let pin):
+                shownPIN = pin
+            case .confirmWipe:
+                feed(receiver: .userConfirmed(true, at: now))
+            case .openFile(let m):
+                if file.count != Int(m.fileSize) { file = Array(repeating: 0, count: Int(m.fileSize)) }
+            case .writeChunk(_, let offset, let data):
+                file.replaceSubrange(Int(offset)..<Int(offset) + data.count, with: data)
+            case .persistJournal(let j):
+                journal = j
+            case .verifyFile(let expected):
+                feed(receiver: .fileVerified(SHA256.hash(data: file).hexEncoded == expected, at: now))
+            case .restore:
+                restored = true
+            case .reject(let v):
+                rejects.append("receiver: \(v)")
+            case .close:
+                closing = true
+            default:
+                break
+            }
+        }
+    }
+
+    mutating func connect() {
+        connected = true
+        feed(sender: .connected(at: now))
+        feed(receiver: .connected(at: now))
+    }
+
+    mutating func disconnect() {
+        guard connected else { return }
+        connected = false
+        toReceiver = []
+        toSender = []
+        feed(sender: .disconnected(at: now))
+        feed(receiver: .disconnected(at: now))
+    }
+
+    /// The receiver process dies and starts again from its journal.
+    mutating func restartReceiver() {
+        disconnect()
+        guard let journal else { return }
+        var random = GeneratorBytes(SplitMix64(seed: UInt64(now)))
+        receiver = ReceiverMachine(configuration: receiver.configuration, resuming: journal, random: &random)
+    }
+
+    /// Delivers one frame (or the user's PIN, or a timer tick when nothing is in flight).
+    mutating func step() {
+        now += 5
+        if closing && toReceiver.isEmpty && toSender.isEmpty {
+            closing = false
+            disconnect()
+        } else if !toReceiver.isEmpty {
+            switch toReceiver.removeFirst() {
+            case .text(let json): feed(receiver: .message(json, at: now))
+            case .binary(let bytes): feed(receiver: .chunk(bytes, at: now))
+            }
+        } else if !toSender.isEmpty {
+            if case .text(let json) = toSender.removeFirst() { feed(sender: .message(json, at: now)) }
+        } else if pinRequested && !shownPIN.isEmpty {
+            // The user reads the PIN on the new phone and types it (or a wrong one) on the old.
+            pinRequested = false
+            let pin = wrongPINs > 0 ? (shownPIN == "999999" ? "999998" : "999999") : shownPIN
+            if wrongPINs > 0 { wrongPINs -= 1 }
+            feed(sender: .userEnteredPIN(pin, at: now))
+        } else {
+            now += 20_000  // idle: let the timers fire
+            feed(sender: .tick(at: now))
+            feed(receiver: .tick(at: now))
+        }
+    }
+
+    /// Runs until both sides are done or `limit` steps passed; disconnects with probability `cuts`.
+    mutating func run(limit: Int = 200_000, cuts: Double = 0, restarts: Double = 0) {
+        connect()
+        for _ in 0..<limit {
+            if sender.state == .done && receiver.state == .done { return }
+            if case .failed = sender.state { return }
+            if case .failed = receiver.state { return }
+            if !connected {
+                if sender.state == .locked || receiver.state == .locked { return }
+                connect()
+                continue
+            }
+            // Cuts and restarts hit the transfer itself; before it, a cut means starting over (a new PIN).
+            if receiver.state == .transferring {
+                if chance(cuts) { disconnect(); continue }
+                if chance(restarts) { restartReceiver(); continue }
+            }
+            step()
+        }
+    }
+}
+
+@Suite("Transfer machines against each other")
+struct TransferTests {
+    @Test(arguments: [1, 4, 16])
+    func cleanTransfer(window: Int) {
+        var h = TransferHarness(size: 100_000, chunkSize: 4096, window: window, seed: 1, faults: 0)
+        h.run()
+        #expect(h.sender.state == .done)
+        #expect(h.receiver.state == .done)
+        #expect(h.restored)
+        #expect(h.file == h.package)
+        #expect(h.sender.sends.values.allSatisfy { $0 == 1 }, "no fault, no chunk twice")
+    }
+
+    @Test(arguments: 0..<40)
+    func faultyNetworkStillDelivers(seed: UInt64) {
+        var h = TransferHarness(size: 120_000, chunkSize: 4096, window: 1 + Int(seed % 8), seed: seed, faults: 0.08)
+        h.run(cuts: 0.002, restarts: 0.001)
+        #expect(h.receiver.state == .done, "\(h.receiver.state) / \(h.sender.state): \(h.rejects)")
+        #expect(h.file == h.package)
+        #expect(h.resentAfterAck == [], "acknowledged chunks were sent again: \(h.resentAfterAck)")
+        #expect(h.rejects.filter { $0.contains("MIG-XFER-001") } == [], "the receiver's window check is unsound under faults")
+    }
+
+    @Test func fiveWrongPINsLockTheSession() {
+        var h = TransferHarness(size: 10_000, chunkSize: 4096, window: 2, seed: 3, faults: 0, wrongPINs: 5)
+        h.run()
+        #expect(h.receiver.state == .locked)
+        #expect(h.sender.state == .locked)
+        #expect(h.file.isEmpty)
+    }
+
+    @Test func fourWrongPINsThenTheRightOne() {
+        var h = TransferHarness(size: 10_000, chunkSize: 4096, window: 2, seed: 4, faults: 0, wrongPINs: 4)
+        h.run()
+        #expect(h.receiver.state == .done)
+    }
+
+    @Test func pinIsDrawnUniformlyFromTheRandomBytes() {
+        var random = ScriptedBytes([0xFF, 0xF1, 0x3D, 0x80, 0, 0, 0x30, 0x39] + Array(repeating: 7, count: 32))
+        let receiver = ReceiverMachine(random: &random)
+        #expect(receiver.pin == "012345")
+    }
+
+    @Test func windowBoundsUnacknowledgedChunks() {
+        var h = TransferHarness(size: 200_000, chunkSize: 4096, window: 3, seed: 5, faults: 0)
+        h.connect()
+        var maxInFlight = 0
+        for _ in 0..<10_000 where h.sender.state != .done {
+            maxInFlight = max(maxInFlight, h.sender.inFlight.count)
+            h.step()
+        }
+        #expect(h.sender.state == .done)
+        #expect(maxInFlight == 3)
+    }
+}

@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
     ],
     targets: [
         // Pure targets: Foundation only, no I/O, no clock, no environment.
@@ -35,6 +36,15 @@ let package = Package(
         .target(
             name: "MigrationPackage",
             dependencies: ["Migration", "WireCore", "ZIPFoundation", .product(name: "Crypto", package: "swift-crypto")]),
+        // The network edge: WebSocket listen and connect, text and binary messages (swift-nio).
+        .target(
+            name: "WebSocketTransport",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+            ]),
+        // The migration peers on the network: machines, package files and WebSocket together.
+        .target(name: "MigrationPeer", dependencies: ["Migration", "MigrationPackage", "WebSocketTransport", "WireCore", .product(name: "NIOCore", package: "swift-nio")]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
         .target(
             name: "ConformanceKit",
@@ -48,7 +58,7 @@ let package = Package(
         .executableTarget(
             name: "reference-peer",
             dependencies: [
-                "ConformanceKit", "Migration", "MigrationPackage", "WireCore",
+                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "WebSocketTransport", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -62,7 +72,7 @@ let package = Package(
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
-        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "Pairing", "WireCore"]),
+        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "MigrationPackage", "Pairing", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

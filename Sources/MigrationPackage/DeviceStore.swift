@@ -8,7 +8,7 @@ import Migration
 ///     STORE/Keychain/MyStory.MasterKey              the Keychain item
 ///
 /// Siblings used while restoring: `STORE.staging`, `STORE.incoming`, `STORE.previous`,
-/// `STORE.journal`, and `STORE.BackupBeforeMigration` when the old data is kept.
+/// `STORE.journal`, `STORE.transfer` (a package arriving), and `STORE.BackupBeforeMigration` when the old data is kept.
 public struct DeviceStore: Sendable {
     public let root: URL
 
@@ -29,6 +29,8 @@ public struct DeviceStore: Sendable {
     var incoming: URL { sibling("incoming") }
     var previous: URL { sibling("previous") }
     var journal: URL { sibling("journal") }
+    /// Where a package arrives over the network: `backup-{id}.enc.tmp` and its resume journal.
+    public var transfer: URL { sibling("transfer") }
     /// The old store, kept by `--keep-previous` for `rollback` (seed 000 §7.3).
     public var backupBeforeMigration: URL { sibling("BackupBeforeMigration") }
 

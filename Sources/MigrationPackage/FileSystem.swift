@@ -2,11 +2,12 @@ import Crypto
 import Foundation
 import WireCore
 
-/// The few file-system operations packing and restoring need, with the guarantees they rely on.
-enum FileSystem {
+/// The few file-system operations packing, restoring and transferring need, with the guarantees
+/// they rely on.
+public enum FileSystem {
     static let manager = FileManager.default
 
-    static func size(of url: URL) throws -> Int64 {
+    public static func size(of url: URL) throws -> Int64 {
         let attributes = try manager.attributesOfItem(atPath: url.path)
         return (attributes[.size] as? NSNumber)?.int64Value ?? 0
     }
@@ -19,8 +20,9 @@ enum FileSystem {
         return "\(size)@\(modified)"
     }
 
-    /// Writes through `body` into a temporary sibling, syncs it, then renames it into place.
-    static func writeAtomically(to url: URL, _ body: (FileHandle) throws -> Void) throws {
+    /// Writes through `body` into a temporary sibling, syncs it (unless `sync` is false: then it
+    /// survives a process crash but not a power cut), then renames it into place.
+    public static func writeAtomically(to url: URL, sync: Bool = true, _ body: (FileHandle) throws -> Void) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
         try? manager.removeItem(at: temporary)
         guard manager.createFile(atPath: temporary.path, contents: nil) else {
@@ -30,7 +32,7 @@ enum FileSystem {
             let handle = try FileHandle(forWritingTo: temporary)
             do {
                 try body(handle)
-                try handle.synchronize()
+                if sync { try handle.synchronize() }
                 try handle.close()
             } catch {
                 try? handle.close()
@@ -44,7 +46,7 @@ enum FileSystem {
     }
 
     /// rename(2): atomic on one file system, replacing a file at the destination.
-    static func replace(_ destination: URL, with source: URL) throws {
+    public static func replace(_ destination: URL, with source: URL) throws {
         guard rename(source.path, destination.path) == 0 else {
             throw PackageError.io("rename \(source.path) → \(destination.path): \(String(cString: strerror(errno)))")
         }
@@ -58,11 +60,11 @@ enum FileSystem {
         try replace(destination, with: source)
     }
 
-    static func removeIfPresent(_ url: URL) throws {
+    public static func removeIfPresent(_ url: URL) throws {
         if manager.fileExists(atPath: url.path) { try manager.removeItem(at: url) }
     }
 
-    static func sha256(of url: URL) throws -> String {
+    public static func sha256(of url: URL) throws -> String {
         let handle = try FileHandle(forReadingFrom: url)
         defer { try? handle.close() }
         var hasher = SHA256()

@@ -6,11 +6,13 @@ import MigrationPackage
 import WireCore
 
 @main
-struct ReferencePeer: ParsableCommand {
+struct ReferencePeer: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "reference-peer",
         abstract: "The Swift reference implementation, acting as a peer.",
-        subcommands: [Testee.self, SampleStoreCommand.self, Pack.self, Unpack.self, Rollback.self, Recover.self])
+        subcommands: [
+            Testee.self, SampleStoreCommand.self, Pack.self, Unpack.self, Rollback.self, Recover.self, Send.self, Receive.self,
+        ])
 }
 
 extension TesteeFault: ExpressibleByArgument {}

@@ -24,6 +24,8 @@ public struct ReceiverMachine: Sendable {
         case connected(at: EpochMillis)
         case message(JSONValue, at: EpochMillis)
         case chunk([UInt8], at: EpochMillis)
+        /// A text frame that is not JSON (the edge parses; the machine decides what it means).
+        case malformed(Violation, at: EpochMillis)
         case userConfirmed(Bool, at: EpochMillis)
         case userPause(at: EpochMillis)
         case userResume(at: EpochMillis)
@@ -118,6 +120,10 @@ public struct ReceiverMachine: Sendable {
                 return fail(.protocolError, error)
             }
             return received(message, at: at)
+        case .malformed(let violation, let at):
+            guard isOpen else { return [] }
+            lastActivity = at
+            return fail(.protocolError, violation)
         case .chunk(let bytes, let at):
             guard isOpen else { return [] }
             lastActivity = at

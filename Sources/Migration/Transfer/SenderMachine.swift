@@ -24,6 +24,8 @@ public struct SenderMachine: Sendable {
     public enum Event: Sendable, Hashable {
         case connected(at: EpochMillis)
         case message(JSONValue, at: EpochMillis)
+        /// A frame that is not a control message: not JSON, or binary (the sender receives none).
+        case malformed(Violation, at: EpochMillis)
         case userEnteredPIN(String, at: EpochMillis)
         case backupReady(ControlMessage.BackupMeta, at: EpochMillis)
         case userPause(at: EpochMillis)
@@ -85,6 +87,11 @@ public struct SenderMachine: Sendable {
                 return fail(.protocolError, error)
             }
             return received(message, at: at)
+        case .malformed(let violation, _):
+            switch state {
+            case .done, .failed, .locked: return []
+            default: return fail(.protocolError, violation)
+            }
         case .userEnteredPIN(let pin, _):
             guard case .awaitingPINEntry = state else { return [] }
             state = .awaitingPINResult

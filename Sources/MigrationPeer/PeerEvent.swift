@@ -1,0 +1,32 @@
+import Foundation
+import WireCore
+
+/// What a running peer tells its user interface: lines for a log, rule violations by the other
+/// side, and progress.
+public enum PeerEvent: Sendable {
+    case log(String)
+    /// The other side broke a rule (the machine's `reject` action).
+    case violation(Violation)
+    case progress(TransferProgress)
+}
+
+public struct TransferProgress: Sendable {
+    public var bytes: Int64
+    public var total: Int64
+    public init(bytes: Int64, total: Int64) {
+        self.bytes = bytes
+        self.total = total
+    }
+}
+
+/// The wall clock, read at the edge and handed to the machines as events' `at`.
+public struct SystemClock: Clock {
+    public init() {}
+    public func now() -> EpochMillis { EpochMillis((Date().timeIntervalSince1970 * 1000).rounded()) }
+}
+
+/// Why a peer stopped without finishing.
+public struct PeerFailure: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

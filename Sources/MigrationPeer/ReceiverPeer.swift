@@ -1,0 +1,211 @@
+import Foundation
+import Migration
+import MigrationPackage
+import WebSocketTransport
+import WireCore
+
+/// The new phone on the network (seed 000 §3.1): connects to the sender, and drives a
+/// `ReceiverMachine` with what arrives, the user's consent and the clock. After a disconnect it
+/// connects again and resumes; started again after a crash, it resumes from its journal.
+public enum ReceiverPeer {
+    public struct Options: Sendable {
+        public var url: String
+        public var configuration = ReceiverMachine.Configuration()
+        public var incoming: IncomingPackage
+        /// Pause between connection attempts, and how many failed attempts in a row end the run.
+        public var reconnectDelay: Duration = .milliseconds(250)
+        public var maxFailedConnects = 40
+        /// Fault injection for tests: drop the connection (no closing handshake) after receiving
+        /// each of these numbers of chunks, counted over the whole run.
+        public var disconnectAfterChunks: Set<Int> = []
+        /// Fault injection for tests: stop dead (no message, no cleanup) after this many chunks,
+        /// as a crash would; started again, the receiver resumes from its journal.
+        public var stopAfterChunks: Int?
+        public init(url: String, incoming: IncomingPackage) {
+            self.url = url
+            self.incoming = incoming
+        }
+    }
+
+    public struct Hooks: Sendable {
+        public var showPIN: @Sendable (String) -> Void
+        /// Asks the user to confirm that local data will be replaced.
+        public var confirmWipe: @Sendable (ControlMessage.BackupMeta) async -> Bool
+        /// Restores the verified package into the store.
+        public var restore: @Sendable (URL, ControlMessage.BackupMeta) async throws -> Void
+        public var report: @Sendable (PeerEvent) -> Void
+        public init(
+            showPIN: @escaping @Sendable (String) -> Void, confirmWipe: @escaping @Sendable (ControlMessage.BackupMeta) async -> Bool,
+            restore: @escaping @Sendable (URL, ControlMessage.BackupMeta) async throws -> Void, report: @escaping @Sendable (PeerEvent) -> Void
+        ) {
+            self.showPIN = showPIN
+            self.confirmWipe = confirmWipe
+            self.restore = restore
+            self.report = report
+        }
+    }
+
+    enum Input: Sendable {
+        case connected(WebSocketWriter, UUID)
+        case connectFailed(String)
+        case received(WebSocketMessage, UUID)
+        case disconnected(UUID, String?)
+        case confirmed(Bool)
+        case tick
+    }
+
+    /// Runs one migration to its end. Returns the final state (`done`, `failed`, `locked`).
+    public static func run(options: Options, hooks: Hooks) async throws -> ReceiverMachine.State {
+        var random = GeneratorBytes(SystemRandomNumberGenerator())
+        let incoming = options.incoming
+        var machine: ReceiverMachine
+        var resumedFile: FileHandle?
+        if let journal = try incoming.journal() {
+            resumedFile = try incoming.open(journal.meta)
+            hooks.report(.log("resuming backup \(journal.meta.backupId): \(journal.have.reduce(0) { $0 + $1.count }) of \(journal.meta.chunkCount) chunks held"))
+            machine = ReceiverMachine(configuration: options.configuration, resuming: journal, random: &random)
+        } else {
+            machine = ReceiverMachine(configuration: options.configuration, random: &random)
+        }
+        let clock = SystemClock()
+        let (inputs, mailbox) = AsyncStream.makeStream(of: Input.self)
+        let maxFrame = BackupChunk.headerLength + options.configuration.maxChunkSize
+
+        @Sendable func connect(after delay: Duration) async {
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            let connection: WebSocketConnection
+            do {
+                connection = try await WebSocketClient.connect(to: options.url, maxFrameSize: maxFrame)
+            } catch {
+                mailbox.yield(.connectFailed("\(error)"))
+                return
+            }
+            try? await connection.run { inbound, writer in
+                let id = UUID()
+                mailbox.yield(.connected(writer, id))
+                do {
+                    for try await message in inbound { mailbox.yield(.received(message, id)) }
+                    mailbox.yield(.disconnected(id, nil))
+                } catch {
+                    mailbox.yield(.disconnected(id, "\(error)"))
+                }
+            }
+        }
+
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await connect(after: .zero) }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(200))
+                    mailbox.yield(.tick)
+                }
+            }
+            defer { group.cancelAll() }
+
+            var current: (writer: WebSocketWriter, id: UUID)?
+            var file = resumedFile
+            var failedConnects = 0
+            var chunksReceived = 0
+            defer { try? file?.close() }
+            for await input in inputs {
+                let now = clock.now()
+                var pending: [ReceiverMachine.Event] = []
+                var lostConnection = false
+                switch input {
+                case .connected(let writer, let id):
+                    current = (writer, id)
+                    failedConnects = 0
+                    hooks.report(.log("connected to \(options.url)"))
+                    pending.append(.connected(at: now))
+                case .connectFailed(let why):
+                    failedConnects += 1
+                    guard failedConnects < options.maxFailedConnects else {
+                        throw PeerFailure("cannot reach the sender after \(failedConnects) attempts: \(why)")
+                    }
+                    group.addTask { await connect(after: options.reconnectDelay) }
+                case .received(let message, let id):
+                    guard current?.id == id else { continue }
+                    switch message {
+                    case .text(let text):
+                        switch ControlFrame.parse(text) {
+                        case .success(let document): pending.append(.message(document, at: now))
+                        case .failure(let violation): pending.append(.malformed(violation, at: now))
+                        }
+                    case .binary(let bytes):
+                        if chunksReceived == options.stopAfterChunks {
+                            throw PeerFailure("stopped after \(chunksReceived) chunks (fault injection)")
+                        }
+                        pending.append(.chunk(bytes, at: now))
+                        chunksReceived += 1
+                        if options.disconnectAfterChunks.contains(chunksReceived) {
+                            hooks.report(.log("dropping the connection after \(chunksReceived) chunks (fault injection)"))
+                            current?.writer.abort()
+                        }
+                    }
+                case .disconnected(let id, let error):
+                    guard current?.id == id else { continue }
+                    current = nil
+                    lostConnection = true
+                    hooks.report(.log("disconnected" + (error.map { ": \($0)" } ?? "")))
+                    pending.append(.disconnected(at: now))
+                case .confirmed(let yes):
+                    pending.append(.userConfirmed(yes, at: now))
+                case .tick:
+                    pending.append(.tick(at: now))
+                }
+                while !pending.isEmpty {
+                    for action in machine.handle(pending.removeFirst()) {
+                        switch action {
+                        case .send(let message):
+                            try? await current?.writer.send(text: ControlFrame.encode(message))
+                        case .showPIN(let pin):
+                            hooks.showPIN(pin)
+                        case .confirmWipe(let meta):
+                            group.addTask { mailbox.yield(.confirmed(await hooks.confirmWipe(meta))) }
+                        case .openFile(let meta):
+                            file = try incoming.open(meta)
+                        case .writeChunk(let index, let offset, let data):
+                            guard let file else { throw PeerFailure("chunk \(index) before the file was opened") }
+                            try file.seek(toOffset: UInt64(offset))
+                            try file.write(contentsOf: data)
+                        case .persistJournal(let journal):
+                            try incoming.save(journal)
+                            let held = Int64(journal.have.reduce(0) { $0 + $1.count })
+                            if held % 16 == 0 || held == journal.meta.chunkCount {
+                                hooks.report(.progress(TransferProgress(bytes: min(journal.meta.fileSize, held * Int64(journal.meta.chunkSize)), total: journal.meta.fileSize)))
+                            }
+                        case .verifyFile(let expected):
+                            guard let meta = machine.meta else { continue }
+                            try file?.synchronize()
+                            let digest = try FileSystem.sha256(of: incoming.temporaryFile(meta))
+                            pending.append(.fileVerified(digest == expected, at: clock.now()))
+                        case .restore(let meta):
+                            try? file?.close()
+                            file = nil
+                            try FileSystem.replace(incoming.finalFile(meta), with: incoming.temporaryFile(meta))
+                            hooks.report(.log("package verified; restoring"))
+                            try await hooks.restore(incoming.finalFile(meta), meta)
+                            incoming.finish(meta)
+                        case .close(let reason):
+                            hooks.report(.log("closing: \(reason)"))
+                            await current?.writer.close()
+                        case .reject(let violation):
+                            hooks.report(.violation(violation))
+                        case .setTimer, .sendChunk, .askPIN, .prepareBackup:
+                            continue
+                        }
+                    }
+                }
+                switch machine.state {
+                case .done, .failed, .locked:
+                    return machine.state
+                case .disconnected where lostConnection:
+                    group.addTask { await connect(after: options.reconnectDelay) }
+                default:
+                    continue
+                }
+            }
+            return machine.state
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// Connects to a `ws://` URL (the migration receiver and the pairing devices connect).
+public enum WebSocketClient {
+    enum Upgrade: Sendable {
+        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case refused
+    }
+
+    /// Frames over `maxFrameSize` bytes end the connection with close code 1009.
+    public static func connect(to url: String, maxFrameSize: Int) async throws -> WebSocketConnection {
+        guard let components = URLComponents(string: url), components.scheme == "ws", let host = components.host, !host.isEmpty else {
+            throw WebSocketError("\(url) is not a ws:// URL")
+        }
+        let port = components.port ?? 80
+        let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        let upgrade: EventLoopFuture<Upgrade>
+        do {
+            upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .connect(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
+                            maxFrameSize: maxFrameSize,
+                            upgradePipelineHandler: { channel, _ in
+                                channel.eventLoop.makeCompletedFuture {
+                                    try channel.pipeline.syncOperations.addHandler(
+                                        NIOWebSocketFrameAggregator(
+                                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxFrameSize))
+                                    return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                                }
+                            })
+                        var headers = HTTPHeaders()
+                        headers.add(name: "Host", value: "\(host):\(port)")
+                        headers.add(name: "Content-Length", value: "0")
+                        let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
+                        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
+                            configuration: .init(
+                                upgradeConfiguration: .init(
+                                    upgradeRequestHead: head, upgraders: [upgrader],
+                                    notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.refused) })))
+                    }
+                }
+        } catch {
+            throw WebSocketError("cannot connect to \(host):\(port): \(error)")
+        }
+        guard case .websocket(let ws) = try await upgrade.get() else {
+            throw WebSocketError("\(url) did not accept a WebSocket upgrade")
+        }
+        return WebSocketConnection(channel: ws, masksFrames: true)
+    }
+}

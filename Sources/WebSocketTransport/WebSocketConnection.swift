@@ -1,0 +1,98 @@
+import Foundation
+import NIOCore
+import NIOWebSocket
+
+/// An upgraded WebSocket connection. Use it inside `run`: the connection closes when the body
+/// returns or throws.
+public struct WebSocketConnection: Sendable {
+    let channel: NIOAsyncChannel<WebSocketFrame, WebSocketFrame>
+    /// RFC 6455 §5.3: a client masks every frame it sends, a server never does.
+    let masksFrames: Bool
+
+    /// The peer's address, for logs.
+    public var remoteAddress: String { channel.channel.remoteAddress?.description ?? "?" }
+
+    public func run<Result: Sendable>(
+        _ body: (_ inbound: WebSocketInbound, _ outbound: WebSocketWriter) async throws -> Result
+    ) async throws -> Result {
+        try await channel.executeThenClose { inbound, outbound in
+            let writer = WebSocketWriter(outbound: outbound, channel: channel.channel, masksFrames: masksFrames)
+            return try await body(WebSocketInbound(frames: inbound, writer: writer), writer)
+        }
+    }
+}
+
+/// Sends data messages and closes. Safe to share between tasks.
+public struct WebSocketWriter: Sendable {
+    let outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>
+    let channel: any Channel
+    let masksFrames: Bool
+
+    public func send(_ message: WebSocketMessage) async throws {
+        switch message {
+        case .text(let text): try await send(opcode: .text, ByteBuffer(string: text))
+        case .binary(let bytes): try await send(opcode: .binary, ByteBuffer(bytes: bytes))
+        }
+    }
+
+    public func send(text: String) async throws { try await send(opcode: .text, ByteBuffer(string: text)) }
+
+    public func send(binary: ByteBuffer) async throws { try await send(opcode: .binary, binary) }
+
+    func send(opcode: WebSocketOpcode, _ data: ByteBuffer) async throws {
+        try await outbound.write(WebSocketFrame(fin: true, opcode: opcode, maskKey: masksFrames ? .random() : nil, data: data))
+    }
+
+    /// The closing handshake (RFC 6455 §7): a close frame, then nothing more is sent.
+    public func close(code: WebSocketErrorCode = .normalClosure) async {
+        var data = ByteBuffer()
+        data.write(webSocketErrorCode: code)
+        try? await send(opcode: .connectionClose, data)
+        outbound.finish()
+    }
+
+    /// Drops the TCP connection without a closing handshake (what a lost network looks like).
+    public func abort() {
+        channel.close(promise: nil)
+    }
+}
+
+/// The data messages a peer sends. Pings are answered, a close frame is answered and ends the
+/// sequence; a protocol error (an oversized or malformed frame) is thrown.
+public struct WebSocketInbound: AsyncSequence, Sendable {
+    public typealias Element = WebSocketMessage
+    let frames: NIOAsyncChannelInboundStream<WebSocketFrame>
+    let writer: WebSocketWriter
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(frames: frames.makeAsyncIterator(), writer: writer) }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
+        let writer: WebSocketWriter
+
+        public mutating func next() async throws -> WebSocketMessage? {
+            while let frame = try await frames.next() {
+                switch frame.opcode {
+                case .text:
+                    // Foundation's decoder refuses ill-formed UTF-8; NIO's readString would repair it.
+                    guard let text = String(bytes: frame.unmaskedData.readableBytesView, encoding: .utf8) else {
+                        await writer.close(code: .dataInconsistentWithMessage)
+                        throw WebSocketError("a text frame that is not UTF-8")
+                    }
+                    return .text(text)
+                case .binary:
+                    var data = frame.unmaskedData
+                    return .binary(data.readBytes(length: data.readableBytes) ?? [])
+                case .ping:
+                    try? await writer.send(opcode: .pong, frame.unmaskedData)
+                case .connectionClose:
+                    await writer.close()
+                    return nil
+                default:
+                    continue
+                }
+            }
+            return nil
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NIOWebSocket
+
+/// A listening WebSocket endpoint (the migration sender and the signaling relay listen).
+public struct WebSocketListener: Sendable {
+    enum Upgrade: Sendable {
+        case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
+        case refused
+    }
+
+    let channel: NIOAsyncChannel<EventLoopFuture<Upgrade>, Never>
+    /// The bound port (useful after binding port 0).
+    public let port: Int
+
+    /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
+    public static func bind(host: String, port: Int, maxFrameSize: Int) async throws -> WebSocketListener {
+        let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .bind(host: host, port: port) { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
+                        maxFrameSize: maxFrameSize,
+                        shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+                        upgradePipelineHandler: { channel, _ in
+                            channel.eventLoop.makeCompletedFuture {
+                                try channel.pipeline.syncOperations.addHandler(
+                                    NIOWebSocketFrameAggregator(
+                                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxFrameSize))
+                                return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                            }
+                        })
+                    return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(
+                        configuration: .init(
+                            upgradeConfiguration: .init(
+                                upgraders: [upgrader],
+                                notUpgradingCompletionHandler: { channel in
+                                    // Not a WebSocket request: answer 426 and close.
+                                    let head = HTTPResponseHead(
+                                        version: .http1_1, status: .upgradeRequired,
+                                        headers: ["Connection": "close", "Content-Length": "0", "Upgrade": "websocket"])
+                                    channel.write(HTTPServerResponsePart.head(head), promise: nil)
+                                    return channel.writeAndFlush(HTTPServerResponsePart.end(nil)).flatMap { channel.close() }
+                                        .map { Upgrade.refused }
+                                })))
+                }
+            }
+        guard let port = channel.channel.localAddress?.port else { throw WebSocketError("the listener has no port") }
+        return WebSocketListener(channel: channel, port: port)
+    }
+
+    /// Accepts connections until the task is cancelled; each upgraded connection is handed to
+    /// `handler` in its own child task.
+    public func accept(_ handler: @escaping @Sendable (WebSocketConnection) async -> Void) async throws {
+        try await withThrowingDiscardingTaskGroup { group in
+            try await channel.executeThenClose { inbound in
+                for try await upgrade in inbound {
+                    group.addTask {
+                        guard case .websocket(let ws)? = try? await upgrade.get() else { return }
+                        await handler(WebSocketConnection(channel: ws, masksFrames: false))
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import Foundation
+import Migration
+import MigrationPackage
+import MigrationPeer
+import WireCore
+
+struct Receive: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Be the new phone: connect to a sender, show the PIN, receive the package and restore it into a store.",
+        discussion: """
+            Shows a PIN for the sender's user (or writes it to --pin-out). After a disconnect it connects \
+            again and resumes; run it again with the same --into after a crash and it resumes from its \
+            journal (STORE.transfer/). The store is replaced atomically, only after the whole package \
+            verified. Exit 0 when restored, 1 otherwise.
+            """)
+
+    @Option(help: "The sender, ws://HOST:PORT.") var connect: String
+    @Option(help: "The store to replace.") var into: String
+    @OptionGroup var password: PasswordOptions
+    @Option(help: "Write the PIN to this file instead of only showing it.") var pinOut: String?
+    @Flag(help: "Replace the local data without asking.") var yes = false
+    @Flag(help: "Keep the old store as STORE.BackupBeforeMigration for `rollback`.") var keepPrevious = false
+    @Option(help: "Largest chunk accepted, in bytes.") var maxChunkSize: ByteSize = ByteSize(argument: "1M")!
+    @Option(help: "Most chunks unacknowledged at once (1 ... 64).") var window = 16
+    @Option(help: "Lowest PBKDF2 iteration count accepted (tests only; default 600000).") var minimumIterations: UInt32?
+    @Option(help: ArgumentHelp("Drop the connection after these chunk counts, e.g. 5,40 (fault injection).", visibility: .hidden))
+    var disconnectAfterChunks: String?
+    @Option(help: ArgumentHelp("Stop dead after this many chunks, as a crash would (fault injection).", visibility: .hidden))
+    var stopAfterChunks: Int?
+
+    func run() async throws {
+        guard ControlMessage.chunkSizes.contains(Int(maxChunkSize.bytes)) else { throw ValidationError("--max-chunk-size must be 4096 ... 16777216") }
+        guard (1...ControlMessage.maxWindow).contains(window) else { throw ValidationError("--window must be 1 ... 64") }
+        let secret = try password.password(confirm: false)
+        let console = Console("receive")
+        let store = DeviceStore(URL(fileURLWithPath: into))
+        var options = ReceiverPeer.Options(url: connect, incoming: IncomingPackage(folder: store.transfer))
+        options.configuration.maxChunkSize = Int(maxChunkSize.bytes)
+        options.configuration.maxWindow = window
+        options.configuration.freeSpace = FreeSpace.bytes(near: store.root)
+        if let list = disconnectAfterChunks {
+            options.disconnectAfterChunks = Set(list.split(separator: ",").compactMap { Int($0) })
+        }
+        options.stopAfterChunks = stopAfterChunks
+        var restoreOptions = Restorer.Options()
+        restoreOptions.keepPrevious = keepPrevious
+        if let minimumIterations { restoreOptions.policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound) }
+        let (pinOut, yes, restore) = (pinOut, yes, restoreOptions)
+
+        let hooks = ReceiverPeer.Hooks(
+            showPIN: { pin in
+                console.say("receive: PIN \(pin)  (enter it on the old phone)")
+                if let pinOut { try? Data((pin + "\n").utf8).write(to: URL(fileURLWithPath: pinOut), options: .atomic) }
+            },
+            confirmWipe: { meta in
+                if yes { return true }
+                let answer = await Console.readLine(
+                    prompt: "Replace the data in \(store.root.path) with backup \(meta.backupId) (\(Console.bytes(meta.fileSize)))? [y/N] ")
+                return answer?.lowercased().hasPrefix("y") == true
+            },
+            restore: { file, _ in
+                do {
+                    let result = try Restorer.restore(file, password: secret, into: store, options: restore)
+                    console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
+                } catch let error as PackageError {
+                    console.say("receive: restore refused: \(error)")
+                    throw error
+                }
+            },
+            report: console.report)
+        let state = try await ReceiverPeer.run(options: options, hooks: hooks)
+        guard state == .done else {
+            console.say("receive: ended \(state)")
+            throw ExitCode(1)
+        }
+    }
+}
+
+/// Free bytes on the volume that holds (or will hold) the store.
+enum FreeSpace {
+    static func bytes(near url: URL) -> Int64 {
+        var folder = url
+        while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" { folder = folder.deletingLastPathComponent() }
+        let attributes = try? FileManager.default.attributesOfFileSystem(forPath: folder.path)
+        return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value ?? .max
+    }
+}

@@ -1,0 +1,104 @@
+import ArgumentParser
+import Foundation
+import Migration
+import MigrationPackage
+import MigrationPeer
+import WebSocketTransport
+import WireCore
+
+struct Send: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Be the old phone: listen, and send a store to the receiver that enters the right PIN.",
+        discussion: """
+            Listens on HOST:PORT (port 0 picks one; --ready-file tells which). The receiver shows a PIN; \
+            type it here, or pass --pin-file to read it from a file once it appears. The store is packed \
+            when the PIN is accepted. Exit 0 when the receiver verified the package, 1 otherwise.
+            """)
+
+    @Argument(help: "The store to send.") var store: String
+    @Option(help: "Where to listen, HOST:PORT.") var listen: String
+    @OptionGroup var password: PasswordOptions
+    @Option(help: "Read the PIN from this file once it appears (default: ask).") var pinFile: String?
+    @Option(help: "Write ws://HOST:PORT to this file once listening.") var readyFile: String?
+    @Option(help: "Chunk size in bytes (4096 ... 16777216).") var chunkSize: ByteSize = ByteSize(argument: "1M")!
+    @Option(help: "Most chunks unacknowledged at once (1 ... 64; 1 is send-then-wait).") var window = 16
+    @Option(help: "PBKDF2 iterations (at least 600000 unless --test-only).") var iterations: UInt32 = EnvelopePolicy.defaultIterations
+    @Flag(help: "Allow fewer than 600000 iterations (for tests only).") var testOnly = false
+    @Option(help: "Seconds to wait for a disconnected receiver to come back.") var reconnectTimeout = 120
+
+    func run() async throws {
+        guard testOnly || iterations >= EnvelopePolicy.standard.iterations.lowerBound else {
+            throw ValidationError("fewer than 600000 iterations needs --test-only")
+        }
+        guard ControlMessage.chunkSizes.contains(Int(chunkSize.bytes)) else { throw ValidationError("--chunk-size must be 4096 ... 16777216") }
+        guard (1...ControlMessage.maxWindow).contains(window) else { throw ValidationError("--window must be 1 ... 64") }
+        let (host, port) = try HostPort.parse(listen)
+        let secret = try password.password(confirm: pinFile == nil && password.passwordFile == nil)
+        let console = Console("send")
+        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+        let url = "ws://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
+        console.say("send: listening on \(url)")
+        if let readyFile { try Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
+
+        var options = SenderPeer.Options()
+        options.configuration.chunkSize = Int(chunkSize.bytes)
+        options.configuration.maxWindow = window
+        options.reconnectTimeout = .seconds(reconnectTimeout)
+        let store = DeviceStore(URL(fileURLWithPath: self.store))
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reference-peer-send-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let packOptions = { var o = Packer.Options(); o.iterations = iterations; return o }()
+        let chunk = Int(chunkSize.bytes)
+        let pinFile = self.pinFile
+
+        let hooks = SenderPeer.Hooks(
+            enterPIN: { left in
+                if let pinFile { return try await PINFile.read(pinFile) }
+                let prompt = left < ReceiverMachine.pinAttempts ? "Wrong PIN; \(left) attempts left. PIN: " : "PIN shown on the new phone: "
+                guard let line = await Console.readLine(prompt: prompt) else { throw PeerFailure("no PIN entered") }
+                return line.trimmingCharacters(in: .whitespaces)
+            },
+            prepare: {
+                let file = scratch.appendingPathComponent("package.enc")
+                var random = GeneratorBytes(SystemRandomNumberGenerator())
+                let result = try Packer.pack(store, to: file, password: secret, options: packOptions, now: Int64(Date().timeIntervalSince1970), random: &random)
+                return try PreparedPackage(
+                    file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: chunk,
+                    schemaVersion: packOptions.schemaVersion, appVersion: packOptions.appVersion)
+            },
+            report: console.report)
+        let state = try await SenderPeer.run(on: listener, options: options, hooks: hooks)
+        guard state == .done else {
+            console.say("send: ended \(state)")
+            throw ExitCode(1)
+        }
+        console.say("send: done, the receiver verified the package")
+    }
+}
+
+/// `HOST:PORT`, with `[v6]:PORT` for IPv6.
+enum HostPort {
+    static func parse(_ text: String) throws -> (String, Int) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("\(text) is not HOST:PORT")
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { throw ValidationError("\(text) has no host") }
+        return (host, port)
+    }
+}
+
+/// The PIN handed from the receiver to the sender through a file, for scripts.
+enum PINFile {
+    static func read(_ path: String) async throws -> String {
+        while true {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
+                let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if pin.count == 6 { return pin }
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+    }
+}

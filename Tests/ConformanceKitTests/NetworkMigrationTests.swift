@@ -1,0 +1,98 @@
+import Foundation
+import MigrationPackage
+import Testing
+
+/// `reference-peer send` and `receive` as two processes on loopback (Spec migration.md §5).
+@Suite("Migration between two processes over WebSocket", .serialized)
+struct NetworkMigrationTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("net-migration-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try Data("correct horse battery staple\n".utf8).write(to: file("password"))
+    }
+
+    func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
+
+    func makeStore(seed: Int) throws -> URL {
+        let made = try Fixture.run("reference-peer", ["sample-store", file("old").path, "--media-size", "3M", "--seed", "\(seed)"])
+        #expect(made.status == 0, "\(made.stderr)")
+        return file("old")
+    }
+
+    /// Starts `send` in the background and waits until it listens; returns the process and its URL.
+    func startSender(pinFile: URL, window: Int = 8) throws -> (Process, URL, String) {
+        let log = file("send.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
+        process.arguments = [
+            "send", file("old").path, "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+            "--pin-file", pinFile.path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--window", "\(window)",
+        ]
+        process.standardError = try FileHandle(forWritingTo: log)
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: file("url").path) { Thread.sleep(forTimeInterval: 0.05) }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        return (process, log, url)
+    }
+
+    func receive(_ url: String, _ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        try Fixture.run(
+            "reference-peer",
+            ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000"]
+                + extra)
+    }
+
+    @Test func twentyDisconnectsAndACrashEndWithIdenticalStores() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let old = try makeStore(seed: 11)
+        let (sender, log, url) = try startSender(pinFile: file("pin"))
+        defer { if sender.isRunning { sender.terminate() } }
+
+        // Twenty dropped connections, then a crash after 600 chunks...
+        let drops = (1...20).map { String($0 * 25) }.joined(separator: ",")
+        let first = try receive(url, ["--pin-out", file("pin").path, "--disconnect-after-chunks", drops, "--stop-after-chunks", "600"])
+        #expect(first.status == 1)
+        #expect(first.stderr.contains("stopped after 600 chunks"), "\(first.stderr)")
+        #expect(first.stderr.components(separatedBy: "fault injection").count - 1 == 21)
+        // ...and the receiver started again resumes from its journal.
+        let second = try receive(url, [])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("resuming backup"), "\(second.stderr)")
+        sender.waitUntilExit()
+        #expect(sender.terminationStatus == 0)
+        let sent = try String(contentsOf: log, encoding: .utf8)
+        #expect(sent.contains(", 0 of them already acknowledged"), "\(sent)")
+        #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
+        #expect(!FileManager.default.fileExists(atPath: file("new.transfer").path), "the transfer folder is removed after the restore")
+    }
+
+    @Test func fiveWrongPINsLockTheSession() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        _ = try makeStore(seed: 12)
+        let (sender, _, url) = try startSender(pinFile: file("typed-pin"))
+        defer { if sender.isRunning { sender.terminate() } }
+        // The sender's user types a PIN one off from the one shown.
+        let typist = Thread {
+            for _ in 0..<400 {
+                if let shown = try? String(contentsOf: file("shown-pin"), encoding: .utf8), let n = Int(shown.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                    let wrong = String((n + 1) % 1_000_000)
+                    try? Data((String(repeating: "0", count: 6 - wrong.count) + wrong).utf8).write(to: file("typed-pin"))
+                    return
+                }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+        }
+        typist.start()
+        let run = try receive(url, ["--pin-out", file("shown-pin").path])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("MIG-PIN-002"), "\(run.stderr)")
+        #expect(run.stderr.contains("ended locked"), "\(run.stderr)")
+        sender.waitUntilExit()
+        #expect(sender.terminationStatus == 1)
+        #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
+    }
+}

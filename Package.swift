@@ -44,7 +44,12 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
             ]),
         // The migration peers on the network: machines, package files and WebSocket together.
-        .target(name: "MigrationPeer", dependencies: ["Migration", "MigrationPackage", "WebSocketTransport", "WireCore", .product(name: "NIOCore", package: "swift-nio")]),
+        .target(
+            name: "MigrationPeer",
+            dependencies: [
+                "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
         .target(
             name: "ConformanceKit",
@@ -65,7 +70,11 @@ let package = Package(
         // Speed and memory, in release mode: `swift run -c release bench`.
         .executableTarget(
             name: "bench",
-            dependencies: ["Migration", "MigrationPackage", "Records", "WireCore", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: [
+                "Migration", "MigrationPackage", "MigrationPeer", "Records", "WebSocketTransport", "WireCore",
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),

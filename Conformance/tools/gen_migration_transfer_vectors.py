@@ -180,7 +180,7 @@ rc.steps("whole-session", "PIN, meta, consent, a corrupted chunk asked again, th
          ["MIG-PIN-001", "MIG-META-001", "MIG-XFER-002", "MIG-XFER-003", "MIG-XFER-004", "MIG-CHUNK-004"], ["MIG-CHUNK-004"],
          to_transfer + [chunk0,
                         ({"event": "chunk", "at": T + 7, "frame": b64(frame(1, CHUNK1[:-1] + b"\x00", digest=hashlib.sha256(CHUNK1).digest()))},
-                         s("transferring", have=[[0, 1]]), [ack(1, "retransmit"), reject("MIG-CHUNK-004")]),
+                         s("transferring", have=[[0, 1]]), [ack(1, "retransmit"), reject("MIG-CHUNK-004", "/chunkSHA256")]),
                         ({"event": "chunk", "at": T + 8, "frame": b64(frame(1, CHUNK1))}, s("transferring", have=[[0, 2]]),
                          [{"action": "write-chunk", "index": 1, "offset": 4096, "length": 904}, {"action": "persist-journal", "have": [[0, 2]]}, ack(1)]),
                         ({"event": "chunk", "at": T + 9, "frame": b64(frame(0, CHUNK0))}, s("transferring", have=[[0, 2]]), [ack(0)]),
@@ -220,10 +220,20 @@ rc.steps("chunk-before-start", "A chunk before StartTransfer breaks the session'
 rc.steps("bad-frame-ends-session", "A frame that is not a BackupChunk ends the session.", ["MIG-CHUNK-001"], ["MIG-CHUNK-001"],
          to_transfer + [({"event": "chunk", "at": T + 6, "frame": b64(frame(0, CHUNK0, magic=b"XXXX"))}, s("failed", reason="protocol-error", have=[]),
                          [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-CHUNK-001", "/magic")])])
-rc.steps("reconnect-resumes", "After a disconnect the receiver comes back with its token and what it holds.", ["MIG-XFER-003"], [],
+rc.steps("reconnect-resumes", "After a disconnect the receiver greets, waits for the same sender's Handshake, then comes back with its token and what it holds.",
+         ["MIG-XFER-003"], [],
          to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
-                        ({"event": "connected", "at": T + 8}, s("transferring", have=[[0, 1]]),
-                         [send(RHS), send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))])])
+                        ({"event": "connected", "at": T + 8}, s("resuming", have=[[0, 1]]), [send(RHS)]),
+                        ({"event": "message", "at": T + 9, "document": SHS}, s("transferring", have=[[0, 1]]),
+                         [send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))])])
+rc.steps("reconnect-other-sender", "Whoever listens after a disconnect is not trusted: a sender with another sessionId never sees the resume token.",
+         ["MIG-XFER-003"], ["MIG-XFER-003"],
+         to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "connected", "at": T + 8}, s("resuming", have=[[0, 1]]), [send(RHS)]),
+                        ({"event": "message", "at": T + 9, "document": msg("Handshake", dict(SHS["payload"], sessionId="44444444-4444-4444-8444-444444444444"))},
+                         s("failed", reason="protocol-error", have=[[0, 1]]),
+                         [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003")])],
+         flags=["interop-trap"])
 rc.steps("stall-timeout", "30 s without data: the connection is dropped, to be resumed.", ["MIG-XFER-005"], ["MIG-XFER-005"],
          to_transfer + [chunk0, ({"event": "tick", "at": T + 6 + 30000}, s("transferring", have=[[0, 1]]), []),
                         ({"event": "tick", "at": T + 6 + 30001}, s("disconnected", have=[[0, 1]]), [{"action": "close"}, reject("MIG-XFER-005")])], flags=["boundary"])
@@ -254,6 +264,15 @@ e, a = chunk5(4, T + 6, [[4, 5]])
 rc.steps("chunk-beyond-window", "Window 4: chunk 4 while 0 to 3 were never acknowledged means five outstanding. "
          "The data is kept and acknowledged; the sender is reported.", ["MIG-XFER-001"], ["MIG-XFER-001"],
          to_transfer5 + [(e, s("transferring", have=[[4, 5]]), a + [reject("MIG-XFER-001")])])
+rc.steps("text-frames", "Control messages arrive as text frames: the text is one JSON document.", ["MIG-WS-001"], [],
+         [to_meta[0], ({"event": "text", "at": T + 1, "text": json.dumps(SHS)}, s("awaitingPIN", attemptsLeft=5), [{"action": "show-pin", "pin": PIN}])])
+rc.steps("text-not-json", "A text frame that is not JSON ends the session; the violation names the JSON rule.", ["MIG-WS-001", "CORE-JSON-001"], ["CORE-JSON-001"],
+         [to_meta[0], ({"event": "text", "at": T + 1, "text": '{"type": "Handshake", "payload": '}, s("failed", reason="protocol-error"),
+                       [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("CORE-JSON-001", "/payload")])])
+rc.steps("text-over-64k", "Control messages are at most 64 KiB (CORE-JSON-004's limit for them).", ["MIG-WS-001", "CORE-JSON-004"], ["CORE-JSON-004"],
+         [to_meta[0], ({"event": "text", "at": T + 1, "text": json.dumps(msg("Handshake", dict(SHS["payload"], pad="x" * 65536)))},
+                       s("failed", reason="protocol-error"),
+                       [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("CORE-JSON-004")])], flags=["boundary"])
 
 # ------------------------------------------------------------------ sender machine
 sd = File(machine="sender", description="The old phone's side of the transfer (Spec migration.md 5.3).",
@@ -301,9 +320,19 @@ sd.steps("resume-skips-acknowledged", "After a reconnect only what the receiver 
                       ss("transferring", 2, [[0, 2]], [2]), [{"action": "send-chunk", "index": 2}])])
 sd.steps("resume-wrong-token", "A resume without the session's token is refused.", ["MIG-XFER-003"], ["MIG-XFER-003"],
          to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),
                      ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": "22" * 16, "have": [[0, 3]]})},
                       ss("failed", 2, [], [], reason="protocol-error"),
                       [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003")])])
+sd.steps("resume-without-handshake", "A reconnected receiver greets first: ResumeTransfer before its Handshake is out of order.",
+         ["MIG-XFER-006", "MIG-MSG-002"], ["MIG-XFER-006"],
+         to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": []})},
+                      ss("failed", 2, [], [], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
+sd.steps("binary-frame-ends-session", "The sender receives control messages only: a binary frame ends the session.", ["MIG-WS-001"], ["MIG-WS-001"],
+         to_start[:2] + [({"event": "binary", "at": T + 2, "frame": b64(frame(0, CHUNK0))}, ss("failed", 2, reason="protocol-error"),
+                          [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-WS-001")])])
 sd.steps("too-many-retransmits", "A chunk refused again and again ends the transfer.", ["MIG-XFER-002"], ["MIG-XFER-002"],
          to_start + [({"event": "message", "at": T + 6, "document": sack(0, "retransmit")}, ss("transferring", 2, [], [0, 1]), [{"action": "send-chunk", "index": 0}]),
                      ({"event": "message", "at": T + 7, "document": sack(0, "retransmit")}, ss("failed", 2, [], [0, 1], reason="too-many-retransmits"),

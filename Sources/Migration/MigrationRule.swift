@@ -55,10 +55,12 @@ public enum MigrationRule {
     public static let finalDigest: RuleID = "MIG-XFER-004"
     public static let timeouts: RuleID = "MIG-XFER-005"
     public static let order: RuleID = "MIG-XFER-006"
+    public static let frames: RuleID = "MIG-WS-001"
 
     public static let transfer: [RuleID] = [
         message, handshake, authPIN, backupMeta, transferControl, chunkAck, cancel, complete, chunkHeader, chunkBounds,
         chunkPlace, chunkDigest, pinDraw, pinAttempts, metaChecks, window, retransmit, resume, finalDigest, timeouts, order,
+        frames,
     ]
 
     public static let all: [RuleID] = transfer + [

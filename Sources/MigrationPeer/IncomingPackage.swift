@@ -58,6 +58,7 @@ public struct IncomingPackage: Sendable {
         var o = JSONObject()
         o["meta"] = ControlMessage.backupMeta(journal.meta).json["payload"]
         o["resumeToken"] = .string(journal.resumeToken)
+        o["senderSessionId"] = .string(journal.senderSessionId)
         o["have"] = .array(journal.have.map { .array([.number(JSONNumber(Int64($0.lowerBound))), .number(JSONNumber(Int64($0.upperBound)))]) })
         return .object(o)
     }
@@ -67,10 +68,10 @@ public struct IncomingPackage: Sendable {
             case .resumeTransfer(let resume) = try ControlMessage.decode([
                 "type": "ResumeTransfer",
                 "payload": ["backupId": .string(meta.backupId), "resumeToken": value["resumeToken"] ?? .null, "have": value["have"] ?? .null],
-            ]), let token = resume.resumeToken, let have = resume.have
+            ]), let token = resume.resumeToken, let have = resume.have, case .string(let sender)? = value["senderSessionId"]
         else {
             throw Violation(rule: MigrationRule.resume, path: .root, expected: "a transfer journal", found: "something else")
         }
-        return TransferJournal(meta: meta, resumeToken: token, have: have)
+        return TransferJournal(meta: meta, resumeToken: token, senderSessionId: sender, have: have)
     }
 }

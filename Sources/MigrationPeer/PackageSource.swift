@@ -1,6 +1,8 @@
+import Crypto
 import Foundation
 import Migration
 import MigrationPackage
+import NIOCore
 
 /// The sender's package on disk, read chunk by chunk: memory holds one chunk, never the file.
 public struct PreparedPackage: Sendable {
@@ -28,7 +30,8 @@ final class ChunkReader {
 
     deinit { try? handle.close() }
 
-    func frame(_ index: Int) throws -> [UInt8] {
+    /// The frame in one buffer: the file's bytes are copied once, into it.
+    func frame(_ index: Int) throws -> ByteBuffer {
         let meta = package.meta
         let offset = Int64(index) * Int64(meta.chunkSize)
         try handle.seek(toOffset: UInt64(offset))
@@ -36,6 +39,12 @@ final class ChunkReader {
         guard data.count == meta.chunkLength(index) else {
             throw PeerFailure("\(package.file.path) is shorter than announced (chunk \(index))")
         }
-        return BackupChunk(backupId: meta.backupId, index: index, offset: offset, data: [UInt8](data)).encoded
+        let header = BackupChunk.header(
+            backupId: meta.backupId, index: index, offset: offset, length: data.count, digest: Array(SHA256.hash(data: data)))
+        var buffer = ByteBuffer()
+        buffer.reserveCapacity(header.count + data.count)
+        buffer.writeBytes(header)
+        buffer.writeBytes(data)
+        return buffer
     }
 }

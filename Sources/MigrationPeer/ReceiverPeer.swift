@@ -1,6 +1,7 @@
 import Foundation
 import Migration
 import MigrationPackage
+import NIOCore
 import WebSocketTransport
 import WireCore
 
@@ -21,6 +22,8 @@ public enum ReceiverPeer {
         /// Fault injection for tests: stop dead (no message, no cleanup) after this many chunks,
         /// as a crash would; started again, the receiver resumes from its journal.
         public var stopAfterChunks: Int?
+        /// Delay everything the receiver sends by this much (benchmarks: half a simulated round trip).
+        public var simulatedLatency: TimeAmount?
         public init(url: String, incoming: IncomingPackage) {
             self.url = url
             self.incoming = incoming
@@ -75,7 +78,7 @@ public enum ReceiverPeer {
             if delay > .zero { try? await Task.sleep(for: delay) }
             let connection: WebSocketConnection
             do {
-                connection = try await WebSocketClient.connect(to: options.url, maxFrameSize: maxFrame)
+                connection = try await WebSocketClient.connect(to: options.url, maxFrameSize: maxFrame, simulatedLatency: options.simulatedLatency)
             } catch {
                 mailbox.yield(.connectFailed("\(error)"))
                 return

@@ -94,10 +94,7 @@ public enum SenderPeer {
                         case .failure(let violation): actions = machine.handle(.malformed(violation, at: now))
                         }
                     case .binary(let bytes):
-                        let violation = Violation(
-                            rule: MigrationRule.order, path: .root, expected: "control messages in text frames",
-                            found: "a binary frame of \(bytes.count) bytes")
-                        actions = machine.handle(.malformed(violation, at: now))
+                        actions = machine.handle(.malformed(ControlFrame.binaryToSender(length: bytes.count), at: now))
                     }
                 case .disconnected(let id, let error):
                     guard current?.id == id else { continue }
@@ -132,7 +129,7 @@ public enum SenderPeer {
                         guard let reader, let writer = current?.writer else { continue }
                         framesSent += 1
                         if machine.acked.contains(index) { sentAfterAck += 1 }
-                        try? await writer.send(binary: ByteBuffer(bytes: try reader.frame(index)))
+                        try? await writer.send(binary: try reader.frame(index))
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {
                             let meta = reader.package.meta
                             hooks.report(.progress(TransferProgress(bytes: min(meta.fileSize, Int64(machine.acked.count) * Int64(meta.chunkSize)), total: meta.fileSize)))

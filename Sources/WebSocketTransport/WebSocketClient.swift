@@ -12,7 +12,8 @@ public enum WebSocketClient {
     }
 
     /// Frames over `maxFrameSize` bytes end the connection with close code 1009.
-    public static func connect(to url: String, maxFrameSize: Int) async throws -> WebSocketConnection {
+    /// `simulatedLatency` delays everything this side sends (benchmarks and fault tests).
+    public static func connect(to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil) async throws -> WebSocketConnection {
         guard let components = URLComponents(string: url), components.scheme == "ws", let host = components.host, !host.isEmpty else {
             throw WebSocketError("\(url) is not a ws:// URL")
         }
@@ -22,8 +23,12 @@ public enum WebSocketClient {
         do {
             upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.recvAllocator, value: WebSocketListener.receiveBuffers)
                 .connect(host: host, port: port) { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let simulatedLatency {
+                            try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first)
+                        }
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
                             maxFrameSize: maxFrameSize,
                             upgradePipelineHandler: { channel, _ in

@@ -14,13 +14,20 @@ public struct WebSocketListener: Sendable {
     /// The bound port (useful after binding port 0).
     public let port: Int
 
+    /// Reads grow up to 1 MiB when the peer sends that fast: a 1 MiB chunk then costs a few
+    /// reads instead of sixteen (NIO's default stops at 64 KiB).
+    static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 1 << 16, maximum: 1 << 20)
+
     /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
-    public static func bind(host: String, port: Int, maxFrameSize: Int) async throws -> WebSocketListener {
+    /// `simulatedLatency` delays everything this side sends (benchmarks and fault tests).
+    public static func bind(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil) async throws -> WebSocketListener {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.recvAllocator, value: WebSocketListener.receiveBuffers)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let simulatedLatency { try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                         maxFrameSize: maxFrameSize,
                         shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },

@@ -10,13 +10,15 @@ import WireCore
 /// and unpack for a small and a large store (run in child processes, read from their rusage).
 @main
 struct Bench {
-    static func main() throws {
+    static func main() async throws {
         let arguments = CommandLine.arguments
         if arguments.count >= 2, arguments[1] == "child" {
             try child(Array(arguments.dropFirst(2)))
             return
         }
         let quick = arguments.contains("--quick")
+        // `--transfer` runs only the network transfer rows (they take the longest to set up).
+        let transferOnly = arguments.contains("--transfer")
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-\(getpid())")
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
@@ -27,6 +29,38 @@ struct Bench {
         print(row("openssl aes-256-gcm (16 KiB blocks)", opensslGCM, nil))
         print(row("openssl sha256 (16 KiB blocks)", opensslSHA, nil))
 
+        if !transferOnly {
+            try packageRows(quick: quick, work: work, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
+        }
+
+        // Transfer over loopback WebSocket, 1 MiB chunks: window 1 is the seed's send-then-wait.
+        let transferBytes: Int64 = quick ? 256 << 20 : 1 << 30
+        let package = try TransferBench.package(bytes: transferBytes, chunkSize: 1 << 20, in: work)
+        // The receiver writes to memory when it can, so the disk's rate for new files (measured
+        // here, dd-style) does not cap what is a protocol measurement.
+        let shm = URL(fileURLWithPath: "/dev/shm")
+        let incoming = FileManager.default.isWritableFile(atPath: shm.path) ? shm.appendingPathComponent("bench-\(getpid())") : work
+        try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: incoming) }
+        let disk = try TransferBench.freshWriteRate(bytes: transferBytes, in: work)
+        print(row("new-file write to \(work.deletingLastPathComponent().path) (baseline)", disk, nil))
+        let defaultWindow = SenderMachine.Configuration().maxWindow
+        let mib = transferBytes >> 20
+        var rates: [String: Double] = [:]
+        for (window, delay) in [(1, false), (defaultWindow, false), (1, true), (defaultWindow, true)] {
+            let rate = try await TransferBench.run(package, window: window, oneWayDelay: delay ? .milliseconds(10) : nil, folder: incoming)
+            rates["\(window)-\(delay)"] = rate
+            print(row("transfer \(mib) MiB, window \(window)\(delay ? ", 20 ms RTT" : "")", rate, opensslSHA))
+        }
+        let slow = rates["1-true"] ?? .nan
+        let fast = rates["\(defaultWindow)-true"] ?? .nan
+        print(String(format: "  with 20 ms RTT, window %d / window 1: %.1fx", defaultWindow, fast / slow))
+        print("(transfer: from BackupMeta to the last chunk written by the receiver, into \(incoming.path); every chunk's SHA-256 is")
+        print(" computed by the sender and checked by the receiver; the delay holds each side's outbound frames 10 ms)")
+    }
+
+    /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.
+    static func packageRows(quick: Bool, work: URL, opensslGCM: Double?, opensslSHA: Double?) throws {
         do {
             // Streaming, as packing does: one segment at a time into a reused frame buffer.
             let total = quick ? 64 << 20 : 256 << 20
@@ -85,6 +119,7 @@ struct Bench {
         }
         print("(stores: 300 stories, 400 media files whose size grows with the store; pack and unpack include")
         print(" PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch)")
+
     }
 
     /// Records decoded and validated per second (the records family's full rules) against a plain

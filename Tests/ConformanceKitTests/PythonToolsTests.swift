@@ -24,15 +24,12 @@ struct PythonToolsTests {
         #expect(run.output.contains(", 0 problems"))
     }
 
-    /// The independent Python implementation agrees with every migration vector it implements,
-    /// through the same testee protocol other implementations use; the transfer kinds it does not
-    /// implement yet are listed, as any testee would list them, in an expected-failure file.
+    /// The independent Python implementation agrees with every migration vector (envelope,
+    /// package, transfer messages and machines), through the testee protocol other
+    /// implementations use.
     @Test func pythonTesteeAgreesOnEveryMigrationVector() throws {
         let run = try Fixture.run(
-            "conformance", [
-                "run", "--family", "migration", "--peer", "exec:python3 Conformance/testees/python/testee.py",
-                "--expected-failures", "Conformance/expected-failures/python-testee-migration.txt",
-            ])
+            "conformance", ["run", "--family", "migration", "--peer", "exec:python3 Conformance/testees/python/testee.py"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains(", 0 failed"))
     }

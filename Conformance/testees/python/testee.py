@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """A second, independent implementation speaking the testee protocol
 (Conformance/testee-protocol.md). It implements the migration family from the Spec alone (the
-envelope with Python's `cryptography`, the package with the standard library); it shares no code
-with the Swift reference.
+envelope with Python's `cryptography`, the package, the transfer's messages and its two machines
+with the standard library); it shares no code with the Swift reference. This file only dispatches.
 
     swift run conformance run --family migration --peer exec:'python3 Conformance/testees/python/testee.py'
 """
@@ -13,6 +13,8 @@ import sys
 
 import msbk_envelope as env
 import msbk_package as pkg
+import msbk_transfer_machines as machines
+import msbk_transfer_messages as transfer
 
 FAMILIES = ["migration"]
 
@@ -25,6 +27,13 @@ def validate(request):
     kind = request.get("kind")
     supported = context.get("supportedSchemaVersion") or 1
     try:
+        if kind == "control-message":
+            return {"outcome": "accept", "canonical": transfer.control_message_document(data)}
+        if kind == "backup-chunk":
+            meta = context.get("meta")
+            if not isinstance(meta, dict):
+                return {"outcome": "invalid-request", "reason": "context.meta (the session's BackupMeta) is required"}
+            return {"outcome": "accept", "canonical": transfer.backup_chunk(data, meta)}
         if kind == "package":
             return {"outcome": "accept", "canonical": pkg.package(data, supported)}
         if kind == "manifest":
@@ -53,6 +62,15 @@ def validate(request):
         "segmentSize": header["segmentSize"], "iterations": header["iterations"], "segments": header["segments"]}}
 
 
+def run_machine(request):
+    if request.get("family") != "migration":
+        return {"outcome": "unsupported", "reason": "this testee implements the migration family only"}
+    steps = machines.run(request.get("machine"), request.get("context") or {}, request.get("events") or [])
+    if steps is None:
+        return {"outcome": "unsupported", "reason": f"no machine {request.get('machine')}"}
+    return {"outcome": "trace", "steps": steps}
+
+
 def main():
     for line in sys.stdin:
         request = json.loads(line)
@@ -63,6 +81,8 @@ def main():
             answer = {"protocol": 1, "implementation": "python cross-check (cryptography)", "families": FAMILIES}
         elif op == "validate":
             answer = dict(validate(request), case=request["case"])
+        elif op == "run-machine":
+            answer = dict(run_machine(request), case=request["case"])
         else:
             answer = {"case": request.get("case", ""), "outcome": "unsupported", "reason": f"no {op}"}
         sys.stdout.write(json.dumps(answer, ensure_ascii=False) + "\n")

@@ -88,7 +88,12 @@ enum MigrationTransferJSON {
                 switch e.name {
                 case "connected": return .connected(at: try e.at())
                 case "message": return .message(try e.document(), at: try e.at())
-                case "chunk":
+                case "text":
+                    switch ControlFrame.parse(try e.string("text")) {
+                    case .success(let document): return .message(document, at: try e.at())
+                    case .failure(let violation): return .malformed(violation, at: try e.at())
+                    }
+                case "chunk", "binary":
                     guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
                     return .chunk([UInt8](frame), at: try e.at())
                 case "user-confirmed": return .userConfirmed(try RecordsMachineJSON.flag(e, "yes"), at: try e.at())
@@ -126,6 +131,14 @@ enum MigrationTransferJSON {
                 switch e.name {
                 case "connected": return .connected(at: try e.at())
                 case "message": return .message(try e.document(), at: try e.at())
+                case "text":
+                    switch ControlFrame.parse(try e.string("text")) {
+                    case .success(let document): return .message(document, at: try e.at())
+                    case .failure(let violation): return .malformed(violation, at: try e.at())
+                    }
+                case "binary":
+                    guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
+                    return .malformed(ControlFrame.binaryToSender(length: frame.count), at: try e.at())
                 case "user-entered-pin": return .userEnteredPIN(try e.string("pin"), at: try e.at())
                 case "backup-ready": return .backupReady(try meta(e.object["meta"], "events[\(e.index)]"), at: try e.at())
                 case "user-pause": return .userPause(at: try e.at())

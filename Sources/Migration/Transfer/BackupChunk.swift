@@ -33,14 +33,20 @@ public struct BackupChunk: Sendable, Hashable {
     }
 
     public var encoded: [UInt8] {
-        var out = Self.magic + [1, 0, 0, 0]
+        var out = Self.header(backupId: backupId, index: index, offset: offset, length: data.count, digest: digest)
         out.reserveCapacity(Self.headerLength + data.count)
-        out += Self.uuidBytes(backupId)
+        out += data
+        return out
+    }
+
+    /// The 72-byte header alone, for an edge that sends the data from its own buffer.
+    public static func header(backupId: String, index: Int, offset: Int64, length: Int, digest: [UInt8]) -> [UInt8] {
+        var out = magic + [1, 0, 0, 0]
+        out += uuidBytes(backupId)
         out += withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
         out += withUnsafeBytes(of: UInt64(offset).bigEndian, Array.init)
-        out += withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init)
+        out += withUnsafeBytes(of: UInt32(length).bigEndian, Array.init)
         out += digest
-        out += data
         return out
     }
 

@@ -16,6 +16,8 @@ public struct ReceiverMachine: Sendable {
         case verifying
         case done
         case disconnected
+        /// Reconnected: waiting for the same sender's Handshake before presenting the token.
+        case resuming
         case failed(String)
         case locked
     }
@@ -81,14 +83,17 @@ public struct ReceiverMachine: Sendable {
         self.meta = journal.meta
         self.have = ChunkSet(journal.have)
         self.resumeTokenOverride = journal.resumeToken
+        self.senderSessionId = journal.senderSessionId
         state = .disconnected
     }
 
     private var resumeTokenOverride: String?
+    /// The sender this session authenticated; only it gets the resume token (MIG-XFER-003).
+    public private(set) var senderSessionId: String?
     private var token: String { resumeTokenOverride ?? resumeToken }
 
     public var journal: TransferJournal? {
-        meta.map { TransferJournal(meta: $0, resumeToken: token, have: have.ranges) }
+        meta.map { TransferJournal(meta: $0, resumeToken: token, senderSessionId: senderSessionId ?? "", have: have.ranges) }
     }
 
     public mutating func handle(_ event: Event) -> [TransferAction] {
@@ -96,9 +101,9 @@ public struct ReceiverMachine: Sendable {
         case .connected(let at):
             lastActivity = at
             let hello = TransferAction.send(.handshake(handshake))
-            if case .disconnected = state, let meta {
-                state = .transferring
-                return [hello, .send(.resumeTransfer(.init(backupId: meta.backupId, resumeToken: token, window: window, have: have.ranges)))]
+            if case .disconnected = state, meta != nil {
+                state = .resuming
+                return [hello]
             }
             guard case .idle = state else { return [] }
             if randomRanOut {
@@ -161,7 +166,7 @@ public struct ReceiverMachine: Sendable {
             return [.send(.complete(.verified(backupId: meta.backupId))), .restore(meta)]
         case .disconnected:
             switch state {
-            case .transferring, .paused, .verifying:
+            case .transferring, .paused, .verifying, .resuming:
                 state = .disconnected
             case .done, .failed, .locked, .disconnected:
                 break
@@ -198,10 +203,16 @@ public struct ReceiverMachine: Sendable {
         case (.awaitingHandshake, .handshake(let h)):
             guard h.role == .sender else { return fail(.protocolError, violation(MigrationRule.handshake, "a sender's Handshake", "role receiver")) }
             window = min(configuration.maxWindow, h.maxWindow)
+            senderSessionId = h.sessionId
             state = .awaitingPIN(attemptsLeft: Self.pinAttempts)
             return [.showPIN(pin)]
-        case (.transferring, .handshake), (.paused, .handshake):
-            return []  // the sender's hello on a resumed connection
+        case (.resuming, .handshake(let h)):
+            // MIG-XFER-003: the token goes only to the sender that was authenticated with the PIN.
+            guard h.role == .sender, h.sessionId == senderSessionId, let meta else {
+                return fail(.protocolError, violation(MigrationRule.resume, "the session's sender \(senderSessionId ?? "?")", "\(h.role.rawValue) \(h.sessionId)"))
+            }
+            state = .transferring
+            return [.send(.resumeTransfer(.init(backupId: meta.backupId, resumeToken: token, window: window, have: have.ranges)))]
         case (.awaitingPIN(let left), .authPIN(.request(let entered))):
             // MIG-PIN-002: five wrong PINs lock the session.
             if entered == pin {
@@ -272,14 +283,14 @@ public struct ReceiverMachine: Sendable {
         guard chunk.digestMatches else {
             return [
                 .send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .retransmit)),
-                .reject(violation(MigrationRule.chunkDigest, "chunkSHA256 of the data", "another digest for chunk \(chunk.index)")),
+                .reject(Violation(rule: MigrationRule.chunkDigest, path: .root / "chunkSHA256", byteOffset: 40, expected: "the SHA-256 of the data", found: "another digest for chunk \(chunk.index)")),
             ]
         }
         // MIG-XFER-001: every chunk below this one that is still missing was never acknowledged, so the
         // sender had at least that many outstanding besides this one. The data is good: it is kept.
         let outstanding = chunk.index - have.count(below: chunk.index) + 1
         have.insert(chunk.index)
-        let journal = TransferJournal(meta: meta, resumeToken: token, have: have.ranges)
+        let journal = TransferJournal(meta: meta, resumeToken: token, senderSessionId: senderSessionId ?? "", have: have.ranges)
         // Written, then journaled, then acknowledged: an acknowledged chunk is on disk.
         var actions: [TransferAction] = [
             .writeChunk(index: chunk.index, offset: chunk.offset, data: chunk.data), .persistJournal(journal),

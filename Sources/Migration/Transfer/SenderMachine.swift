@@ -59,6 +59,8 @@ public struct SenderMachine: Sendable {
     /// How often each chunk was sent (for MIG-XFER-002's bound, and for the no-resend property).
     public private(set) var sends: [Int: Int] = [:]
     private var resumeToken: String?
+    /// A reconnected receiver sends its Handshake before `ResumeTransfer` (MIG-MSG-002, MIG-XFER-006).
+    private var receiverGreeted = false
     private var next = 0
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
@@ -118,6 +120,7 @@ public struct SenderMachine: Sendable {
             case .transferring, .paused, .completing:
                 // Keep the progress; chunks in flight were not acknowledged and will be sent again.
                 inFlight = [:]
+                receiverGreeted = false
                 state = .waitingReconnect
             case .done, .failed, .locked, .waitingReconnect:
                 break
@@ -142,6 +145,7 @@ public struct SenderMachine: Sendable {
             guard h.role == .receiver else { return fail(.protocolError, violation(MigrationRule.handshake, "a receiver's Handshake", "role sender")) }
             window = min(configuration.maxWindow, h.maxWindow)
             if case .listening = state { state = .awaitingPINEntry }
+            receiverGreeted = true
             return [.send(.handshake(handshake))] + (state == .awaitingPINEntry ? [.askPIN(attemptsLeft: ReceiverMachine.pinAttempts)] : [])
         case (.awaitingPINResult, .authPIN(.accepted(let token))):
             resumeToken = token
@@ -158,7 +162,7 @@ public struct SenderMachine: Sendable {
             window = min(window, w)
             state = .transferring
             return fill(at: at)
-        case (.waitingReconnect, .resumeTransfer(let r)):
+        case (.waitingReconnect, .resumeTransfer(let r)) where receiverGreeted:
             // MIG-XFER-003: only the receiver holding the token resumes; what it has is not sent again.
             guard let meta, r.backupId == meta.backupId, let token = r.resumeToken, token == resumeToken, let have = r.have else {
                 return fail(.protocolError, violation(MigrationRule.resume, "the session's backup and resume token", "another"))

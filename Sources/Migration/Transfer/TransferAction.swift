@@ -34,12 +34,15 @@ public enum TransferAction: Sendable, Hashable {
 public struct TransferJournal: Sendable, Hashable {
     public var meta: ControlMessage.BackupMeta
     public var resumeToken: String
+    /// The sender's Handshake `sessionId`: after a restart only that sender gets the token.
+    public var senderSessionId: String
     /// Chunks durably written, as sorted half-open ranges.
     public var have: [Range<Int>]
 
-    public init(meta: ControlMessage.BackupMeta, resumeToken: String, have: [Range<Int>]) {
+    public init(meta: ControlMessage.BackupMeta, resumeToken: String, senderSessionId: String, have: [Range<Int>]) {
         self.meta = meta
         self.resumeToken = resumeToken
+        self.senderSessionId = senderSessionId
         self.have = have
     }
 }

@@ -50,20 +50,28 @@ let package = Package(
                 "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // The pairing signaling relay on the network.
+        .target(name: "PairingPeer", dependencies: ["Pairing", "WebSocketTransport", "WireCore"]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
         .target(
             name: "ConformanceKit",
             dependencies: [
                 "WireCore", "Pairing", "Migration", "MigrationPackage", "Records", .product(name: "Crypto", package: "swift-crypto"),
             ]),
+        // The kit against live peers: relay vectors and migration scenarios over WebSocket.
+        .target(
+            name: "ConformanceLive",
+            dependencies: ["ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "WebSocketTransport", "WireCore"]),
         .executableTarget(
             name: "conformance",
-            dependencies: ["ConformanceKit", "Migration", "WireCore", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "ConformanceKit", "ConformanceLive", "Migration", "WireCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
         .executableTarget(
             name: "reference-peer",
             dependencies: [
-                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "WebSocketTransport", "WireCore",
+                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "PairingPeer", "WebSocketTransport", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -81,7 +89,7 @@ let package = Package(
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
-        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "MigrationPackage", "Pairing", "WireCore"]),
+        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

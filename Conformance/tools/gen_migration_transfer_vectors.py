@@ -226,6 +226,14 @@ rc.steps("reconnect-resumes", "After a disconnect the receiver greets, waits for
                         ({"event": "connected", "at": T + 8}, s("resuming", have=[[0, 1]]), [send(RHS)]),
                         ({"event": "message", "at": T + 9, "document": SHS}, s("transferring", have=[[0, 1]]),
                          [send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))])])
+rc.steps("resent-after-resume", "A chunk the ResumeTransfer listed as held is sent again: acknowledged, not written, and reported.",
+         ["MIG-XFER-003"], ["MIG-XFER-003"],
+         to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "connected", "at": T + 8}, s("resuming", have=[[0, 1]]), [send(RHS)]),
+                        ({"event": "message", "at": T + 9, "document": SHS}, s("transferring", have=[[0, 1]]),
+                         [send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))]),
+                        ({"event": "chunk", "at": T + 10, "frame": b64(frame(0, CHUNK0))}, s("transferring", have=[[0, 1]]),
+                         [ack(0), reject("MIG-XFER-003", "/index")])])
 rc.steps("reconnect-other-sender", "Whoever listens after a disconnect is not trusted: a sender with another sessionId never sees the resume token.",
          ["MIG-XFER-003"], ["MIG-XFER-003"],
          to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),

@@ -25,7 +25,7 @@ public struct IncomingPackage: Sendable {
         do throws(Violation) {
             journal = try Self.decode(try JSONParser.parse([UInt8](data)))
         } catch {
-            throw PeerFailure("\(journalURL.path) is damaged (\(error)); remove it to start over")
+            throw TransferFailure("\(journalURL.path) is damaged (\(error)); remove it to start over")
         }
         guard FileManager.default.fileExists(atPath: temporaryFile(journal.meta).path) else { return nil }
         return journal
@@ -35,7 +35,7 @@ public struct IncomingPackage: Sendable {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let url = temporaryFile(meta)
         if !FileManager.default.fileExists(atPath: url.path) {
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw PeerFailure("cannot create \(url.path)") }
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw TransferFailure("cannot create \(url.path)") }
         }
         let handle = try FileHandle(forWritingTo: url)
         try handle.truncate(atOffset: UInt64(meta.fileSize))

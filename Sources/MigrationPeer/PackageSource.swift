@@ -37,7 +37,7 @@ final class ChunkReader {
         try handle.seek(toOffset: UInt64(offset))
         let data = try handle.read(upToCount: meta.chunkLength(index)) ?? Data()
         guard data.count == meta.chunkLength(index) else {
-            throw PeerFailure("\(package.file.path) is shorter than announced (chunk \(index))")
+            throw TransferFailure("\(package.file.path) is shorter than announced (chunk \(index))")
         }
         let header = BackupChunk.header(
             backupId: meta.backupId, index: index, offset: offset, length: data.count, digest: Array(SHA256.hash(data: data)))

@@ -26,7 +26,7 @@ public struct SystemClock: Clock {
 }
 
 /// Why a peer stopped without finishing.
-public struct PeerFailure: Error, CustomStringConvertible, Sendable {
+public struct TransferFailure: Error, CustomStringConvertible, Sendable {
     public var description: String
     public init(_ description: String) { self.description = description }
 }

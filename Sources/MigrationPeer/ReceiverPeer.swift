@@ -8,6 +8,22 @@ import WireCore
 /// The new phone on the network (seed 000 §3.1): connects to the sender, and drives a
 /// `ReceiverMachine` with what arrives, the user's consent and the clock. After a disconnect it
 /// connects again and resumes; started again after a crash, it resumes from its journal.
+/// Faults a receiver injects on purpose (tests, and the conformance runner playing a receiver
+/// against a sender under test). Chunks are counted from 1 over the whole run.
+public struct ReceiverFaults: Sendable {
+    /// Drop the connection (no closing handshake) after receiving these chunks.
+    public var disconnectAfterChunks: Set<Int> = []
+    /// Stop dead after this many chunks, as a crash would; started again, the receiver resumes.
+    public var stopAfterChunks: Int?
+    /// Flip the last byte of these chunks before checking them (a corrupted frame).
+    public var corruptChunks: Set<Int> = []
+    /// Handle these chunks twice (a duplicated frame).
+    public var duplicateChunks: Set<Int> = []
+    /// Handle these chunks after the next one (reordered frames).
+    public var holdChunks: Set<Int> = []
+    public init() {}
+}
+
 public enum ReceiverPeer {
     public struct Options: Sendable {
         public var url: String
@@ -16,12 +32,7 @@ public enum ReceiverPeer {
         /// Pause between connection attempts, and how many failed attempts in a row end the run.
         public var reconnectDelay: Duration = .milliseconds(250)
         public var maxFailedConnects = 40
-        /// Fault injection for tests: drop the connection (no closing handshake) after receiving
-        /// each of these numbers of chunks, counted over the whole run.
-        public var disconnectAfterChunks: Set<Int> = []
-        /// Fault injection for tests: stop dead (no message, no cleanup) after this many chunks,
-        /// as a crash would; started again, the receiver resumes from its journal.
-        public var stopAfterChunks: Int?
+        public var faults = ReceiverFaults()
         /// Delay everything the receiver sends by this much (benchmarks: half a simulated round trip).
         public var simulatedLatency: TimeAmount?
         public init(url: String, incoming: IncomingPackage) {
@@ -109,6 +120,7 @@ public enum ReceiverPeer {
             var file = resumedFile
             var failedConnects = 0
             var chunksReceived = 0
+            var held: [UInt8]?
             defer { try? file?.close() }
             for await input in inputs {
                 let now = clock.now()
@@ -123,7 +135,7 @@ public enum ReceiverPeer {
                 case .connectFailed(let why):
                     failedConnects += 1
                     guard failedConnects < options.maxFailedConnects else {
-                        throw PeerFailure("cannot reach the sender after \(failedConnects) attempts: \(why)")
+                        throw TransferFailure("cannot reach the sender after \(failedConnects) attempts: \(why)")
                     }
                     group.addTask { await connect(after: options.reconnectDelay) }
                 case .received(let message, let id):
@@ -134,14 +146,26 @@ public enum ReceiverPeer {
                         case .success(let document): pending.append(.message(document, at: now))
                         case .failure(let violation): pending.append(.malformed(violation, at: now))
                         }
-                    case .binary(let bytes):
-                        if chunksReceived == options.stopAfterChunks {
-                            throw PeerFailure("stopped after \(chunksReceived) chunks (fault injection)")
+                    case .binary(var bytes):
+                        let faults = options.faults
+                        if chunksReceived == faults.stopAfterChunks {
+                            throw TransferFailure("stopped after \(chunksReceived) chunks (fault injection)")
                         }
-                        pending.append(.chunk(bytes, at: now))
                         chunksReceived += 1
-                        if options.disconnectAfterChunks.contains(chunksReceived) {
-                            hooks.report(.log("dropping the connection after \(chunksReceived) chunks (fault injection)"))
+                        let k = chunksReceived
+                        if faults.corruptChunks.contains(k), let last = bytes.indices.last { bytes[last] ^= 0xFF }
+                        if faults.holdChunks.contains(k) {
+                            held = bytes
+                        } else {
+                            pending.append(.chunk(bytes, at: now))
+                            if faults.duplicateChunks.contains(k) { pending.append(.chunk(bytes, at: now)) }
+                            if let frame = held {
+                                pending.append(.chunk(frame, at: now))
+                                held = nil
+                            }
+                        }
+                        if faults.disconnectAfterChunks.contains(k) {
+                            hooks.report(.log("dropping the connection after \(k) chunks (fault injection)"))
                             current?.writer.abort()
                         }
                     }
@@ -168,7 +192,7 @@ public enum ReceiverPeer {
                         case .openFile(let meta):
                             file = try incoming.open(meta)
                         case .writeChunk(let index, let offset, let data):
-                            guard let file else { throw PeerFailure("chunk \(index) before the file was opened") }
+                            guard let file else { throw TransferFailure("chunk \(index) before the file was opened") }
                             try file.seek(toOffset: UInt64(offset))
                             try file.write(contentsOf: data)
                         case .persistJournal(let journal):

@@ -7,11 +7,28 @@ import WireCore
 /// The old phone on the network (seed 000 §3.1): listens, and drives a `SenderMachine` with what
 /// arrives, the user's PIN, the prepared package and the clock. One receiver at a time; after a
 /// disconnect it waits for the same receiver to come back and resume.
+/// Faults a sender injects on purpose (tests, and the conformance runner playing a sender against
+/// a receiver under test). Chunk frames are counted from 1 over the whole run.
+public struct SenderFaults: Sendable {
+    /// Flip the last data byte of these frames, leaving the digest: the receiver must ask again.
+    public var corruptChunks: Set<Int> = []
+    /// Send these frames twice.
+    public var duplicateChunks: Set<Int> = []
+    /// Send these frames after the next one.
+    public var holdChunks: Set<Int> = []
+    /// Never send these frames (lost on the way).
+    public var dropChunks: Set<Int> = []
+    /// Drop the connection after sending these frames.
+    public var disconnectAfterChunks: Set<Int> = []
+    public init() {}
+}
+
 public enum SenderPeer {
     public struct Options: Sendable {
         public var configuration = SenderMachine.Configuration()
         /// Give up when no receiver has come back for this long after a disconnect.
         public var reconnectTimeout: Duration = .seconds(120)
+        public var faults = SenderFaults()
         public init() {}
     }
 
@@ -71,6 +88,7 @@ public enum SenderPeer {
             var disconnectedAt: ContinuousClock.Instant?
             var framesSent = 0
             var sentAfterAck = 0
+            var held: ByteBuffer?
             for await input in inputs {
                 let now = clock.now()
                 var actions: [TransferAction] = []
@@ -108,7 +126,7 @@ public enum SenderPeer {
                     do {
                         reader = try ChunkReader(package)
                     } catch {
-                        throw PeerFailure("cannot read the package: \(error)")
+                        throw TransferFailure("cannot read the package: \(error)")
                     }
                     hooks.report(.log("package ready: \(package.meta.fileSize) bytes in \(package.meta.chunkCount) chunks"))
                     actions = machine.handle(.backupReady(package.meta, at: now))
@@ -117,7 +135,7 @@ public enum SenderPeer {
                     actions = machine.handle(.userCancel(at: now))
                 case .tick:
                     if let since = disconnectedAt, machine.state == .waitingReconnect, since.duration(to: .now) > options.reconnectTimeout {
-                        throw PeerFailure("the receiver did not come back within \(options.reconnectTimeout)")
+                        throw TransferFailure("the receiver did not come back within \(options.reconnectTimeout)")
                     }
                     actions = machine.handle(.tick(at: now))
                 }
@@ -129,7 +147,28 @@ public enum SenderPeer {
                         guard let reader, let writer = current?.writer else { continue }
                         framesSent += 1
                         if machine.acked.contains(index) { sentAfterAck += 1 }
-                        try? await writer.send(binary: try reader.frame(index))
+                        var frame = try reader.frame(index)
+                        let faults = options.faults, k = framesSent
+                        if faults.corruptChunks.contains(k), frame.readableBytes > 0 {
+                            let last = frame.writerIndex - 1
+                            frame.setInteger(frame.getInteger(at: last, as: UInt8.self)! ^ 0xFF, at: last)
+                        }
+                        if faults.dropChunks.contains(k) {
+                            // Lost on the way: the machine believes it sent the chunk.
+                        } else if faults.holdChunks.contains(k) {
+                            held = frame
+                        } else {
+                            try? await writer.send(binary: frame)
+                            if faults.duplicateChunks.contains(k) { try? await writer.send(binary: frame) }
+                            if let earlier = held {
+                                try? await writer.send(binary: earlier)
+                                held = nil
+                            }
+                        }
+                        if faults.disconnectAfterChunks.contains(k) {
+                            hooks.report(.log("dropping the connection after \(k) chunks (fault injection)"))
+                            writer.abort()
+                        }
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {
                             let meta = reader.package.meta
                             hooks.report(.progress(TransferProgress(bytes: min(meta.fileSize, Int64(machine.acked.count) * Int64(meta.chunkSize)), total: meta.fileSize)))

@@ -13,7 +13,10 @@ public enum WebSocketClient {
 
     /// Frames over `maxFrameSize` bytes end the connection with close code 1009.
     /// `simulatedLatency` delays everything this side sends (benchmarks and fault tests).
-    public static func connect(to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil) async throws -> WebSocketConnection {
+    /// `localAddress` binds the client's end (e.g. one loopback address per simulated client).
+    public static func connect(
+        to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, localAddress: String? = nil
+    ) async throws -> WebSocketConnection {
         guard let components = URLComponents(string: url), components.scheme == "ws", let host = components.host, !host.isEmpty else {
             throw WebSocketError("\(url) is not a ws:// URL")
         }
@@ -21,7 +24,9 @@ public enum WebSocketClient {
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let upgrade: EventLoopFuture<Upgrade>
         do {
-            upgrade = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            if let localAddress { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: localAddress, port: 0)) }
+            upgrade = try await bootstrap
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelOption(.recvAllocator, value: WebSocketListener.receiveBuffers)
                 .connect(host: host, port: port) { channel in

@@ -48,6 +48,12 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// An integer literal that fits in Int64, or nil.
+    public var integerValue: Int64? {
+        if case .number(let n) = self { return n.int64 }
+        return nil
+    }
+
     /// The member `key` of an object (the first one if the name repeats), or nil.
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]

@@ -4,7 +4,7 @@ import Foundation
 import WireCore
 
 @main
-struct Conformance: ParsableCommand {
+struct Conformance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Checks implementations of the device-data protocols against the Spec's golden vectors.",
@@ -12,10 +12,14 @@ struct Conformance: ParsableCommand {
         defaultSubcommand: Run.self)
 
     /// ArgumentParser exits 64 on usage errors; the kit promises 2 (0 ok, 1 violations).
-    static func main() {
+    static func main() async {
         do {
             var command = try parseAsRoot()
-            try command.run()
+            if var live = command as? AsyncParsableCommand {
+                try await live.run()
+            } else {
+                try command.run()
+            }
         } catch {
             let code = exitCode(for: error)
             if code == .success || code.rawValue == Status.violations {

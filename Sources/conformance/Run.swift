@@ -1,11 +1,18 @@
 import ArgumentParser
 import ConformanceKit
+import ConformanceLive
 import Foundation
 
-struct Run: ParsableCommand {
+struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Replay every vector against an implementation and judge each answer.",
-        discussion: "Exit status: 0 when every case met its expectation, 1 otherwise, 2 on usage errors.")
+        discussion: """
+            With --role, the implementation is a live peer on the network instead: a relay or a migration \
+            sender that listens (--peer ws://HOST:PORT), or a migration receiver that connects to the runner \
+            (--listen HOST:PORT, started once per scenario). The runner plays the relay vectors or the \
+            scenarios in Conformance/scenarios/ as the counterpart. \
+            Exit status: 0 when every case met its expectation, 1 otherwise, 2 on usage errors.
+            """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
 
@@ -17,12 +24,18 @@ struct Run: ParsableCommand {
     @Option(help: "Cases the implementation is known to fail: `CASE-ID [RULE,...]  # reason` per line.")
     var expectedFailures: String?
     @Option(help: "Write this run's failures as an expected-failure list to this file.") var writeExpectedFailures: String?
-    @Option(help: "The implementation: 'local' (the built-in reference) or exec:'COMMAND' (a testee over stdin/stdout).")
+    @Option(help: "The implementation: 'local' (the built-in reference), exec:'COMMAND' (a testee over stdin/stdout), or ws://HOST:PORT with --role.")
     var peer: String = "local"
+    @Option(help: "Test a live peer on the network: sender, receiver or relay.") var role: LiveRole?
+    @Option(help: "With --role receiver: where the runner listens, HOST:PORT.") var listen: String?
+    @Option(help: "With --role sender: write the PIN here (the sender under test reads it).") var pinOut: String?
+    @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
+    @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
+    var passwordFile: String?
     @Option(help: "Seconds to wait for a testee's answer.") var timeout: Double = 10
     @Flag(help: "Also list expected failures in the text report.") var verbose = false
 
-    func run() throws {
+    func run() async throws {
         let repository = try repo.locate()
         if let family, Families.named(family) == nil {
             throw ValidationError("unknown family \(family); known: \(Families.all.map(\.name).joined(separator: ", "))")
@@ -44,13 +57,24 @@ struct Run: ParsableCommand {
                 throw ValidationError("\(path): \(error)")
             }
         }
-        let implementation = try makePeer()
-        defer { implementation.close() }
         let filter = CaseFilter(family: family, glob: caseGlob)
-        if cases.filter(filter.matches).isEmpty {
-            throw ValidationError("no case matches the selection")
+        let report: RunReport
+        if let role {
+            do {
+                report = try await LiveRunner.run(try liveOptions(role), repository: repository, cases: cases, filter: filter, expectedFailures: expected)
+            } catch let error as ValidationError {
+                throw error
+            } catch {
+                throw ValidationError("\(error)")
+            }
+        } else {
+            let implementation = try makePeer()
+            defer { implementation.close() }
+            if cases.filter(filter.matches).isEmpty {
+                throw ValidationError("no case matches the selection")
+            }
+            report = Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter)
         }
-        let report = Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter)
         switch format {
         case .text: try writeOutput(TextReport.render(report, color: output == nil && isTerminal(.standardOutput), verbose: verbose), to: output)
         case .json: try writeOutput(JSONReport.render(report), to: output)
@@ -65,9 +89,40 @@ struct Run: ParsableCommand {
         if !report.ok { throw ExitCode(Status.violations) }
     }
 
+    func liveOptions(_ role: LiveRole) throws -> LiveOptions {
+        var options = LiveOptions(role: role) { line in FileHandle.standardError.write(Data("live: \(line)\n".utf8)) }
+        switch role {
+        case .sender, .relay:
+            guard peer.hasPrefix("ws://") else { throw ValidationError("--role \(role.rawValue) needs --peer ws://HOST:PORT") }
+            options.peerURL = peer
+        case .receiver:
+            guard let listen else { throw ValidationError("--role receiver needs --listen HOST:PORT") }
+            guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+                throw ValidationError("--listen \(listen) is not HOST:PORT")
+            }
+            options.listen = (String(listen[..<colon]), port)
+        }
+        if role == .sender {
+            guard let pinOut else { throw ValidationError("--role sender needs --pin-out FILE (the sender under test reads its PIN there)") }
+            options.pinOut = URL(fileURLWithPath: pinOut)
+        }
+        if role == .receiver {
+            guard let pinFile else { throw ValidationError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
+            options.pinFile = URL(fileURLWithPath: pinFile)
+        }
+        if let passwordFile {
+            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else { throw ValidationError("cannot read \(passwordFile)") }
+            options.password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+        } else if role == .receiver {
+            options.password = LiveRunner.defaultPassword
+        }
+        return options
+    }
+
     func makePeer() throws -> any Peer {
         if peer == "local" { return LocalPeer() }
         guard peer.hasPrefix("exec:") else {
+            if peer.hasPrefix("ws://") { throw ValidationError("--peer ws://... tests a live peer: add --role sender or --role relay") }
             throw ValidationError("--peer must be 'local' or exec:'COMMAND', not \(peer)")
         }
         let command = String(peer.dropFirst("exec:".count))
@@ -79,3 +134,5 @@ struct Run: ParsableCommand {
         return exec
     }
 }
+
+extension LiveRole: ExpressibleByArgument {}

@@ -24,6 +24,7 @@ struct Receive: AsyncParsableCommand {
     @Option(help: "Largest chunk accepted, in bytes.") var maxChunkSize: ByteSize = ByteSize(argument: "1M")!
     @Option(help: "Most chunks unacknowledged at once (1 ... 64).") var window = 16
     @Option(help: "Lowest PBKDF2 iteration count accepted (tests only; default 600000).") var minimumIterations: UInt32?
+    @Option(help: "Receive this many migrations one after another (0: until stopped); for conformance runs.") var sessions = 1
     @Option(help: ArgumentHelp("Drop the connection after these chunk counts, e.g. 5,40 (fault injection).", visibility: .hidden))
     var disconnectAfterChunks: String?
     @Option(help: ArgumentHelp("Stop dead after this many chunks, as a crash would (fault injection).", visibility: .hidden))
@@ -40,9 +41,9 @@ struct Receive: AsyncParsableCommand {
         options.configuration.maxWindow = window
         options.configuration.freeSpace = FreeSpace.bytes(near: store.root)
         if let list = disconnectAfterChunks {
-            options.disconnectAfterChunks = Set(list.split(separator: ",").compactMap { Int($0) })
+            options.faults.disconnectAfterChunks = Set(list.split(separator: ",").compactMap { Int($0) })
         }
-        options.stopAfterChunks = stopAfterChunks
+        options.faults.stopAfterChunks = stopAfterChunks
         var restoreOptions = Restorer.Options()
         restoreOptions.keepPrevious = keepPrevious
         if let minimumIterations { restoreOptions.policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound) }
@@ -69,11 +70,27 @@ struct Receive: AsyncParsableCommand {
                 }
             },
             report: console.report)
-        let state = try await ReceiverPeer.run(options: options, hooks: hooks)
-        guard state == .done else {
-            console.say("receive: ended \(state)")
-            throw ExitCode(1)
+        var failed = 0
+        var session = 1
+        while true {
+            do {
+                let state = try await ReceiverPeer.run(options: options, hooks: hooks)
+                if state != .done {
+                    console.say("receive: ended \(state)")
+                    failed += 1
+                    if sessions != 1 { try? FileManager.default.removeItem(at: store.transfer) }
+                }
+            } catch {
+                guard sessions != 1 else { throw error }
+                console.say("receive: \(error)")
+                failed += 1
+                // A session that broke leaves no journal worth resuming into the next one.
+                try? FileManager.default.removeItem(at: store.transfer)
+            }
+            guard sessions == 0 || session < sessions else { break }
+            session += 1
         }
+        if failed > 0 { throw ExitCode(1) }
     }
 }
 

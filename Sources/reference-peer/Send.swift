@@ -11,8 +11,10 @@ struct Send: AsyncParsableCommand {
         abstract: "Be the old phone: listen, and send a store to the receiver that enters the right PIN.",
         discussion: """
             Listens on HOST:PORT (port 0 picks one; --ready-file tells which). The receiver shows a PIN; \
-            type it here, or pass --pin-file to read it from a file once it appears. The store is packed \
-            when the PIN is accepted. Exit 0 when the receiver verified the package, 1 otherwise.
+            type it here, or pass --pin-file to read it from a file once it appears (the file is removed \
+            once read, so the next PIN can be written there). The store is packed when the PIN is \
+            accepted. Exit 0 when the receiver verified the package (every session's, with --sessions), \
+            1 otherwise.
             """)
 
     @Argument(help: "The store to send.") var store: String
@@ -25,6 +27,8 @@ struct Send: AsyncParsableCommand {
     @Option(help: "PBKDF2 iterations (at least 600000 unless --test-only).") var iterations: UInt32 = EnvelopePolicy.defaultIterations
     @Flag(help: "Allow fewer than 600000 iterations (for tests only).") var testOnly = false
     @Option(help: "Seconds to wait for a disconnected receiver to come back.") var reconnectTimeout = 120
+    @Option(help: "Serve this many migrations one after another on the same address (0: until stopped); for conformance runs.")
+    var sessions = 1
 
     func run() async throws {
         guard testOnly || iterations >= EnvelopePolicy.standard.iterations.lowerBound else {
@@ -35,7 +39,7 @@ struct Send: AsyncParsableCommand {
         let (host, port) = try HostPort.parse(listen)
         let secret = try password.password(confirm: pinFile == nil && password.passwordFile == nil)
         let console = Console("send")
-        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+        var listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
         let url = "ws://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
         console.say("send: listening on \(url)")
         if let readyFile { try Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
@@ -56,7 +60,7 @@ struct Send: AsyncParsableCommand {
             enterPIN: { left in
                 if let pinFile { return try await PINFile.read(pinFile) }
                 let prompt = left < ReceiverMachine.pinAttempts ? "Wrong PIN; \(left) attempts left. PIN: " : "PIN shown on the new phone: "
-                guard let line = await Console.readLine(prompt: prompt) else { throw PeerFailure("no PIN entered") }
+                guard let line = await Console.readLine(prompt: prompt) else { throw TransferFailure("no PIN entered") }
                 return line.trimmingCharacters(in: .whitespaces)
             },
             prepare: {
@@ -68,12 +72,22 @@ struct Send: AsyncParsableCommand {
                     schemaVersion: packOptions.schemaVersion, appVersion: packOptions.appVersion)
             },
             report: console.report)
-        let state = try await SenderPeer.run(on: listener, options: options, hooks: hooks)
-        guard state == .done else {
-            console.say("send: ended \(state)")
-            throw ExitCode(1)
+        var failed = 0
+        var session = 1
+        while true {
+            let state = try await SenderPeer.run(on: listener, options: options, hooks: hooks)
+            if state == .done {
+                console.say("send: done, the receiver verified the package")
+            } else {
+                console.say("send: ended \(state)")
+                failed += 1
+            }
+            guard sessions == 0 || session < sessions else { break }
+            session += 1
+            // A session closes its listener; the next one listens on the same port.
+            listener = try await WebSocketListener.bind(host: host, port: listener.port, maxFrameSize: 1 << 16)
         }
-        console.say("send: done, the receiver verified the package")
+        if failed > 0 { throw ExitCode(1) }
     }
 }
 
@@ -90,15 +104,19 @@ enum HostPort {
     }
 }
 
-/// The PIN handed from the receiver to the sender through a file, for scripts.
+/// The PIN handed from the receiver to the sender through a file, for scripts: read once it
+/// appears, then removed, so a retry (or the next session) waits for a new one.
 enum PINFile {
     static func read(_ path: String) async throws -> String {
         while true {
             if let text = try? String(contentsOfFile: path, encoding: .utf8) {
                 let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if pin.count == 6 { return pin }
+                if pin.count == 6 {
+                    try? FileManager.default.removeItem(atPath: path)
+                    return pin
+                }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            try await Task.sleep(for: .milliseconds(50))
         }
     }
 }

@@ -23,8 +23,25 @@ enum Fixture {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }
 
+    /// Waits for a process, killing it after `limit` seconds so a hung peer fails its test
+    /// instead of stalling the whole run.
+    static func wait(_ process: Process, limit: Double = 300) {
+        let watchdog = watchdog(process, limit: limit)
+        process.waitUntilExit()
+        watchdog.cancel()
+    }
+
+    /// Kills the process after `limit` seconds unless the returned item is cancelled first.
+    static func watchdog(_ process: Process, limit: Double) -> DispatchWorkItem {
+        let pid = process.processIdentifier
+        let item = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: item)
+        return item
+    }
+
     /// Runs a product with arguments and optional standard input; returns status and output.
-    static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+    /// A process still running after `limit` seconds is killed (status 9 by signal).
+    static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) throws -> (status: Int32, stdout: String, stderr: String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable(name))
         process.arguments = arguments
@@ -38,6 +55,8 @@ enum Fixture {
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
         try input.fileHandleForWriting.close()
+        let watchdog = watchdog(process, limit: limit)
+        defer { watchdog.cancel() }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -62,7 +62,7 @@ struct NetworkMigrationTests {
         let second = try receive(url, [])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("resuming backup"), "\(second.stderr)")
-        sender.waitUntilExit()
+        Fixture.wait(sender)
         #expect(sender.terminationStatus == 0)
         let sent = try String(contentsOf: log, encoding: .utf8)
         #expect(sent.contains(", 0 of them already acknowledged"), "\(sent)")
@@ -75,23 +75,26 @@ struct NetworkMigrationTests {
         _ = try makeStore(seed: 12)
         let (sender, _, url) = try startSender(pinFile: file("typed-pin"))
         defer { if sender.isRunning { sender.terminate() } }
-        // The sender's user types a PIN one off from the one shown.
+        // The sender's user types a PIN one off from the one shown, again each time the sender
+        // has read (and removed) the last one, until the receiver is done.
+        let typed = file("typed-pin"), shownFile = file("shown-pin"), done = file("done")
         let typist = Thread {
-            for _ in 0..<400 {
-                if let shown = try? String(contentsOf: file("shown-pin"), encoding: .utf8), let n = Int(shown.trimmingCharacters(in: .whitespacesAndNewlines)) {
+            for _ in 0..<1200 where !FileManager.default.fileExists(atPath: done.path) {
+                if !FileManager.default.fileExists(atPath: typed.path),
+                   let shown = try? String(contentsOf: shownFile, encoding: .utf8), let n = Int(shown.trimmingCharacters(in: .whitespacesAndNewlines)) {
                     let wrong = String((n + 1) % 1_000_000)
-                    try? Data((String(repeating: "0", count: 6 - wrong.count) + wrong).utf8).write(to: file("typed-pin"))
-                    return
+                    try? Data((String(repeating: "0", count: 6 - wrong.count) + wrong).utf8).write(to: typed, options: .atomic)
                 }
                 Thread.sleep(forTimeInterval: 0.05)
             }
         }
         typist.start()
-        let run = try receive(url, ["--pin-out", file("shown-pin").path])
+        let run = try receive(url, ["--pin-out", shownFile.path])
+        try Data().write(to: done)
         #expect(run.status == 1)
         #expect(run.stderr.contains("MIG-PIN-002"), "\(run.stderr)")
         #expect(run.stderr.contains("ended locked"), "\(run.stderr)")
-        sender.waitUntilExit()
+        Fixture.wait(sender)
         #expect(sender.terminationStatus == 1)
         #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
     }

@@ -367,6 +367,7 @@ class Receiver(Machine):
         self.have = set()
         self.last_heard = 0
         self.sender_session = None
+        self.declared = set()
 
     def state(self):
         s = {"name": self.name}
@@ -461,6 +462,9 @@ class Receiver(Machine):
         if i in self.have:
             # MIG-XFER-002: a chunk already held is acknowledged again, not written.
             self.send("ChunkAck", dict(ack, status="ok"))
+            if i in self.declared:
+                # MIG-XFER-003: the ResumeTransfer said it was held; it must not come again.
+                self.emit("reject", rule="MIG-XFER-003", path="/index")
             return
         lacking = sum(1 for j in range(i) if j not in self.have)
         self.have.add(i)
@@ -490,6 +494,7 @@ class Receiver(Machine):
                 self.protocol_error("MIG-XFER-003")
             self.send("ResumeTransfer", {"backupId": self.meta["backupId"], "resumeToken": self.token,
                                          "window": self.window, "have": to_ranges(self.have)})
+            self.declared = set(self.have)
             self.name, self.last_heard = "transferring", at
         elif kind == "AuthPIN" and n == "awaitingPIN" and "pin" in p:
             self.on_pin(p["pin"])

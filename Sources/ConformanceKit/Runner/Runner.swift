@@ -28,6 +28,14 @@ public struct CaseResult: Sendable {
     public var verdict: Verdict
     public var expectedEntry: ExpectedFailures.Entry?
 
+    public init(vector: VectorCase, status: Status, violations: [Violation], verdict: Verdict, expectedEntry: ExpectedFailures.Entry?) {
+        self.vector = vector
+        self.status = status
+        self.violations = violations
+        self.verdict = verdict
+        self.expectedEntry = expectedEntry
+    }
+
     /// Rule ids of the violations, or the status word.
     public var signatures: Set<String> {
         switch status {
@@ -59,6 +67,13 @@ public struct RunReport: Sendable {
     public var seconds: Double
     /// Listed expected failures that match no selected case (a stale list).
     public var unknownExpectedFailures: [ExpectedFailures.Entry]
+
+    public init(peer: String, results: [CaseResult], seconds: Double, unknownExpectedFailures: [ExpectedFailures.Entry]) {
+        self.peer = peer
+        self.results = results
+        self.seconds = seconds
+        self.unknownExpectedFailures = unknownExpectedFailures
+    }
 
     public var ok: Bool { results.allSatisfy(\.isOK) && unknownExpectedFailures.isEmpty }
 
@@ -149,7 +164,8 @@ public enum Runner {
         return result
     }
 
-    static func verdict(_ result: CaseResult, entry: ExpectedFailures.Entry?) -> CaseResult.Verdict {
+    /// The result held against its expected-failure entry, if any.
+    public static func verdict(_ result: CaseResult, entry: ExpectedFailures.Entry?) -> CaseResult.Verdict {
         guard let entry else { return result.status == .passed ? .pass : .fail }
         if result.status == .passed { return .unexpectedPass }
         if !entry.signatures.isEmpty {

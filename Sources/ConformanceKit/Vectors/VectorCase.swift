@@ -21,6 +21,21 @@ public struct VectorCase: Sendable {
     /// The file the case came from, relative to the vectors root.
     public var file: String
 
+    public init(
+        id: String, family: String, comment: String, flags: [String], rules: [RuleID], triggers: [RuleID], context: JSONValue, body: Body,
+        file: String
+    ) {
+        self.id = id
+        self.family = family
+        self.comment = comment
+        self.flags = flags
+        self.rules = rules
+        self.triggers = triggers
+        self.context = context
+        self.body = body
+        self.file = file
+    }
+
     /// The kind or machine name, for grouping in reports.
     public var subject: String {
         switch body {

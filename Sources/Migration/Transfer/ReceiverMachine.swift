@@ -90,6 +90,8 @@ public struct ReceiverMachine: Sendable {
     private var resumeTokenOverride: String?
     /// The sender this session authenticated; only it gets the resume token (MIG-XFER-003).
     public private(set) var senderSessionId: String?
+    /// The chunks the last ResumeTransfer listed.
+    private var declaredHeld = ChunkSet()
     private var token: String { resumeTokenOverride ?? resumeToken }
 
     public var journal: TransferJournal? {
@@ -212,6 +214,7 @@ public struct ReceiverMachine: Sendable {
                 return fail(.protocolError, violation(MigrationRule.resume, "the session's sender \(senderSessionId ?? "?")", "\(h.role.rawValue) \(h.sessionId)"))
             }
             state = .transferring
+            declaredHeld = have
             return [.send(.resumeTransfer(.init(backupId: meta.backupId, resumeToken: token, window: window, have: have.ranges)))]
         case (.awaitingPIN(let left), .authPIN(.request(let entered))):
             // MIG-PIN-002: five wrong PINs lock the session.
@@ -277,7 +280,10 @@ public struct ReceiverMachine: Sendable {
             return fail(.protocolError, error)
         }
         if have.contains(chunk.index) {
-            return [.send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .ok))]
+            let ack = TransferAction.send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .ok))
+            // MIG-XFER-003: what ResumeTransfer declared held must not cross the wire again.
+            guard declaredHeld.contains(chunk.index) else { return [ack] }
+            return [ack, .reject(Violation(rule: MigrationRule.resume, path: .root / "index", byteOffset: 24, expected: "only chunks the ResumeTransfer did not list", found: "chunk \(chunk.index) again"))]
         }
         // MIG-XFER-002: a chunk whose digest is wrong is asked again; nothing is written.
         guard chunk.digestMatches else {

@@ -1,0 +1,73 @@
+import ConformanceKit
+import Foundation
+import WireCore
+
+/// Which peer is under test in a live run.
+public enum LiveRole: String, Sendable, CaseIterable {
+    /// A migration sender that listens; the runner connects as the receiver.
+    case sender
+    /// A migration receiver that connects; the runner listens as the sender.
+    case receiver
+    /// A pairing signaling relay that listens; the runner connects as its clients.
+    case relay
+}
+
+/// What one live case ended with, before it is judged against an expected-failure list.
+struct LiveOutcome: Sendable {
+    var status: CaseResult.Status
+    var violations: [Violation]
+}
+
+/// A migration scenario from `Conformance/scenarios/migration.json` (format: the README there).
+struct MigrationScenario: Sendable {
+    var id: String
+    var comment: String
+    var role: LiveRole
+    var rules: [RuleID]
+    var faults: [String: [Int]]
+    /// What the sender's user types, in order: "right" or "wrong" (a PIN one off the shown one).
+    var pins: [String]
+    /// The runner's own machine's final state.
+    var expectState: String
+    /// The rules the runner's machine reports, in order: faults the runner injected itself
+    /// (a corrupted chunk it was sent, five wrong PINs it typed) are reported, and expected.
+    var expectRejects: [String]
+
+    var vector: VectorCase {
+        VectorCase(
+            id: id, family: "migration", comment: comment, flags: ["live"], rules: rules, triggers: [], context: .null,
+            body: .machine(name: "live-\(role.rawValue)", events: [], expected: []), file: "Conformance/scenarios/migration.json")
+    }
+
+    static func load(_ file: URL) throws -> [MigrationScenario] {
+        guard let data = FileManager.default.contents(atPath: file.path) else { throw LiveError("cannot read \(file.path)") }
+        let root: JSONValue
+        do {
+            root = try JSONParser.parse([UInt8](data))
+        } catch {
+            throw LiveError("\(file.lastPathComponent): \(error)")
+        }
+        guard let list = root["scenarios"]?.arrayValue else { throw LiveError("\(file.lastPathComponent): no scenarios array") }
+        return try list.enumerated().map { i, s in
+            guard let id = s["id"]?.stringValue, let roleName = s["role"]?.stringValue, let role = LiveRole(rawValue: roleName), role != .relay,
+                let state = s["expect"]?["state"]?.stringValue
+            else {
+                throw LiveError("\(file.lastPathComponent): scenario \(i) needs id, role (sender or receiver) and expect.state")
+            }
+            var faults: [String: [Int]] = [:]
+            for member in s["faults"]?.objectValue?.members ?? [] {
+                faults[member.key] = (member.value.arrayValue ?? [member.value]).compactMap { $0.integerValue.map(Int.init) }
+            }
+            return MigrationScenario(
+                id: id, comment: s["comment"]?.stringValue ?? "", role: role,
+                rules: (s["rules"]?.arrayValue ?? []).compactMap(\.stringValue).map { RuleID($0) }, faults: faults,
+                pins: (s["pins"]?.arrayValue ?? [.string("right")]).compactMap(\.stringValue), expectState: state,
+                expectRejects: (s["expect"]?["rejects"]?.arrayValue ?? []).compactMap(\.stringValue))
+        }
+    }
+}
+
+struct LiveError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

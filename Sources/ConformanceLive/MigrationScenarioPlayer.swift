@@ -1,0 +1,207 @@
+import ConformanceKit
+import Foundation
+import Migration
+import MigrationPackage
+import MigrationPeer
+import WebSocketTransport
+import WireCore
+
+/// Plays one migration scenario as the counterpart of the peer under test: the reference
+/// machines do the checking (every message and chunk the peer sends goes through their codecs
+/// and rules), the faults are injected by the reference peers, and the outcome is the runner's
+/// final state and the rules its machine reported.
+struct MigrationScenarioPlayer {
+    var options: LiveOptions
+    var scratch: URL
+
+    static let timeout: Duration = .seconds(90)
+
+    func play(_ scenario: MigrationScenario) async -> LiveOutcome {
+        let collector = Collector()
+        let result: Result<String, any Error>
+        do {
+            let state = try await withDeadline(Self.timeout) {
+                switch scenario.role {
+                case .sender: return try await asReceiver(scenario, collector)
+                case .receiver, .relay: return try await asSender(scenario, collector)
+                }
+            }
+            result = .success(state)
+        } catch let error as DeadlineExceeded {
+            return LiveOutcome(status: .broken(.timeout("the scenario did not end within \(error.limit)")), violations: collector.violations)
+        } catch {
+            result = .failure(error)
+        }
+        var violations: [Violation] = []
+        let reported = collector.violations
+        var expected = scenario.expectRejects
+        for violation in reported {
+            if let i = expected.firstIndex(of: violation.rule.rawValue) {
+                expected.remove(at: i)
+            } else {
+                violations.append(violation)
+            }
+        }
+        let rule = scenario.rules.first ?? MigrationRule.order
+        for missing in expected {
+            violations.append(Violation(rule: RuleID(missing), path: .root, expected: "the runner's machine to report \(missing)", found: "no such report"))
+        }
+        switch result {
+        case .success(let state) where state != scenario.expectState:
+            violations.append(Violation(rule: rule, path: .root / "state", expected: scenario.expectState, found: state))
+        case .failure(let error):
+            if let package = error as? PackageError, let v = package.violation {
+                violations.append(v)
+            } else {
+                return LiveOutcome(status: .broken(.crashed("\(error)")), violations: violations)
+            }
+        default:
+            break
+        }
+        return LiveOutcome(status: violations.isEmpty ? .passed : .failed, violations: violations)
+    }
+
+    /// The peer under test is a sender: connect to it as a receiver.
+    private func asReceiver(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
+        guard let url = options.peerURL else { throw LiveError("--role sender needs --peer ws://HOST:PORT") }
+        guard let pinOut = options.pinOut else { throw LiveError("--role sender needs --pin-out FILE (the sender under test reads its PIN there)") }
+        let folder = scratch.appendingPathComponent(UUID().uuidString)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try? FileManager.default.removeItem(at: pinOut)
+        var peer = ReceiverPeer.Options(url: url, incoming: IncomingPackage(folder: folder.appendingPathComponent("incoming")))
+        peer.faults.corruptChunks = Set(scenario.faults["corruptChunks"] ?? [])
+        peer.faults.duplicateChunks = Set(scenario.faults["duplicateChunks"] ?? [])
+        peer.faults.holdChunks = Set(scenario.faults["holdChunks"] ?? [])
+        peer.faults.disconnectAfterChunks = Set(scenario.faults["disconnectAfterChunks"] ?? [])
+        let password = options.password
+        let pins = scenario.pins
+        let state = try await ReceiverPeer.run(
+            options: peer,
+            hooks: .init(
+                showPIN: { shown in
+                    Task { await PINHandoff.write(pins.map { $0 == "right" ? shown : PINHandoff.wrong(shown) }, to: pinOut) }
+                },
+                confirmWipe: { _ in true },
+                restore: { file, _ in
+                    // With the sender's password the whole package is checked as a receiver restores it.
+                    guard let password else { return }
+                    var restore = Restorer.Options()
+                    restore.policy = EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound)
+                    _ = try Restorer.restore(file, password: password, into: DeviceStore(folder.appendingPathComponent("store")), options: restore)
+                },
+                report: collector.report))
+        return Self.name(state)
+    }
+
+    /// The peer under test is a receiver: listen, and send it a package when it connects.
+    private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
+        guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
+        guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
+        try? FileManager.default.removeItem(at: pinFile)
+        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+        options.announce("waiting for the receiver under test on ws://\(host):\(listener.port) (\(scenario.id))")
+        var peer = SenderPeer.Options()
+        peer.configuration.chunkSize = 16 << 10
+        peer.configuration.ackTimeout = 2000
+        peer.faults.corruptChunks = Set(scenario.faults["corruptChunks"] ?? [])
+        peer.faults.duplicateChunks = Set(scenario.faults["duplicateChunks"] ?? [])
+        peer.faults.holdChunks = Set(scenario.faults["holdChunks"] ?? [])
+        peer.faults.dropChunks = Set(scenario.faults["dropChunks"] ?? [])
+        peer.faults.disconnectAfterChunks = Set(scenario.faults["disconnectAfterChunks"] ?? [])
+        let package = try await options.package(scratch)
+        let typed = PINSequence(scenario.pins)
+        let state = try await SenderPeer.run(
+            on: listener, options: peer,
+            hooks: .init(
+                enterPIN: { _ in
+                    // The receiver shows one PIN per session: read it once, then type from memory.
+                    let shown = try await typed.shown { try await PINHandoff.read(pinFile) }
+                    return await typed.next() == "right" ? shown : PINHandoff.wrong(shown)
+                },
+                prepare: { package },
+                report: collector.report))
+        return Self.name(state)
+    }
+
+    static func name<S>(_ state: S) -> String {
+        String(String(describing: state).prefix { $0 != "(" })
+    }
+}
+
+/// What the runner's own peer reported during a scenario.
+final class Collector: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [Violation] = []
+
+    var violations: [Violation] { lock.withLock { list } }
+
+    func report(_ event: PeerEvent) {
+        if case .violation(let v) = event { lock.withLock { list.append(v) } }
+    }
+}
+
+/// The PINs the runner's user types, one per request.
+actor PINSequence {
+    private var pins: [String]
+    private var known: String?
+    init(_ pins: [String]) { self.pins = pins }
+    func next() -> String { pins.isEmpty ? "right" : pins.removeFirst() }
+    func shown(_ read: () async throws -> String) async throws -> String {
+        if let known { return known }
+        let pin = try await read()
+        known = pin
+        return pin
+    }
+}
+
+/// PINs passed between a peer under test and the runner through a file: the writer waits until
+/// the reader has taken (removed) the previous one.
+enum PINHandoff {
+    static func write(_ pins: [String], to file: URL) async {
+        for pin in pins {
+            while FileManager.default.fileExists(atPath: file.path) { try? await Task.sleep(for: .milliseconds(50)) }
+            try? Data((pin + "\n").utf8).write(to: file, options: .atomic)
+        }
+    }
+
+    static func read(_ file: URL) async throws -> String {
+        while true {
+            try Task.checkCancellation()
+            if let text = try? String(contentsOf: file, encoding: .utf8) {
+                let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
+                if pin.count == 6 {
+                    try? FileManager.default.removeItem(at: file)
+                    return pin
+                }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// A PIN that is not `pin`: one more, modulo a million.
+    static func wrong(_ pin: String) -> String {
+        let n = ((Int(pin) ?? 0) + 1) % 1_000_000
+        let text = String(n)
+        return String(repeating: "0", count: 6 - text.count) + text
+    }
+}
+
+/// Runs `body`, cancelling it when `limit` passes.
+func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw DeadlineExceeded(limit: limit)
+        }
+        return value
+    }
+}
+
+struct DeadlineExceeded: Error {
+    var limit: Duration
+}

@@ -1,0 +1,143 @@
+import Foundation
+import Testing
+import WebSocketTransport
+
+/// `conformance run --role ...` against `reference-peer` processes on loopback: every live case in
+/// every role, through the network, as CI runs it.
+@Suite("The runner against live reference peers", .serialized)
+struct LiveRunTests {
+    let scratch: URL
+
+    init() throws {
+        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try Data("correct horse battery staple\n".utf8).write(to: file("password"))
+        try Data("conformance\n".utf8).write(to: file("conformance-password"))
+    }
+
+    func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
+
+    /// Starts a reference peer in the background; with `readyFile`, waits until it listens.
+    func start(_ arguments: [String], log: String, readyFile: URL? = nil) throws -> Process {
+        _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
+        process.arguments = arguments
+        process.standardError = try FileHandle(forWritingTo: file(log))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        if let readyFile {
+            for _ in 0..<400 where !FileManager.default.fileExists(atPath: readyFile.path) { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        return process
+    }
+
+    func log(_ name: String) -> String { (try? String(contentsOf: file(name), encoding: .utf8)) ?? "" }
+
+    func senderStore() throws -> String {
+        let made = try Fixture.run("reference-peer", ["sample-store", file("old").path, "--media-size", "1M", "--seed", "5"])
+        #expect(made.status == 0, "\(made.stderr)")
+        return file("old").path
+    }
+
+    @Test func relayRole() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
+        defer { relay.terminate() }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("PASS  10 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    @Test func senderRole() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let sender = try start(
+            [
+                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--sessions", "0",
+            ], log: "send.log", readyFile: file("url"))
+        defer { sender.terminate() }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        let run = try Fixture.run(
+            "conformance", ["run", "--role", "sender", "--peer", url, "--pin-out", file("pin").path, "--password-file", file("password").path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("send.log"))")
+        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    @Test func receiverRole() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let receiver = try start(
+            [
+                "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
+                "--pin-out", file("pin").path, "--yes", "--sessions", "0",
+            ], log: "receive.log")
+        defer { receiver.terminate() }
+        let run = try Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("receive.log"))")
+        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    /// Garbage, an oversized frame, a binary frame and an out-of-order message each end a session
+    /// with the rule named; the sender stays up and serves the next receiver.
+    @Test func badFramesNeverCrashTheSender() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let sender = try start(
+            [
+                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--sessions", "0",
+            ], log: "send.log", readyFile: file("url"))
+        defer { sender.terminate() }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        let inputs: [(WebSocketMessage, String)] = [
+            (.text("\u{1}\u{2} not json"), "CORE-JSON-001"),
+            (.binary([0x4D, 0x53, 0x42, 0x43, 1, 2, 3]), "MIG-WS-001"),
+            (.text(#"{"type":"StartTransfer","payload":{"backupId":"3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f","window":4}}"#), "MIG-XFER-006"),
+            (.text(String(repeating: "x", count: 100_000)), "1009"),
+        ]
+        for (input, rule) in inputs {
+            let connection = try await Self.connect(url)
+            let answer: String? = try await connection.run { inbound, writer in
+                try await writer.send(input)
+                var texts: [String] = []
+                for try await message in inbound { if case .text(let t) = message { texts.append(t) } }
+                return texts.first
+            }
+            if rule == "1009" {
+                #expect(answer == nil, "an oversized frame is refused before it is read")
+            } else {
+                #expect(answer?.contains(#""reason":"protocol-error""#) == true, "\(rule): \(answer ?? "nothing")")
+                #expect(log("send.log").contains(rule), "\(log("send.log"))")
+            }
+        }
+        #expect(sender.isRunning)
+        let run = try Fixture.run(
+            "conformance", ["run", "--role", "sender", "--peer", url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
+    static func connect(_ url: String) async throws -> WebSocketConnection {
+        for _ in 0..<40 {
+            if let c = try? await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20) { return c }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20)
+    }
+
+    /// A port nothing listens on now (bound and released; the race is harmless on loopback here).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CocoaError(.fileNoSuchFile) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

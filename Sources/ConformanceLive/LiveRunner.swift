@@ -1,5 +1,6 @@
 import ConformanceKit
 import Foundation
+import WebSocketTransport
 import Migration
 import MigrationPackage
 import MigrationPeer
@@ -82,11 +83,19 @@ public enum LiveRunner {
         case .sender, .receiver:
             let file = repository.root.appendingPathComponent("Conformance/scenarios/migration.json")
             let scenarios = try MigrationScenario.load(file).filter { $0.role == options.role && filter.matches($0.vector) }
-            let player = MigrationScenarioPlayer(options: options, scratch: scratch)
+            // A receiver under test connects once per scenario to one listener for the whole run,
+            // so a receiver that reconnects early is queued for the next scenario, never lost.
+            var listener: WebSocketListener?
+            if options.role == .receiver {
+                guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
+                listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+            }
+            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener)
             for scenario in scenarios {
                 options.announce("\(scenario.id)")
                 record(scenario.vector, await player.play(scenario))
             }
+            await listener?.close()
         }
         guard !results.isEmpty else { throw LiveError("no live case matches the selection") }
         let peer = options.peerURL ?? options.listen.map { "ws://\($0.0):\($0.1) (listening)" } ?? "?"

@@ -13,6 +13,8 @@ import WireCore
 struct MigrationScenarioPlayer {
     var options: LiveOptions
     var scratch: URL
+    /// Where a receiver under test connects (with `--role receiver`).
+    var listener: WebSocketListener?
 
     static let timeout: Duration = .seconds(90)
 
@@ -95,10 +97,9 @@ struct MigrationScenarioPlayer {
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.
     private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
-        guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
+        guard let listener, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
         guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
         try? FileManager.default.removeItem(at: pinFile)
-        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
         options.announce("waiting for the receiver under test on ws://\(host):\(listener.port) (\(scenario.id))")
         var peer = SenderPeer.Options()
         peer.configuration.chunkSize = 16 << 10

@@ -6,15 +6,45 @@ import NIOCore
 
 /// The sender's package on disk, read chunk by chunk: memory holds one chunk, never the file.
 public struct PreparedPackage: Sendable {
+    /// Chunk digests are kept (32 bytes each) up to this many chunks: 8 MiB at most, a 256 GiB
+    /// package in 1 MiB chunks. Larger packages hash each chunk as it is sent.
+    public static let storedDigestLimit = 1 << 18
+
     public var file: URL
     public var meta: ControlMessage.BackupMeta
+    /// Every chunk's SHA-256, 32 bytes each in index order, from the pass that computed
+    /// `envelopeSHA256`: the file is read once before the transfer, and sending a chunk costs
+    /// no hashing.
+    let chunkDigests: [UInt8]?
 
-    /// Sizes and hashes `file` (streaming) to announce it in `BackupMeta`.
-    public init(file: URL, backupId: String, zipSize: Int64, chunkSize: Int, schemaVersion: Int64, appVersion: String) throws {
+    /// Sizes and hashes `file` in one streaming pass, to announce it in `BackupMeta`.
+    public init(
+        file: URL, backupId: String, zipSize: Int64, chunkSize: Int, schemaVersion: Int64, appVersion: String,
+        storedDigestLimit: Int = PreparedPackage.storedDigestLimit
+    ) throws {
         self.file = file
+        let size = try FileSystem.size(of: file)
+        let chunkCount = max(1, (size + Int64(chunkSize) - 1) / Int64(chunkSize))
+        let keep = chunkCount <= storedDigestLimit
+        var digests: [UInt8] = []
+        if keep { digests.reserveCapacity(Int(chunkCount) * 32) }
+        var whole = SHA256()
+        let handle = try FileHandle(forReadingFrom: file)
+        defer { try? handle.close() }
+        while let piece = try handle.read(upToCount: chunkSize), !piece.isEmpty {
+            whole.update(data: piece)
+            if keep { digests.append(contentsOf: SHA256.hash(data: piece)) }
+        }
+        chunkDigests = keep ? digests : nil
         meta = ControlMessage.BackupMeta(
-            backupId: backupId, fileSize: try FileSystem.size(of: file), chunkSize: chunkSize,
-            envelopeSHA256: try FileSystem.sha256(of: file), zipSize: zipSize, schemaVersion: schemaVersion, appVersion: appVersion)
+            backupId: backupId, fileSize: size, chunkSize: chunkSize, envelopeSHA256: whole.finalize().hexEncoded, zipSize: zipSize,
+            schemaVersion: schemaVersion, appVersion: appVersion)
+    }
+
+    /// The digest of chunk `index` as `init` computed it, if kept.
+    func storedDigest(_ index: Int) -> [UInt8]? {
+        guard let chunkDigests, (index + 1) * 32 <= chunkDigests.count else { return nil }
+        return Array(chunkDigests[index * 32..<(index + 1) * 32])
     }
 }
 
@@ -40,7 +70,8 @@ final class ChunkReader {
             throw TransferFailure("\(package.file.path) is shorter than announced (chunk \(index))")
         }
         let header = BackupChunk.header(
-            backupId: meta.backupId, index: index, offset: offset, length: data.count, digest: Array(SHA256.hash(data: data)))
+            backupId: meta.backupId, index: index, offset: offset, length: data.count,
+            digest: package.storedDigest(index) ?? Array(SHA256.hash(data: data)))
         var buffer = ByteBuffer()
         buffer.reserveCapacity(header.count + data.count)
         buffer.writeBytes(header)

@@ -67,7 +67,7 @@ public enum SenderPeer {
 
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                try await listener.accept { connection in
+                await listener.accept { connection in
                     try? await connection.run { inbound, writer in
                         let id = UUID()
                         mailbox.yield(.connected(writer, id))

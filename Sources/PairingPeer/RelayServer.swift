@@ -25,7 +25,7 @@ public actor RelayServer {
 
     /// Serves connections from `listener` until the task is cancelled.
     public func serve(_ listener: WebSocketListener) async throws {
-        try await listener.accept { connection in
+        await listener.accept { connection in
             let source = Self.host(of: connection.remoteAddress)
             try? await connection.run { inbound, writer in
                 let id = await self.connected(writer, source: source)

@@ -1,35 +1,47 @@
 import NIOCore
 
-/// Holds every outbound write for a fixed time, then sends it, in order: one way of a simulated
+/// Delivers everything this side receives a fixed time late, in order: one way of a simulated
 /// round trip, for benchmarks and fault tests. Bandwidth is left alone and nothing is copied
 /// (a proxy in user space would add its own copies and CPU to what is measured).
-final class SimulatedLatency: ChannelOutboundHandler, RemovableChannelHandler {
-    typealias OutboundIn = NIOAny
-    typealias OutboundOut = NIOAny
+///
+/// The delay sits on the receiving side, as a link's would: what the peer sends enters its
+/// socket at once, so TCP backpressure works as on a real network. (Held before the socket, the
+/// data in flight would not count toward the sender's writability, and a sender blocked on a
+/// full socket could not refill the delay line: the delay would be paid twice.) What is held is
+/// bounded by what the peer may send in one delay, e.g. a transfer's window.
+final class SimulatedLatency: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = NIOAny
+    typealias InboundOut = NIOAny
+
+    private enum Event {
+        case read(NIOAny)
+        case readComplete
+        case inactive
+        case error(any Error)
+    }
 
     private let delay: TimeAmount
-    private var queue: [(due: NIODeadline, data: NIOAny, promise: EventLoopPromise<Void>?)] = []
+    private var queue: [(due: NIODeadline, event: Event)] = []
     private var head = 0
-    private var flushes: [NIODeadline] = []
     private var armed = false
 
     init(delay: TimeAmount) { self.delay = delay }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        queue.append((.now() + delay, data, promise))
-        arm(context)
-    }
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) { hold(.read(data), context) }
+    func channelReadComplete(context: ChannelHandlerContext) { hold(.readComplete, context) }
+    func channelInactive(context: ChannelHandlerContext) { hold(.inactive, context) }
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { hold(.error(error), context) }
 
-    func flush(context: ChannelHandlerContext) {
-        flushes.append(.now() + delay)
+    private func hold(_ event: Event, _ context: ChannelHandlerContext) {
+        queue.append((.now() + delay, event))
         arm(context)
     }
 
     private func arm(_ context: ChannelHandlerContext) {
-        guard !armed, let due = [head < queue.count ? queue[head].due : nil, flushes.first].compactMap({ $0 }).min() else { return }
+        guard !armed, head < queue.count else { return }
         armed = true
         let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        context.eventLoop.scheduleTask(deadline: due) {
+        context.eventLoop.scheduleTask(deadline: queue[head].due) {
             let (handler, context) = bound.value
             handler.armed = false
             handler.release(context)
@@ -39,15 +51,15 @@ final class SimulatedLatency: ChannelOutboundHandler, RemovableChannelHandler {
     private func release(_ context: ChannelHandlerContext) {
         let now = NIODeadline.now()
         while head < queue.count, queue[head].due <= now {
-            context.write(queue[head].data, promise: queue[head].promise)
+            let event = queue[head].event
             head += 1
+            switch event {
+            case .read(let data): context.fireChannelRead(data)
+            case .readComplete: context.fireChannelReadComplete()
+            case .inactive: context.fireChannelInactive()
+            case .error(let error): context.fireErrorCaught(error)
+            }
         }
-        var flush = false
-        while let first = flushes.first, first <= now {
-            flushes.removeFirst()
-            flush = true
-        }
-        if flush { context.flush() }
         if head > 1024 {
             queue.removeFirst(head)
             head = 0

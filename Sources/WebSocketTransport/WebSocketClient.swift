@@ -12,7 +12,7 @@ public enum WebSocketClient {
     }
 
     /// Frames over `maxFrameSize` bytes end the connection with close code 1009.
-    /// `simulatedLatency` delays everything this side sends (benchmarks and fault tests).
+    /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
     /// `localAddress` binds the client's end (e.g. one loopback address per simulated client).
     public static func connect(
         to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, localAddress: String? = nil

@@ -3,14 +3,17 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 
-/// A listening WebSocket endpoint (the migration sender and the signaling relay listen).
+/// A listening WebSocket endpoint (the migration sender and the signaling relay listen). It
+/// accepts and upgrades connections from the moment it is bound until `close()`, and hands them
+/// out in arrival order to whoever `accept`s, one consumer after another.
 public struct WebSocketListener: Sendable {
     enum Upgrade: Sendable {
         case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
         case refused
     }
 
-    let channel: NIOAsyncChannel<EventLoopFuture<Upgrade>, Never>
+    let channel: any Channel
+    let queue: ConnectionQueue
     /// The bound port (useful after binding port 0).
     public let port: Int
 
@@ -19,7 +22,7 @@ public struct WebSocketListener: Sendable {
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 1 << 16, maximum: 1 << 20)
 
     /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
-    /// `simulatedLatency` delays everything this side sends (benchmarks and fault tests).
+    /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
     public static func bind(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil) async throws -> WebSocketListener {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -55,21 +58,37 @@ public struct WebSocketListener: Sendable {
                 }
             }
         guard let port = channel.channel.localAddress?.port else { throw WebSocketError("the listener has no port") }
-        return WebSocketListener(channel: channel, port: port)
-    }
-
-    /// Accepts connections until the task is cancelled; each upgraded connection is handed to
-    /// `handler` in its own child task.
-    public func accept(_ handler: @escaping @Sendable (WebSocketConnection) async -> Void) async throws {
-        try await withThrowingDiscardingTaskGroup { group in
-            try await channel.executeThenClose { inbound in
-                for try await upgrade in inbound {
-                    group.addTask {
-                        guard case .websocket(let ws)? = try? await upgrade.get() else { return }
-                        await handler(WebSocketConnection(channel: ws, masksFrames: false))
+        let queue = ConnectionQueue()
+        // Accepting runs for the listener's lifetime, not a consumer's: a connection that
+        // arrives while nobody accepts waits in the queue instead of hanging unread.
+        Task {
+            try? await withThrowingDiscardingTaskGroup { group in
+                try await channel.executeThenClose { inbound in
+                    for try await upgrade in inbound {
+                        group.addTask {
+                            guard case .websocket(let ws)? = try? await upgrade.get() else { return }
+                            await queue.push(WebSocketConnection(channel: ws, masksFrames: false))
+                        }
                     }
                 }
             }
+            await queue.finish()
         }
+        return WebSocketListener(channel: channel.channel, queue: queue, port: port)
+    }
+
+    /// Hands each connection to `handler` in its own child task until the calling task is
+    /// cancelled (then waits for the handlers, which see the cancellation) or the listener closes.
+    public func accept(_ handler: @escaping @Sendable (WebSocketConnection) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            while let connection = await queue.next() {
+                group.addTask { await handler(connection) }
+            }
+        }
+    }
+
+    /// Stops listening. Connections already handed out stay open.
+    public func close() async {
+        try? await channel.close()
     }
 }

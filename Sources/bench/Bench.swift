@@ -44,19 +44,30 @@ struct Bench {
         defer { try? FileManager.default.removeItem(at: incoming) }
         let disk = try TransferBench.freshWriteRate(bytes: transferBytes, in: work)
         print(row("new-file write to \(work.deletingLastPathComponent().path) (baseline)", disk, nil))
-        let defaultWindow = SenderMachine.Configuration().maxWindow
+        // `--window N` compares another window with window 1 (the default: the machines' default).
+        let defaultWindow = arguments.firstIndex(of: "--window").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil }
+            ?? SenderMachine.Configuration().maxWindow
         let mib = transferBytes >> 20
         var rates: [String: Double] = [:]
+        // Two cores shared by both peers and the kernel make single runs noisy (up to 2x between
+        // runs here): each row is the median of three, with the spread beside it.
         for (window, delay) in [(1, false), (defaultWindow, false), (1, true), (defaultWindow, true)] {
-            let rate = try await TransferBench.run(package, window: window, oneWayDelay: delay ? .milliseconds(10) : nil, folder: incoming)
-            rates["\(window)-\(delay)"] = rate
-            print(row("transfer \(mib) MiB, window \(window)\(delay ? ", 20 ms RTT" : "")", rate, opensslSHA))
+            var runs: [Double] = []
+            for _ in 0..<3 {
+                runs.append(try await TransferBench.run(package, window: window, oneWayDelay: delay ? .milliseconds(10) : nil, folder: incoming))
+            }
+            runs.sort()
+            rates["\(window)-\(delay)"] = runs[1]
+            print(
+                row("transfer \(mib) MiB, window \(window)\(delay ? ", 20 ms RTT" : "")", runs[1], opensslSHA)
+                    + String(format: "   (%.0f ... %.0f)", runs[0] / 1_000_000, runs[2] / 1_000_000))
         }
         let slow = rates["1-true"] ?? .nan
         let fast = rates["\(defaultWindow)-true"] ?? .nan
         print(String(format: "  with 20 ms RTT, window %d / window 1: %.1fx", defaultWindow, fast / slow))
         print("(transfer: from BackupMeta to the last chunk written by the receiver, into \(incoming.path); every chunk's SHA-256 is")
-        print(" computed by the sender and checked by the receiver; the delay holds each side's outbound frames 10 ms)")
+        print(" computed by the sender in the pass that hashes the package for BackupMeta and checked by the receiver;")
+        print(" median of 3 runs, min ... max in parentheses; each side receives everything 10 ms late)")
     }
 
     /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.

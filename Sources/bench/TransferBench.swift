@@ -91,6 +91,7 @@ enum TransferBench {
             }
             try await group.waitForAll()
         }
+        await listener.close()
         return Double(package.meta.fileSize) / clock.seconds
     }
 }

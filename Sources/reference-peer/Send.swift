@@ -39,7 +39,7 @@ struct Send: AsyncParsableCommand {
         let (host, port) = try HostPort.parse(listen)
         let secret = try password.password(confirm: pinFile == nil && password.passwordFile == nil)
         let console = Console("send")
-        var listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
         let url = "ws://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
         console.say("send: listening on \(url)")
         if let readyFile { try Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
@@ -84,8 +84,6 @@ struct Send: AsyncParsableCommand {
             }
             guard sessions == 0 || session < sessions else { break }
             session += 1
-            // A session closes its listener; the next one listens on the same port.
-            listener = try await WebSocketListener.bind(host: host, port: listener.port, maxFrameSize: 1 << 16)
         }
         if failed > 0 { throw ExitCode(1) }
     }

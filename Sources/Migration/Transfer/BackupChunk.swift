@@ -21,14 +21,15 @@ public struct BackupChunk: Sendable, Hashable {
     public var backupId: String
     public var index: Int
     public var offset: Int64
-    public var data: [UInt8]
+    /// The chunk's bytes; a slice of the frame when decoded, so a chunk is never copied twice.
+    public var data: ArraySlice<UInt8>
     public var digest: [UInt8]
 
     public init(backupId: String, index: Int, offset: Int64, data: [UInt8]) {
         self.backupId = backupId
         self.index = index
         self.offset = offset
-        self.data = data
+        self.data = data[...]
         self.digest = Array(SHA256.hash(data: data))
     }
 
@@ -72,12 +73,12 @@ public struct BackupChunk: Sendable, Hashable {
         var chunk = BackupChunk(
             backupId: uuidString(Array(bytes[8..<24])), index: Int(bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }),
             offset: Int64(bytes[28..<36].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), data: [], digest: [])
-        chunk.data = Array(bytes[headerLength...])
+        chunk.data = bytes[headerLength...]
         chunk.digest = Array(bytes[40..<72])
         return chunk
     }
 
-    private init(backupId: String, index: Int, offset: Int64, data: [UInt8], digest: [UInt8]) {
+    private init(backupId: String, index: Int, offset: Int64, data: ArraySlice<UInt8>, digest: [UInt8]) {
         self.backupId = backupId
         self.index = index
         self.offset = offset

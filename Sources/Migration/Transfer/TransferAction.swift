@@ -16,7 +16,7 @@ public enum TransferAction: Sendable, Hashable {
     /// Receiver: create `backup-{id}.enc.tmp` of the announced size (or keep the one being resumed).
     case openFile(ControlMessage.BackupMeta)
     /// Receiver: write a verified chunk at its offset.
-    case writeChunk(index: Int, offset: Int64, data: [UInt8])
+    case writeChunk(index: Int, offset: Int64, data: ArraySlice<UInt8>)
     /// Receiver: persist the resume journal (after the chunks it lists are on disk).
     case persistJournal(TransferJournal)
     /// Receiver: compute the SHA-256 of the whole file and report `fileVerified`.

@@ -234,6 +234,11 @@ rc.steps("resent-after-resume", "A chunk the ResumeTransfer listed as held is se
                          [send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))]),
                         ({"event": "chunk", "at": T + 10, "frame": b64(frame(0, CHUNK0))}, s("transferring", have=[[0, 1]]),
                          [ack(0), reject("MIG-XFER-003", "/index")])])
+rc.steps("held-chunk-damaged-copy", "A damaged copy of a chunk already held is acknowledged ok again: the held copy was verified, this one is not looked at.",
+         ["MIG-XFER-002"], [],
+         to_transfer + [chunk0,
+                        ({"event": "chunk", "at": T + 7, "frame": b64(frame(0, CHUNK0[:-1] + b"\x00", digest=hashlib.sha256(CHUNK0).digest()))},
+                         s("transferring", have=[[0, 1]]), [ack(0)])])
 rc.steps("reconnect-other-sender", "Whoever listens after a disconnect is not trusted: a sender with another sessionId never sees the resume token.",
          ["MIG-XFER-003"], ["MIG-XFER-003"],
          to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),

@@ -323,6 +323,10 @@ dp.reject("signaling-url-leading-space", "URLs are not trimmed: a leading space 
           edit(QR, signalingUrl=" ws://192.168.1.20:9001"), flags=["interop-trap"])
 dp.reject("signaling-url-port-zero", "Port 0 is outside 1-65535.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl="ws://192.168.1.20:0"),
           flags=["boundary"])
+dp.accept("signaling-url-port-leading-zero", "A port is 1 to 5 digits: 09001 is port 9001.", edit(QR, signalingUrl="ws://192.168.1.20:09001"),
+          rules=["PAIR-URL-001"], flags=["boundary"])
+dp.reject("signaling-url-port-six-digits", "Six port digits are refused even when the value is small (009001).", "/signalingUrl", "PAIR-URL-001",
+          edit(QR, signalingUrl="ws://192.168.1.20:009001"), flags=["boundary"])
 dp.reject("relay-url-localhost-lookalike", "localhost.chainlesschain.com is not localhost: a prefix test must not let ws:// through.", "/relayUrl",
           "PAIR-URL-002", edit(QR, relayUrl="ws://localhost.chainlesschain.com"), flags=["interop-trap"])
 dp.reject("relay-url-127-lookalike", "127.0.0.1.nip.io is a DNS name, not an address in 127.0.0.0/8.", "/relayUrl", "PAIR-URL-002",

@@ -452,19 +452,19 @@ class Receiver(Machine):
             self.protocol_error(v.rule, v.path)   # MIG-CHUNK-003: a bad frame ends the session
         i = header["index"]
         ack = {"backupId": self.meta["backupId"], "index": i}
+        if i in self.have:
+            # MIG-XFER-002: a chunk already held is acknowledged again, not written, its data not looked at.
+            self.send("ChunkAck", dict(ack, status="ok"))
+            if i in self.declared:
+                # MIG-XFER-003: the ResumeTransfer said it was held; it must not come again.
+                self.emit("reject", rule="MIG-XFER-003", path="/index")
+            return
         try:
             msg.chunk_digest(header, data)
         except Violation as v:
             # MIG-CHUNK-004: not written, asked again.
             self.send("ChunkAck", dict(ack, status="retransmit"))
             self.emit("reject", rule=v.rule, path=v.path)
-            return
-        if i in self.have:
-            # MIG-XFER-002: a chunk already held is acknowledged again, not written.
-            self.send("ChunkAck", dict(ack, status="ok"))
-            if i in self.declared:
-                # MIG-XFER-003: the ResumeTransfer said it was held; it must not come again.
-                self.emit("reject", rule="MIG-XFER-003", path="/index")
             return
         lacking = sum(1 for j in range(i) if j not in self.have)
         self.have.add(i)

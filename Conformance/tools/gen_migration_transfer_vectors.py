@@ -211,6 +211,11 @@ rc.steps("no-space", "Not enough space for the package, its zip and the restore.
          to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", META)}, s("failed", reason="insufficient-space", have=[]),
                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"})), {"action": "close"}, reject("MIG-META-001")])],
          context={"configuration": {"freeSpace": 12999}})
+rc.steps("chunk-size-over-maximum", "Chunks larger than the receiver's Handshake allowed: the sender broke the negotiation, a protocol error.",
+         ["MIG-META-001"], ["MIG-META-001"],
+         to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", dict(META, chunkSize=2 << 20, chunkCount=1))},
+                     s("failed", reason="protocol-error", have=[]),
+                     [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-META-001")])])
 rc.steps("user-declines", "The user refuses to replace local data.", ["MIG-META-001"], [],
          to_meta + [to_transfer[4], ({"event": "user-confirmed", "at": T + 5, "yes": False}, s("failed", reason="user-declined", have=[]),
                                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "user-declined"})), {"action": "close"}])])

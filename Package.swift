@@ -88,6 +88,7 @@ let package = Package(
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
         .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),

@@ -35,24 +35,24 @@ public enum WebSocketClient {
                             try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first)
                         }
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
-                            maxFrameSize: maxFrameSize,
+                            maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
                             upgradePipelineHandler: { channel, _ in
                                 channel.eventLoop.makeCompletedFuture {
-                                    try channel.pipeline.syncOperations.addHandler(
-                                        NIOWebSocketFrameAggregator(
-                                            minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxFrameSize))
-                                    return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                                    .websocket(try ProtocolErrorCloser.configure(channel, maxFrameSize: maxFrameSize, masksFrames: true))
                                 }
                             })
                         var headers = HTTPHeaders()
                         headers.add(name: "Host", value: "\(host):\(port)")
                         headers.add(name: "Content-Length", value: "0")
                         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
-                        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                            configuration: .init(
-                                upgradeConfiguration: .init(
-                                    upgradeRequestHead: head, upgraders: [upgrader],
-                                    notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.refused) })))
+                        var configuration = NIOUpgradableHTTPClientPipelineConfiguration<Upgrade>(
+                            upgradeConfiguration: .init(
+                                upgradeRequestHead: head, upgraders: [upgrader],
+                                notUpgradingCompletionHandler: { channel in channel.eventLoop.makeSucceededFuture(.refused) }))
+                        // A frame the server sends at once can arrive in the same read as its 101
+                        // response; NIO's default drops such bytes with the HTTP decoder.
+                        configuration.leftOverBytesStrategy = .forwardBytes
+                        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
                     }
                 }
         } catch {

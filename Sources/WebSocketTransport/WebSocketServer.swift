@@ -32,14 +32,11 @@ public struct WebSocketListener: Sendable {
                 channel.eventLoop.makeCompletedFuture {
                     if let simulatedLatency { try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
-                        maxFrameSize: maxFrameSize,
+                        maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
-                                try channel.pipeline.syncOperations.addHandler(
-                                    NIOWebSocketFrameAggregator(
-                                        minNonFinalFragmentSize: 0, maxAccumulatedFrameCount: 1 << 16, maxAccumulatedFrameSize: maxFrameSize))
-                                return .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
+                                .websocket(try ProtocolErrorCloser.configure(channel, maxFrameSize: maxFrameSize, masksFrames: false))
                             }
                         })
                     return try channel.pipeline.syncOperations.configureUpgradableHTTPServerPipeline(

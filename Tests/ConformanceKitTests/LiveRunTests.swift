@@ -18,9 +18,10 @@ struct LiveRunTests {
     func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
 
     /// Starts a reference peer in the background; with `readyFile`, waits until it listens.
-    func start(_ arguments: [String], log: String, readyFile: URL? = nil) throws -> Process {
+    func start(_ arguments: [String], log: String, readyFile: URL? = nil, exited: ExitFlag? = nil) throws -> Process {
         _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
         let process = Process()
+        if let exited { process.terminationHandler = { _ in exited.set() } }
         process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
         process.arguments = arguments
         process.standardError = try FileHandle(forWritingTo: file(log))
@@ -106,6 +107,8 @@ struct LiveRunTests {
             }
             if rule == "1009" {
                 #expect(answer == nil, "an oversized frame is refused before it is read")
+                try await Task.sleep(for: .milliseconds(200))
+                #expect(log("send.log").contains("closed with 1009"), "\(log("send.log"))")
             } else {
                 #expect(answer?.contains(#""reason":"protocol-error""#) == true, "\(rule): \(answer ?? "nothing")")
                 #expect(log("send.log").contains(rule), "\(log("send.log"))")
@@ -115,6 +118,47 @@ struct LiveRunTests {
         let run = try Fixture.run(
             "conformance", ["run", "--role", "sender", "--peer", url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
+    /// A sender that sends garbage, an oversized frame, a chunk before the transfer or a message out
+    /// of order: the receiver ends with status 1 and the rule named, never by a signal, and writes
+    /// nothing into its store.
+    @Test(.timeLimit(.minutes(3))) func badFramesNeverCrashTheReceiver() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var random = SystemRandomNumberGenerator()
+        let inputs: [(WebSocketMessage, String)] = [
+            (.text("\u{1}\u{2} not json"), "CORE-JSON-001"),
+            (.binary((0..<500).map { _ in UInt8.random(in: 0...255, using: &random) }), "MIG-XFER-006"),
+            (.text(#"{"type":"Complete","payload":{"backupId":"3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f","chunkCount":1,"envelopeSHA256":"00"}}"#), "MIG-MSG"),
+            (.binary([UInt8](repeating: 0x41, count: (1 << 20) + 73)), "1009"),
+        ]
+        for (n, (input, rule)) in inputs.enumerated() {
+            let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16)
+            let accepting = Task {
+                await listener.accept { connection in
+                    try? await connection.run { inbound, writer in
+                        try await writer.send(input)
+                        for try await _ in inbound {}
+                    }
+                }
+            }
+            let log = "receive-\(n).log"
+            let exited = ExitFlag()
+            let receiver = try start(
+                [
+                    "receive", "--connect", "ws://127.0.0.1:\(listener.port)", "--into", file("new").path, "--password-file", file("password").path,
+                    "--yes", "--pin-out", file("pin").path,
+                ], log: log, exited: exited)
+            // The termination handler, not `isRunning`, which Foundation on Linux may report late.
+            for _ in 0..<1200 where !exited.isSet { try await Task.sleep(for: .milliseconds(50)) }
+            if !exited.isSet { receiver.terminate() }
+            Fixture.wait(receiver, limit: 10)
+            accepting.cancel()
+            await listener.close()
+            #expect(receiver.terminationReason == .exit && receiver.terminationStatus == 1, "\(rule): \(receiver.terminationReason) \(receiver.terminationStatus)\n\(self.log(log))")
+            #expect(self.log(log).contains(rule), "\(self.log(log))")
+            #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
+        }
     }
 
     static func connect(_ url: String) async throws -> WebSocketConnection {
@@ -140,4 +184,12 @@ struct LiveRunTests {
         guard bound else { throw CocoaError(.fileNoSuchFile) }
         return Int(UInt16(bigEndian: address.sin_port))
     }
+}
+
+/// Set once a process has exited (from its termination handler).
+final class ExitFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    func set() { lock.withLock { done = true } }
+    var isSet: Bool { lock.withLock { done } }
 }

@@ -51,6 +51,45 @@ struct LiveRunTests {
         #expect(run.stdout.contains("PASS  10 passed, 0 failed"), "\(run.stdout)")
     }
 
+    /// Random bytes, a text that is not JSON, a frame over 64 KiB and one over 1 MiB: each gets the
+    /// answer PAIR-RELAY-001 names (or the 1009 close) with the rule in the relay's log, and the
+    /// relay goes on serving every relay vector.
+    @Test(.timeLimit(.minutes(2))) func badFramesNeverCrashTheRelay() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let relay = try start(
+            ["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--verbose"], log: "relay.log", readyFile: file("url"))
+        defer { relay.terminate() }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        var random = SystemRandomNumberGenerator()
+        let inputs: [(WebSocketMessage, String?)] = [
+            (.binary((0..<300).map { _ in UInt8.random(in: 0...255, using: &random) }), #""code":"invalid-message""#),
+            (.text("\u{1}\u{2} not json"), #""code":"invalid-message""#),
+            (.text(String(repeating: " ", count: 70_000)), #""code":"too-large""#),
+            (.binary([UInt8](repeating: 0x20, count: (1 << 20) + 1)), nil),
+        ]
+        for (input, answer) in inputs {
+            let connection = try await Self.connect(url)
+            let first: String? = try await connection.run { inbound, writer in
+                try await writer.send(input)
+                var iterator = inbound.makeAsyncIterator()
+                guard case .text(let text)? = try? await iterator.next() else { return nil }
+                await writer.close()
+                return text
+            }
+            if let answer {
+                #expect(first?.contains(answer) == true, "\(answer): \(first ?? "nothing")")
+            } else {
+                #expect(first == nil, "a frame over 1 MiB is closed unread")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(log("relay.log").components(separatedBy: "PAIR-RELAY-001 → ").count - 1 == 3, "\(log("relay.log"))")
+        #expect(log("relay.log").contains("closed with 1009"), "\(log("relay.log"))")
+        #expect(relay.isRunning)
+        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+    }
+
     @Test func senderRole() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let sender = try start(

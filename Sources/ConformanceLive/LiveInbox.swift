@@ -5,10 +5,11 @@ import WebSocketTransport
 /// and read with a timeout, so a silent peer is reported, not waited for forever.
 final class LiveConnection: Sendable {
     let writer: WebSocketWriter
-    let inbox: Inbox
+    /// Text frames in arrival order (binary ones described), read with a timeout.
+    let inbox: WaitQueue<String>
     private let task: Task<Void, Never>
 
-    private init(writer: WebSocketWriter, inbox: Inbox, task: Task<Void, Never>) {
+    private init(writer: WebSocketWriter, inbox: WaitQueue<String>, task: Task<Void, Never>) {
         self.writer = writer
         self.inbox = inbox
         self.task = task
@@ -16,7 +17,7 @@ final class LiveConnection: Sendable {
 
     static func open(_ url: String, from localAddress: String?) async throws -> LiveConnection {
         let connection = try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20, localAddress: localAddress)
-        let inbox = Inbox()
+        let inbox = WaitQueue<String>()
         let (writers, continuation) = AsyncStream.makeStream(of: WebSocketWriter.self)
         let task = Task<Void, Never> {
             _ = try? await connection.run { inbound, writer in
@@ -30,7 +31,7 @@ final class LiveConnection: Sendable {
                         }
                     }
                 } catch {}
-                await inbox.close()
+                await inbox.finish()
             }
         }
         var iterator = writers.makeAsyncIterator()
@@ -41,55 +42,5 @@ final class LiveConnection: Sendable {
     func close() async {
         await writer.close()
         task.cancel()
-    }
-}
-
-/// Text frames in arrival order; `next` waits at most `timeout`.
-actor Inbox {
-    private var buffer: [String] = []
-    private var closed = false
-    private var waiter: (id: UUID, continuation: CheckedContinuation<String?, Never>)?
-
-    func push(_ text: String) {
-        if let waiter {
-            self.waiter = nil
-            waiter.continuation.resume(returning: text)
-        } else {
-            buffer.append(text)
-        }
-    }
-
-    func close() {
-        closed = true
-        if let waiter {
-            self.waiter = nil
-            waiter.continuation.resume(returning: nil)
-        }
-    }
-
-    /// The next frame, or nil when none came within `timeout` or the connection closed.
-    func next(timeout: Duration) async -> String? {
-        if !buffer.isEmpty { return buffer.removeFirst() }
-        if closed { return nil }
-        let id = UUID()
-        return await withCheckedContinuation { continuation in
-            waiter = (id, continuation)
-            Task {
-                try? await Task.sleep(for: timeout)
-                self.expire(id)
-            }
-        }
-    }
-
-    /// Frames that arrived and were never read.
-    func leftovers() -> [String] {
-        defer { buffer.removeAll() }
-        return buffer
-    }
-
-    private func expire(_ id: UUID) {
-        guard let waiter, waiter.id == id else { return }
-        self.waiter = nil
-        waiter.continuation.resume(returning: nil)
     }
 }

@@ -1,5 +1,6 @@
 import ConformanceKit
 import Foundation
+import MigrationPeer
 import WireCore
 
 /// Which peer is under test in a live run.
@@ -24,7 +25,7 @@ struct MigrationScenario: Sendable {
     var comment: String
     var role: LiveRole
     var rules: [RuleID]
-    var faults: [String: [Int]]
+    var faults: ChunkFaults
     /// What the sender's user types, in order: "right" or "wrong" (a PIN one off the shown one).
     var pins: [String]
     /// The runner's own machine's final state.
@@ -54,9 +55,14 @@ struct MigrationScenario: Sendable {
             else {
                 throw LiveError("\(file.lastPathComponent): scenario \(i) needs id, role (sender or receiver) and expect.state")
             }
-            var faults: [String: [Int]] = [:]
+            var faults = ChunkFaults()
             for member in s["faults"]?.objectValue?.members ?? [] {
-                faults[member.key] = (member.value.arrayValue ?? [member.value]).compactMap { $0.integerValue.map(Int.init) }
+                let frames = member.value.arrayValue?.compactMap { $0.integerValue.map(Int.init) }
+                // A misspelt fault would otherwise make a scenario pass without injecting anything.
+                guard let frames, frames.count == member.value.arrayValue?.count, faults.set(member.key, Set(frames)) else {
+                    throw LiveError(
+                        "\(file.lastPathComponent): scenario \(id): faults.\(member.key) must be one of \(ChunkFaults.names.joined(separator: ", ")) with an array of frame numbers")
+                }
             }
             return MigrationScenario(
                 id: id, comment: s["comment"]?.stringValue ?? "", role: role,

@@ -71,10 +71,7 @@ struct MigrationScenarioPlayer {
         defer { try? FileManager.default.removeItem(at: folder) }
         try? FileManager.default.removeItem(at: pinOut)
         var peer = ReceiverPeer.Options(url: url, incoming: IncomingPackage(folder: folder.appendingPathComponent("incoming")))
-        peer.faults.corruptChunks = Set(scenario.faults["corruptChunks"] ?? [])
-        peer.faults.duplicateChunks = Set(scenario.faults["duplicateChunks"] ?? [])
-        peer.faults.holdChunks = Set(scenario.faults["holdChunks"] ?? [])
-        peer.faults.disconnectAfterChunks = Set(scenario.faults["disconnectAfterChunks"] ?? [])
+        peer.faults = scenario.faults
         let password = options.password
         let pins = scenario.pins
         let state = try await ReceiverPeer.run(
@@ -104,11 +101,7 @@ struct MigrationScenarioPlayer {
         var peer = SenderPeer.Options()
         peer.configuration.chunkSize = 16 << 10
         peer.configuration.ackTimeout = 2000
-        peer.faults.corruptChunks = Set(scenario.faults["corruptChunks"] ?? [])
-        peer.faults.duplicateChunks = Set(scenario.faults["duplicateChunks"] ?? [])
-        peer.faults.holdChunks = Set(scenario.faults["holdChunks"] ?? [])
-        peer.faults.dropChunks = Set(scenario.faults["dropChunks"] ?? [])
-        peer.faults.disconnectAfterChunks = Set(scenario.faults["disconnectAfterChunks"] ?? [])
+        peer.faults = scenario.faults
         let package = try await options.package(scratch)
         let typed = PINSequence(scenario.pins)
         let state = try await SenderPeer.run(

@@ -8,22 +8,6 @@ import WireCore
 /// The new phone on the network (seed 000 §3.1): connects to the sender, and drives a
 /// `ReceiverMachine` with what arrives, the user's consent and the clock. After a disconnect it
 /// connects again and resumes; started again after a crash, it resumes from its journal.
-/// Faults a receiver injects on purpose (tests, and the conformance runner playing a receiver
-/// against a sender under test). Chunks are counted from 1 over the whole run.
-public struct ReceiverFaults: Sendable {
-    /// Drop the connection (no closing handshake) after receiving these chunks.
-    public var disconnectAfterChunks: Set<Int> = []
-    /// Stop dead after this many chunks, as a crash would; started again, the receiver resumes.
-    public var stopAfterChunks: Int?
-    /// Flip the last byte of these chunks before checking them (a corrupted frame).
-    public var corruptChunks: Set<Int> = []
-    /// Handle these chunks twice (a duplicated frame).
-    public var duplicateChunks: Set<Int> = []
-    /// Handle these chunks after the next one (reordered frames).
-    public var holdChunks: Set<Int> = []
-    public init() {}
-}
-
 public enum ReceiverPeer {
     public struct Options: Sendable {
         public var url: String
@@ -32,8 +16,12 @@ public enum ReceiverPeer {
         /// Pause between connection attempts, and how many failed attempts in a row end the run.
         public var reconnectDelay: Duration = .milliseconds(250)
         public var maxFailedConnects = 40
-        public var faults = ReceiverFaults()
-        /// Delay everything the receiver sends by this much (benchmarks: half a simulated round trip).
+        /// Faults injected into the chunk frames received, before the machine sees them.
+        public var faults = ChunkFaults()
+        /// Stop dead after this many chunks, as a crash would; started again, the receiver
+        /// resumes from its journal (fault injection).
+        public var stopAfterChunks: Int?
+        /// Delay everything the receiver receives by this much (benchmarks: half a simulated round trip).
         public var simulatedLatency: TimeAmount?
         public init(url: String, incoming: IncomingPackage) {
             self.url = url
@@ -119,8 +107,11 @@ public enum ReceiverPeer {
             var current: (writer: WebSocketWriter, id: UUID)?
             var file = resumedFile
             var failedConnects = 0
-            var chunksReceived = 0
-            var held: [UInt8]?
+            var line = FaultyLine<[UInt8]>(options.faults) { frame in
+                var frame = frame
+                if let last = frame.indices.last { frame[last] ^= 0xFF }
+                return frame
+            }
             defer { try? file?.close() }
             for await input in inputs {
                 let now = clock.now()
@@ -146,26 +137,14 @@ public enum ReceiverPeer {
                         case .success(let document): pending.append(.message(document, at: now))
                         case .failure(let violation): pending.append(.malformed(violation, at: now))
                         }
-                    case .binary(var bytes):
-                        let faults = options.faults
-                        if chunksReceived == faults.stopAfterChunks {
-                            throw TransferFailure("stopped after \(chunksReceived) chunks (fault injection)")
+                    case .binary(let bytes):
+                        if line.count == options.stopAfterChunks {
+                            throw TransferFailure("stopped after \(line.count) chunks (fault injection)")
                         }
-                        chunksReceived += 1
-                        let k = chunksReceived
-                        if faults.corruptChunks.contains(k), let last = bytes.indices.last { bytes[last] ^= 0xFF }
-                        if faults.holdChunks.contains(k) {
-                            held = bytes
-                        } else {
-                            pending.append(.chunk(bytes, at: now))
-                            if faults.duplicateChunks.contains(k) { pending.append(.chunk(bytes, at: now)) }
-                            if let frame = held {
-                                pending.append(.chunk(frame, at: now))
-                                held = nil
-                            }
-                        }
-                        if faults.disconnectAfterChunks.contains(k) {
-                            hooks.report(.log("dropping the connection after \(k) chunks (fault injection)"))
+                        let (frames, disconnect) = line.pass(bytes)
+                        pending += frames.map { .chunk($0, at: now) }
+                        if disconnect {
+                            hooks.report(.log("dropping the connection after \(line.count) chunks (fault injection)"))
                             current?.writer.abort()
                         }
                     }

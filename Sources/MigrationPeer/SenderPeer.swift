@@ -7,28 +7,13 @@ import WireCore
 /// The old phone on the network (seed 000 §3.1): listens, and drives a `SenderMachine` with what
 /// arrives, the user's PIN, the prepared package and the clock. One receiver at a time; after a
 /// disconnect it waits for the same receiver to come back and resume.
-/// Faults a sender injects on purpose (tests, and the conformance runner playing a sender against
-/// a receiver under test). Chunk frames are counted from 1 over the whole run.
-public struct SenderFaults: Sendable {
-    /// Flip the last data byte of these frames, leaving the digest: the receiver must ask again.
-    public var corruptChunks: Set<Int> = []
-    /// Send these frames twice.
-    public var duplicateChunks: Set<Int> = []
-    /// Send these frames after the next one.
-    public var holdChunks: Set<Int> = []
-    /// Never send these frames (lost on the way).
-    public var dropChunks: Set<Int> = []
-    /// Drop the connection after sending these frames.
-    public var disconnectAfterChunks: Set<Int> = []
-    public init() {}
-}
-
 public enum SenderPeer {
     public struct Options: Sendable {
         public var configuration = SenderMachine.Configuration()
         /// Give up when no receiver has come back for this long after a disconnect.
         public var reconnectTimeout: Duration = .seconds(120)
-        public var faults = SenderFaults()
+        /// Faults injected into the chunk frames sent.
+        public var faults = ChunkFaults()
         public init() {}
     }
 
@@ -86,9 +71,14 @@ public enum SenderPeer {
             var current: (writer: WebSocketWriter, id: UUID)?
             var reader: ChunkReader?
             var disconnectedAt: ContinuousClock.Instant?
-            var framesSent = 0
             var sentAfterAck = 0
-            var held: ByteBuffer?
+            var line = FaultyLine<ByteBuffer>(options.faults) { frame in
+                var frame = frame
+                if let last = frame.writerIndex > 0 ? frame.writerIndex - 1 : nil {
+                    frame.setInteger(frame.getInteger(at: last, as: UInt8.self)! ^ 0xFF, at: last)
+                }
+                return frame
+            }
             for await input in inputs {
                 let now = clock.now()
                 var actions: [TransferAction] = []
@@ -145,28 +135,11 @@ public enum SenderPeer {
                         try? await current?.writer.send(text: ControlFrame.encode(message))
                     case .sendChunk(let index):
                         guard let reader, let writer = current?.writer else { continue }
-                        framesSent += 1
                         if machine.acked.contains(index) { sentAfterAck += 1 }
-                        var frame = try reader.frame(index)
-                        let faults = options.faults, k = framesSent
-                        if faults.corruptChunks.contains(k), frame.readableBytes > 0 {
-                            let last = frame.writerIndex - 1
-                            frame.setInteger(frame.getInteger(at: last, as: UInt8.self)! ^ 0xFF, at: last)
-                        }
-                        if faults.dropChunks.contains(k) {
-                            // Lost on the way: the machine believes it sent the chunk.
-                        } else if faults.holdChunks.contains(k) {
-                            held = frame
-                        } else {
-                            try? await writer.send(binary: frame)
-                            if faults.duplicateChunks.contains(k) { try? await writer.send(binary: frame) }
-                            if let earlier = held {
-                                try? await writer.send(binary: earlier)
-                                held = nil
-                            }
-                        }
-                        if faults.disconnectAfterChunks.contains(k) {
-                            hooks.report(.log("dropping the connection after \(k) chunks (fault injection)"))
+                        let (frames, disconnect) = line.pass(try reader.frame(index))
+                        for frame in frames { try? await writer.send(binary: frame) }
+                        if disconnect {
+                            hooks.report(.log("dropping the connection after \(line.count) chunks (fault injection)"))
                             writer.abort()
                         }
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {
@@ -195,7 +168,7 @@ public enum SenderPeer {
                 case .done, .failed, .locked:
                     if let meta = reader?.package.meta {
                         if machine.state == .done { hooks.report(.progress(TransferProgress(bytes: meta.fileSize, total: meta.fileSize))) }
-                        hooks.report(.log("\(framesSent) chunk frames sent for \(meta.chunkCount) chunks, \(sentAfterAck) of them already acknowledged"))
+                        hooks.report(.log("\(line.count) chunk frames sent for \(meta.chunkCount) chunks, \(sentAfterAck) of them already acknowledged"))
                     }
                     return machine.state
                 default:

@@ -13,7 +13,7 @@ public struct WebSocketListener: Sendable {
     }
 
     let channel: any Channel
-    let queue: ConnectionQueue
+    let queue: WaitQueue<WebSocketConnection>
     /// The bound port (useful after binding port 0).
     public let port: Int
 
@@ -55,7 +55,7 @@ public struct WebSocketListener: Sendable {
                 }
             }
         guard let port = channel.channel.localAddress?.port else { throw WebSocketError("the listener has no port") }
-        let queue = ConnectionQueue()
+        let queue = WaitQueue<WebSocketConnection>()
         // Accepting runs for the listener's lifetime, not a consumer's: a connection that
         // arrives while nobody accepts waits in the queue instead of hanging unread.
         Task {

@@ -43,7 +43,7 @@ struct Receive: AsyncParsableCommand {
         if let list = disconnectAfterChunks {
             options.faults.disconnectAfterChunks = Set(list.split(separator: ",").compactMap { Int($0) })
         }
-        options.faults.stopAfterChunks = stopAfterChunks
+        options.stopAfterChunks = stopAfterChunks
         var restoreOptions = Restorer.Options()
         restoreOptions.keepPrevious = keepPrevious
         if let minimumIterations { restoreOptions.policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound) }

@@ -85,24 +85,11 @@ enum MigrationTransferJSON {
         return try PairingMachineJSON.run(
             machine, events: events,
             decode: { e throws(Problem) -> ReceiverMachine.Event in
+                if let event: ReceiverMachine.Event = try sharedEvent(e) { return event }
                 switch e.name {
-                case "connected": return .connected(at: try e.at())
-                case "message": return .message(try e.document(), at: try e.at())
-                case "text":
-                    switch ControlFrame.parse(try e.string("text")) {
-                    case .success(let document): return .message(document, at: try e.at())
-                    case .failure(let violation): return .malformed(violation, at: try e.at())
-                    }
-                case "chunk", "binary":
-                    guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
-                    return .chunk([UInt8](frame), at: try e.at())
+                case "chunk", "binary": return .chunk(try frame(e), at: try e.at())
                 case "user-confirmed": return .userConfirmed(try RecordsMachineJSON.flag(e, "yes"), at: try e.at())
-                case "user-pause": return .userPause(at: try e.at())
-                case "user-resume": return .userResume(at: try e.at())
-                case "user-cancel": return .userCancel(at: try e.at())
                 case "file-verified": return .fileVerified(try RecordsMachineJSON.flag(e, "ok"), at: try e.at())
-                case "disconnected": return .disconnected(at: try e.at())
-                case "tick": return .tick(at: try e.at())
                 default: throw e.unknown
                 }
             },
@@ -128,24 +115,11 @@ enum MigrationTransferJSON {
         return try PairingMachineJSON.run(
             machine, events: events,
             decode: { e throws(Problem) -> SenderMachine.Event in
+                if let event: SenderMachine.Event = try sharedEvent(e) { return event }
                 switch e.name {
-                case "connected": return .connected(at: try e.at())
-                case "message": return .message(try e.document(), at: try e.at())
-                case "text":
-                    switch ControlFrame.parse(try e.string("text")) {
-                    case .success(let document): return .message(document, at: try e.at())
-                    case .failure(let violation): return .malformed(violation, at: try e.at())
-                    }
-                case "binary":
-                    guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
-                    return .malformed(ControlFrame.binaryToSender(length: frame.count), at: try e.at())
+                case "binary": return .malformed(ControlFrame.binaryToSender(length: try frame(e).count), at: try e.at())
                 case "user-entered-pin": return .userEnteredPIN(try e.string("pin"), at: try e.at())
                 case "backup-ready": return .backupReady(try meta(e.object["meta"], "events[\(e.index)]"), at: try e.at())
-                case "user-pause": return .userPause(at: try e.at())
-                case "user-resume": return .userResume(at: try e.at())
-                case "user-cancel": return .userCancel(at: try e.at())
-                case "disconnected": return .disconnected(at: try e.at())
-                case "tick": return .tick(at: try e.at())
                 default: throw e.unknown
                 }
             },
@@ -161,8 +135,50 @@ enum MigrationTransferJSON {
             })
     }
 
+    /// The events both machines take, read the same way for both; nil for the others.
+    static func sharedEvent<E: TransferEvent>(_ e: Events) throws(Problem) -> E? {
+        switch e.name {
+        case "connected": return .connected(at: try e.at())
+        case "message": return .message(try e.document(), at: try e.at())
+        case "text":
+            // MIG-WS-001: the frame's text, parsed as the edge parses it.
+            switch ControlFrame.parse(try e.string("text")) {
+            case .success(let document): return .message(document, at: try e.at())
+            case .failure(let violation): return .malformed(violation, at: try e.at())
+            }
+        case "user-pause": return .userPause(at: try e.at())
+        case "user-resume": return .userResume(at: try e.at())
+        case "user-cancel": return .userCancel(at: try e.at())
+        case "disconnected": return .disconnected(at: try e.at())
+        case "tick": return .tick(at: try e.at())
+        default: return nil
+        }
+    }
+
+    /// A binary frame's bytes (base64 in the vectors).
+    static func frame(_ e: Events) throws(Problem) -> [UInt8] {
+        guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
+        return [UInt8](frame)
+    }
+
     static func name<S>(_ state: S) -> String {
         let text = "\(state)"
         return String(text.prefix { $0 != "(" })
     }
 }
+
+/// The events the sender and receiver machines have in common; each machine's `Event` cases
+/// provide them.
+protocol TransferEvent {
+    static func connected(at: EpochMillis) -> Self
+    static func message(_ document: JSONValue, at: EpochMillis) -> Self
+    static func malformed(_ violation: Violation, at: EpochMillis) -> Self
+    static func userPause(at: EpochMillis) -> Self
+    static func userResume(at: EpochMillis) -> Self
+    static func userCancel(at: EpochMillis) -> Self
+    static func disconnected(at: EpochMillis) -> Self
+    static func tick(at: EpochMillis) -> Self
+}
+
+extension ReceiverMachine.Event: TransferEvent {}
+extension SenderMachine.Event: TransferEvent {}

@@ -78,7 +78,7 @@ struct MigrationScenarioPlayer {
             options: peer,
             hooks: .init(
                 showPIN: { shown in
-                    Task { await PINHandoff.write(pins.map { $0 == "right" ? shown : PINHandoff.wrong(shown) }, to: pinOut) }
+                    Task { await PINFile.write(pins.map { $0 == "right" ? shown : PINFile.wrong(shown) }, to: pinOut) }
                 },
                 confirmWipe: { _ in true },
                 restore: { file, _ in
@@ -89,7 +89,7 @@ struct MigrationScenarioPlayer {
                     _ = try Restorer.restore(file, password: password, into: DeviceStore(folder.appendingPathComponent("store")), options: restore)
                 },
                 report: collector.report))
-        return Self.name(state)
+        return MigrationTransferJSON.name(state)
     }
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.
@@ -109,16 +109,12 @@ struct MigrationScenarioPlayer {
             hooks: .init(
                 enterPIN: { _ in
                     // The receiver shows one PIN per session: read it once, then type from memory.
-                    let shown = try await typed.shown { try await PINHandoff.read(pinFile) }
-                    return await typed.next() == "right" ? shown : PINHandoff.wrong(shown)
+                    let shown = try await typed.shown { try await PINFile.read(pinFile) }
+                    return await typed.next() == "right" ? shown : PINFile.wrong(shown)
                 },
                 prepare: { package },
                 report: collector.report))
-        return Self.name(state)
-    }
-
-    static func name<S>(_ state: S) -> String {
-        String(String(describing: state).prefix { $0 != "(" })
+        return MigrationTransferJSON.name(state)
     }
 }
 
@@ -145,38 +141,6 @@ actor PINSequence {
         let pin = try await read()
         known = pin
         return pin
-    }
-}
-
-/// PINs passed between a peer under test and the runner through a file: the writer waits until
-/// the reader has taken (removed) the previous one.
-enum PINHandoff {
-    static func write(_ pins: [String], to file: URL) async {
-        for pin in pins {
-            while FileManager.default.fileExists(atPath: file.path) { try? await Task.sleep(for: .milliseconds(50)) }
-            try? Data((pin + "\n").utf8).write(to: file, options: .atomic)
-        }
-    }
-
-    static func read(_ file: URL) async throws -> String {
-        while true {
-            try Task.checkCancellation()
-            if let text = try? String(contentsOf: file, encoding: .utf8) {
-                let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if pin.count == 6 {
-                    try? FileManager.default.removeItem(at: file)
-                    return pin
-                }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    /// A PIN that is not `pin`: one more, modulo a million.
-    static func wrong(_ pin: String) -> String {
-        let n = ((Int(pin) ?? 0) + 1) % 1_000_000
-        let text = String(n)
-        return String(repeating: "0", count: 6 - text.count) + text
     }
 }
 

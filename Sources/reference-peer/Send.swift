@@ -58,7 +58,7 @@ struct Send: AsyncParsableCommand {
 
         let hooks = SenderPeer.Hooks(
             enterPIN: { left in
-                if let pinFile { return try await PINFile.read(pinFile) }
+                if let pinFile { return try await PINFile.read(URL(fileURLWithPath: pinFile)) }
                 let prompt = left < ReceiverMachine.pinAttempts ? "Wrong PIN; \(left) attempts left. PIN: " : "PIN shown on the new phone: "
                 guard let line = await Console.readLine(prompt: prompt) else { throw TransferFailure("no PIN entered") }
                 return line.trimmingCharacters(in: .whitespaces)
@@ -99,22 +99,5 @@ enum HostPort {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard !host.isEmpty else { throw ValidationError("\(text) has no host") }
         return (host, port)
-    }
-}
-
-/// The PIN handed from the receiver to the sender through a file, for scripts: read once it
-/// appears, then removed, so a retry (or the next session) waits for a new one.
-enum PINFile {
-    static func read(_ path: String) async throws -> String {
-        while true {
-            if let text = try? String(contentsOfFile: path, encoding: .utf8) {
-                let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if pin.count == 6 {
-                    try? FileManager.default.removeItem(atPath: path)
-                    return pin
-                }
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
     }
 }

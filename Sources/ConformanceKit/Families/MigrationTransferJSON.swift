@@ -3,7 +3,7 @@ import Migration
 import WireCore
 
 /// JSON forms of the transfer machines (Spec migration.md §5.3) and of the chunk kind.
-enum MigrationTransferJSON {
+public enum MigrationTransferJSON {
     typealias Problem = ContextReader.Problem
     typealias Events = PairingMachineJSON.EventReader
 
@@ -161,9 +161,10 @@ enum MigrationTransferJSON {
         return [UInt8](frame)
     }
 
-    static func name<S>(_ state: S) -> String {
-        let text = "\(state)"
-        return String(text.prefix { $0 != "(" })
+    /// A transfer machine state's name as the vectors and live scenarios spell it: the case
+    /// name without its associated values (`failed`, not `failed("timeout")`).
+    public static func name<S>(_ state: S) -> String {
+        String(String(describing: state).prefix { $0 != "(" })
     }
 }
 

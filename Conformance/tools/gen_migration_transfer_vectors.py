@@ -2,12 +2,14 @@
 BackupChunk frames, and the sender and receiver machines. Expectations are typed in by hand from
 the Spec; frames and digests are computed here by the Spec's recipe (hashlib, struct)."""
 import base64
-import copy
 import hashlib
 import json
 import os
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vector_file import VectorFile  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "migration")
 T = 1747300000000
@@ -39,38 +41,15 @@ def b64(b):
 CHUNK0, CHUNK1 = FILE[:4096], FILE[4096:]
 
 
-class File:
-    def __init__(self, kind=None, machine=None, description="", context=None):
-        self.kind, self.machine, self.description, self.context, self.cases = kind, machine, description, context or {}, []
-
-    @property
-    def slug(self):
-        return self.kind or self.machine
+class File(VectorFile):
+    family = "migration"
+    out = OUT
 
     def doc(self, slug, comment, expected, rules, flags=(), doc=None, b=None, context=None):
-        c = {"id": f"migration/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules}
-        if context is not None:
-            c["context"] = context
         if b is not None:
-            c["inputBase64"] = b64(b)
+            self.case(slug, comment, rules, flags, context, inputBase64=b64(b), expected=expected)
         else:
-            c["input"] = doc
-        c["expected"] = expected
-        self.cases.append(c)
-
-    def steps(self, slug, comment, rules, triggers, steps, context=None, flags=()):
-        c = {"id": f"migration/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "triggers": triggers}
-        if context is not None:
-            c["context"] = context
-        c["steps"] = [{"event": e, "expect": {"state": s, "actions": a}} for e, s, a in steps]
-        self.cases.append(c)
-
-    def write(self):
-        d = {"family": "migration", "description": self.description, "context": self.context, "cases": self.cases}
-        d["kind" if self.kind else "machine"] = self.slug
-        with open(os.path.join(OUT, f"{self.slug}.json"), "w") as fh:
-            fh.write(json.dumps(d, ensure_ascii=False, indent=2) + "\n")
-        return len(self.cases)
+            self.case(slug, comment, rules, flags, context, input=doc, expected=expected)
 
 
 def ok(canonical):

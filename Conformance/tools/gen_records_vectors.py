@@ -5,6 +5,9 @@ import json
 import os
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from vector_file import VectorFile  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "records")
 T = 1747300000000
 DAY = 86400000
@@ -53,45 +56,19 @@ def edit(doc, path, value):
 DROP = object()
 
 
-class File:
-    def __init__(self, kind=None, machine=None, description="", context=None):
-        self.kind, self.machine, self.description, self.context, self.cases = kind, machine, description, context or {}, []
-
-    @property
-    def slug(self):
-        return self.kind or self.machine
+class File(VectorFile):
+    family = "records"
+    out = OUT
 
     def accept(self, slug, comment, doc, canonical, rules, flags=(), context=None):
-        c = {"id": f"records/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules}
-        if context is not None:
-            c["context"] = context
-        c.update({"input": doc, "expected": {"outcome": "accept", "canonical": canonical}})
-        self.cases.append(c)
+        self.case(slug, comment, rules, flags, context, input=doc, expected={"outcome": "accept", "canonical": canonical})
 
     def reject(self, slug, comment, doc, violations, flags=(), text=None, context=None, rules=None):
         if isinstance(violations, tuple):
             violations = [violations]
-        c = {"id": f"records/{self.slug}/{slug}", "comment": comment, "flags": list(flags),
-             "rules": rules or sorted({r for _, r in violations})}
-        if context is not None:
-            c["context"] = context
-        c.update({"inputText": text} if text is not None else {"input": doc})
-        c["expected"] = {"outcome": "reject", "violations": [{"path": p, "rule": r} for p, r in violations]}
-        self.cases.append(c)
-
-    def steps(self, slug, comment, rules, triggers, steps, context=None, flags=()):
-        c = {"id": f"records/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "triggers": triggers}
-        if context is not None:
-            c["context"] = context
-        c["steps"] = [{"event": e, "expect": {"state": s, "actions": a}} for e, s, a in steps]
-        self.cases.append(c)
-
-    def write(self):
-        doc = {"family": "records", "description": self.description, "context": self.context, "cases": self.cases}
-        doc["kind" if self.kind else "machine"] = self.slug
-        with open(os.path.join(OUT, f"{self.slug}.json"), "w") as fh:
-            fh.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-        return len(self.cases)
+        source = {"inputText": text} if text is not None else {"input": doc}
+        self.case(slug, comment, rules or sorted({r for _, r in violations}), flags, context, **source,
+                  expected={"outcome": "reject", "violations": [{"path": p, "rule": r} for p, r in violations]})
 
 
 def canon(record):

@@ -27,15 +27,9 @@ public struct LiveOptions: Sendable {
         self.announce = announce
     }
 
-    /// The package the runner sends a receiver under test: a generated store, packed once.
-    func package(_ scratch: URL) async throws -> PreparedPackage {
+    /// The package the runner sends a receiver under test: a generated store, packed once per run.
+    func package(_ scratch: URL) throws -> PreparedPackage {
         let file = scratch.appendingPathComponent("live-package.enc")
-        let meta = scratch.appendingPathComponent("live-package.json")
-        if let text = try? String(contentsOf: meta, encoding: .utf8), let parts = Optional(text.split(separator: " ")), parts.count == 2,
-            let zip = Int64(parts[1])
-        {
-            return try PreparedPackage(file: file, backupId: String(parts[0]), zipSize: zip, chunkSize: 16 << 10, schemaVersion: 1, appVersion: "1.0.0")
-        }
         let store = scratch.appendingPathComponent("live-store")
         var sample = SampleStore.Options()
         sample.mediaBytes = 1 << 20
@@ -43,7 +37,6 @@ public struct LiveOptions: Sendable {
         var random = GeneratorBytes(SystemRandomNumberGenerator())
         let result = try Packer.pack(
             DeviceStore(store), to: file, password: password ?? LiveRunner.defaultPassword, now: Int64(Date().timeIntervalSince1970), random: &random)
-        try Data("\(result.backupId) \(result.zipSize)".utf8).write(to: meta)
         return try PreparedPackage(file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: 16 << 10, schemaVersion: 1, appVersion: "1.0.0")
     }
 }
@@ -86,11 +79,13 @@ public enum LiveRunner {
             // A receiver under test connects once per scenario to one listener for the whole run,
             // so a receiver that reconnects early is queued for the next scenario, never lost.
             var listener: WebSocketListener?
-            if options.role == .receiver {
+            var package: PreparedPackage?
+            if options.role == .receiver, !scenarios.isEmpty {
                 guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
                 listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+                package = try options.package(scratch)
             }
-            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener)
+            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package)
             for scenario in scenarios {
                 options.announce("\(scenario.id)")
                 record(scenario.vector, await player.play(scenario))

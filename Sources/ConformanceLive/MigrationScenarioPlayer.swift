@@ -13,8 +13,9 @@ import WireCore
 struct MigrationScenarioPlayer {
     var options: LiveOptions
     var scratch: URL
-    /// Where a receiver under test connects (with `--role receiver`).
+    /// Where a receiver under test connects, and what it is sent (with `--role receiver`).
     var listener: WebSocketListener?
+    var package: PreparedPackage?
 
     static let timeout: Duration = .seconds(90)
 
@@ -94,7 +95,7 @@ struct MigrationScenarioPlayer {
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.
     private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
-        guard let listener, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
+        guard let listener, let package, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
         guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
         try? FileManager.default.removeItem(at: pinFile)
         options.announce("waiting for the receiver under test on ws://\(host):\(listener.port) (\(scenario.id))")
@@ -102,7 +103,6 @@ struct MigrationScenarioPlayer {
         peer.configuration.chunkSize = 16 << 10
         peer.configuration.ackTimeout = 2000
         peer.faults = scenario.faults
-        let package = try await options.package(scratch)
         let typed = PINSequence(scenario.pins)
         let state = try await SenderPeer.run(
             on: listener, options: peer,

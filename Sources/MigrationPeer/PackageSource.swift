@@ -60,22 +60,31 @@ final class ChunkReader {
 
     deinit { try? handle.close() }
 
-    /// The frame in one buffer: the file's bytes are copied once, into it.
+    /// The frame in one buffer: the chunk is read from the file straight into it, after room
+    /// for the header, which is filled in once the digest is known.
     func frame(_ index: Int) throws -> ByteBuffer {
         let meta = package.meta
         let offset = Int64(index) * Int64(meta.chunkSize)
-        try handle.seek(toOffset: UInt64(offset))
-        let data = try handle.read(upToCount: meta.chunkLength(index)) ?? Data()
-        guard data.count == meta.chunkLength(index) else {
+        let length = meta.chunkLength(index)
+        let headerLength = BackupChunk.headerLength
+        var buffer = ByteBufferAllocator().buffer(capacity: headerLength + length)
+        buffer.moveWriterIndex(forwardBy: headerLength)
+        let fd = handle.fileDescriptor
+        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { space in
+            var done = 0
+            while done < length {
+                let n = pread(fd, space.baseAddress! + done, length - done, off_t(offset) + off_t(done))
+                guard n > 0 else { break }
+                done += n
+            }
+            return done
+        }
+        guard read == length else {
             throw TransferFailure("\(package.file.path) is shorter than announced (chunk \(index))")
         }
-        let header = BackupChunk.header(
-            backupId: meta.backupId, index: index, offset: offset, length: data.count,
-            digest: package.storedDigest(index) ?? Array(SHA256.hash(data: data)))
-        var buffer = ByteBuffer()
-        buffer.reserveCapacity(header.count + data.count)
-        buffer.writeBytes(header)
-        buffer.writeBytes(data)
+        let digest = package.storedDigest(index)
+            ?? buffer.withUnsafeReadableBytes { Array(SHA256.hash(data: UnsafeRawBufferPointer(rebasing: $0[headerLength...]))) }
+        buffer.setBytes(BackupChunk.header(backupId: meta.backupId, index: index, offset: offset, length: length, digest: digest), at: 0)
         return buffer
     }
 }

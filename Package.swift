@@ -71,7 +71,7 @@ let package = Package(
         .executableTarget(
             name: "reference-peer",
             dependencies: [
-                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "PairingPeer", "WebSocketTransport", "WireCore",
+                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "PairingPeer", "WebSocketTransport", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

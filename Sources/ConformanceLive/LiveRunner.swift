@@ -21,6 +21,15 @@ public struct LiveOptions: Sendable {
     public var password: String?
     /// Progress lines for the person running the kit.
     public var announce: @Sendable (String) -> Void
+    /// Role relay: how long to wait for each frame a step expects.
+    public var frameTimeout: Duration = .seconds(3)
+    /// Role relay: the relay's alias lifetime and guess window in milliseconds (the Spec's
+    /// 300,000 unless the relay was started with shorter ones for testing).
+    public var relayWindow: Int64 = 300_000
+    /// Role relay: also play the cases that take minutes of the relay's clock.
+    public var includeSlow = false
+    /// Which rules are SHOULD-level (a case missing only those is non-strict).
+    public var levels = RuleLevels()
 
     public init(role: LiveRole, announce: @escaping @Sendable (String) -> Void) {
         self.role = role
@@ -54,24 +63,38 @@ public enum LiveRunner {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         var results: [CaseResult] = []
+        var notes: [String] = []
 
-        func record(_ vector: VectorCase, _ outcome: LiveOutcome) {
-            var result = CaseResult(vector: vector, status: outcome.status, violations: outcome.violations, verdict: .pass, expectedEntry: expectedFailures.entries[vector.id])
-            result.verdict = Runner.verdict(result, entry: result.expectedEntry)
-            results.append(result)
+        func record(_ vector: VectorCase, _ outcome: LiveOutcome, since began: Date) {
+            results.append(
+                .judged(
+                    vector, status: outcome.status, violations: outcome.violations, entry: expectedFailures.entry(for: vector.id), notes: outcome.notes,
+                    seconds: Date().timeIntervalSince(began)))
         }
 
         switch options.role {
         case .relay:
             guard let url = options.peerURL else { throw LiveError("--role relay needs --peer ws://HOST:PORT") }
-            let relayCases = cases.filter { $0.family == "pairing" && $0.subject == "relay" && filter.matches($0) }
-            let playable = relayCases.filter(RelayReplay.playable)
-            if playable.count < relayCases.count {
-                options.announce("\(relayCases.count - playable.count) relay vectors need 5 minutes of the relay's clock: the in-process run covers them")
-            }
-            for (i, vector) in playable.enumerated() {
-                options.announce("\(vector.id)")
-                record(vector, await RelayReplay.run(vector, index: i, url: url))
+            let replay = RelayReplay(
+                url: url, frameTimeout: options.frameTimeout, liveWindow: options.relayWindow, includeSlow: options.includeSlow, levels: options.levels)
+            let relayCases = RelayReplay.ordered(cases.filter { RelayReplay.isRelayCase($0) && filter.matches($0) })
+            notes.append(
+                replay.sourceBase == nil
+                    ? "clients: one source address for all (the relay is not on a 127.x.y.z address)"
+                    : "clients: one loopback source address each, fresh per case")
+            notes.append(
+                "relay window: \(options.relayWindow) ms\(options.relayWindow == 300_000 ? " (the Spec's)" : " (the relay was started with shorter windows)"); "
+                    + (options.includeSlow ? "time-based cases played in real time" : "time-based cases that take over a minute skipped (--include-slow plays them)"))
+            for (i, vector) in relayCases.enumerated() {
+                let began = Date()
+                switch replay.plan(vector) {
+                case .skip(let reason):
+                    options.announce("\(vector.id): skipped, \(reason)")
+                    record(vector, LiveOutcome(status: .skipped(reason), violations: []), since: began)
+                case .play(let schedule):
+                    options.announce("\(vector.id)" + (schedule.map { " (\($0.duration / 1000) s of the relay's clock)" } ?? ""))
+                    record(vector, await replay.run(vector, index: i, schedule: schedule), since: began)
+                }
             }
         case .sender, .receiver:
             let file = repository.root.appendingPathComponent("Conformance/scenarios/migration.json")
@@ -88,12 +111,15 @@ public enum LiveRunner {
             let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package)
             for scenario in scenarios {
                 options.announce("\(scenario.id)")
-                record(scenario.vector, await player.play(scenario))
+                let began = Date()
+                record(scenario.vector, await player.play(scenario), since: began)
             }
             await listener?.close()
         }
         guard !results.isEmpty else { throw LiveError("no live case matches the selection") }
         let peer = options.peerURL ?? options.listen.map { "ws://\($0.0):\($0.1) (listening)" } ?? "?"
-        return RunReport(peer: "\(peer), \(options.role.rawValue) under test", results: results, seconds: Date().timeIntervalSince(start), unknownExpectedFailures: [])
+        return RunReport(
+            peer: "\(peer), \(options.role.rawValue) under test", results: results, seconds: Date().timeIntervalSince(start),
+            unknownExpectedFailures: expectedFailures.stale(among: cases), notes: notes)
     }
 }

@@ -17,6 +17,7 @@ public enum LiveRole: String, Sendable, CaseIterable {
 struct LiveOutcome: Sendable {
     var status: CaseResult.Status
     var violations: [Violation]
+    var notes: [String] = []
 }
 
 /// A migration scenario from `Conformance/scenarios/migration.json` (format: the README there).

@@ -61,7 +61,7 @@ struct MigrationScenarioPlayer {
         default:
             break
         }
-        return LiveOutcome(status: violations.isEmpty ? .passed : .failed, violations: violations)
+        return LiveOutcome(status: CaseResult.status(violations: violations, notes: [], levels: options.levels), violations: violations)
     }
 
     /// The peer under test is a sender: connect to it as a receiver.

@@ -12,6 +12,9 @@ public struct WebSocketConnection: Sendable {
     /// The peer's address, for logs.
     public var remoteAddress: String { channel.channel.remoteAddress?.description ?? "?" }
 
+    /// The peer's IP address alone (a relay's unit of rate limiting), when it has one.
+    public var remoteIP: String? { channel.channel.remoteAddress?.ipAddress }
+
     public func run<Result: Sendable>(
         _ body: (_ inbound: WebSocketInbound, _ outbound: WebSocketWriter) async throws -> Result
     ) async throws -> Result {
@@ -69,6 +72,9 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     public struct AsyncIterator: AsyncIteratorProtocol {
         var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
         let writer: WebSocketWriter
+        /// The peer's close frame, once `next()` returned nil because of it: its status code
+        /// (nil when the frame carried none) and reason. Nil when the connection just ended.
+        public private(set) var closeFrame: WebSocketClose?
 
         public mutating func next() async throws -> WebSocketMessage? {
             while let frame = try await frames.next() {
@@ -86,6 +92,10 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
                 case .ping:
                     try? await writer.send(opcode: .pong, frame.unmaskedData)
                 case .connectionClose:
+                    var data = frame.unmaskedData
+                    let code = data.readInteger(as: UInt16.self)
+                    let reason = data.readString(length: data.readableBytes) ?? ""
+                    closeFrame = WebSocketClose(code: code, reason: reason)
                     await writer.close()
                     return nil
                 default:
@@ -94,5 +104,16 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
             }
             return nil
         }
+    }
+}
+
+/// A close frame as the peer sent it (RFC 6455 §5.5.1).
+public struct WebSocketClose: Sendable, Hashable, CustomStringConvertible {
+    public var code: UInt16?
+    public var reason: String
+
+    public var description: String {
+        guard let code else { return "a close frame without a status code" }
+        return "close code \(code)" + (reason.isEmpty ? "" : " (\(reason))")
     }
 }

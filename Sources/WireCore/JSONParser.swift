@@ -379,7 +379,8 @@ private struct Parser {
 }
 
 extension String {
-    func leftPadded(to width: Int, with pad: Character = "0") -> String {
+    /// The string padded on the left to `width` characters (codes and hex digits keep their zeros).
+    public func leftPadded(to width: Int, with pad: Character = "0") -> String {
         count >= width ? self : String(repeating: pad, count: width - count) + self
     }
 }

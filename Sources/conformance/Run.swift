@@ -18,7 +18,9 @@ struct Run: AsyncParsableCommand {
 
     @OptionGroup var repo: RepositoryOption
     @Option(help: "Only this family (\(Families.all.map(\.name).joined(separator: ", "))).") var family: String?
-    @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, e.g. 'pairing/flow-b/*'.") var caseGlob: String?
+    @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, e.g. 'pairing/flow-b/*' (repeatable: any of them).")
+    var caseGlobs: [String] = []
+    @Option(help: "Leave out cases whose id matches this glob (repeatable).") var exclude: [String] = []
     @Option(help: "Report format: text, json or junit.") var format: Format = .text
     @Option(help: "Write the report to this file instead of standard output.") var output: String?
     @Option(help: "Cases the implementation is known to fail: `CASE-ID [RULE,...]  # reason` per line.")
@@ -32,8 +34,13 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
     @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
     var passwordFile: String?
-    @Option(help: "Seconds to wait for a testee's answer.") var timeout: Double = 10
-    @Flag(help: "Also list expected failures in the text report.") var verbose = false
+    @Option(help: "Seconds to wait for a testee's answer (default 10), or with --role relay for each expected frame (default 3).")
+    var timeout: Double?
+    @Flag(help: "Also list expected failures and not-implemented cases in the text report.") var verbose = false
+    @Flag(help: "With --role relay: also play the cases that take minutes of the relay's clock (alias lifetime, guess window).")
+    var includeSlow = false
+    @Option(help: "With --role relay: the relay's alias lifetime and guess window in ms, when it was started with shorter ones for testing (default 300000).")
+    var relayWindowMs: Int64 = 300_000
 
     func run() async throws {
         let repository = try repo.locate()
@@ -57,11 +64,19 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("\(path): \(error)")
             }
         }
-        let filter = CaseFilter(family: family, glob: caseGlob)
+        let filter = CaseFilter(family: family, globs: caseGlobs, excludes: exclude)
+        let levels: RuleLevels
+        do {
+            levels = RuleLevels(try Catalog.load(repository.catalogFile))
+        } catch {
+            throw ValidationError("cannot load the rule catalog: \(error)")
+        }
         let report: RunReport
         if let role {
             do {
-                report = try await LiveRunner.run(try liveOptions(role), repository: repository, cases: cases, filter: filter, expectedFailures: expected)
+                var options = try liveOptions(role)
+                options.levels = levels
+                report = try await LiveRunner.run(options, repository: repository, cases: cases, filter: filter, expectedFailures: expected)
             } catch let error as ValidationError {
                 throw error
             } catch {
@@ -73,7 +88,7 @@ struct Run: AsyncParsableCommand {
             if cases.filter(filter.matches).isEmpty {
                 throw ValidationError("no case matches the selection")
             }
-            report = Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter)
+            report = Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter, levels: levels)
         }
         switch format {
         case .text: try writeOutput(TextReport.render(report, color: output == nil && isTerminal(.standardOutput), verbose: verbose), to: output)
@@ -110,6 +125,13 @@ struct Run: AsyncParsableCommand {
             guard let pinFile else { throw ValidationError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
             options.pinFile = URL(fileURLWithPath: pinFile)
         }
+        if let timeout {
+            guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+            options.frameTimeout = .milliseconds(Int64(timeout * 1000))
+        }
+        guard relayWindowMs >= 100 else { throw ValidationError("--relay-window-ms must be at least 100") }
+        options.relayWindow = relayWindowMs
+        options.includeSlow = includeSlow
         if let passwordFile {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else { throw ValidationError("cannot read \(passwordFile)") }
             options.password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
@@ -127,11 +149,9 @@ struct Run: AsyncParsableCommand {
         }
         let command = String(peer.dropFirst("exec:".count))
         guard !command.trimmingCharacters(in: .whitespaces).isEmpty else { throw ValidationError("--peer exec: needs a command") }
-        let exec = ExecPeer(command: command, timeout: timeout)
-        if case .failure(let failure) = exec.start() {
-            throw ValidationError("the testee did not start: \(failure)")
-        }
-        return exec
+        guard (timeout ?? 10) > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
+        // Started lazily: a testee that dies in `hello` fails each case as testee-crashed.
+        return ExecPeer(command: command, timeout: timeout ?? 10)
     }
 }
 

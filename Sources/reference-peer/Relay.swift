@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MigrationPeer
+import Pairing
 import PairingPeer
 import WebSocketTransport
 
@@ -11,8 +12,15 @@ struct Relay: AsyncParsableCommand {
     @Option(help: "Where to listen, HOST:PORT.") var listen: String
     @Option(help: "Write ws://HOST:PORT to this file once listening.") var readyFile: String?
     @Flag(help: "Log every connection and every refusal to stderr.") var verbose = false
+    @Option(
+        help: """
+            Alias lifetime and guess window in milliseconds (default 300000, the Spec's). Shorter windows are for \
+            testing only: `conformance run --role relay --relay-window-ms N` then plays the time-based cases quickly.
+            """)
+    var windowMs: Int64 = 300_000
 
     func run() async throws {
+        guard windowMs >= 100 else { throw ValidationError("--window-ms must be at least 100") }
         let (host, port) = try HostPort.parse(listen)
         let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: RelayServer.maxFrameSize)
         let url = "ws://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
@@ -20,7 +28,11 @@ struct Relay: AsyncParsableCommand {
         if let readyFile { try Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
         let verbose = self.verbose
         let clock = SystemClock()
-        let server = RelayServer(clock: { clock.now() }, log: { line in if verbose { FileHandle.standardError.write(Data("relay: \(line)\n".utf8)) } })
+        var policy = SignalingRelay.Policy()
+        policy.aliasLifetime = windowMs
+        policy.guessWindow = windowMs
+        if windowMs != 300_000 { FileHandle.standardError.write(Data("relay: alias lifetime and guess window \(windowMs) ms (testing only)\n".utf8)) }
+        let server = RelayServer(policy: policy, clock: { clock.now() }, log: { line in if verbose { FileHandle.standardError.write(Data("relay: \(line)\n".utf8)) } })
         try await server.serve(listener)
     }
 }

@@ -62,4 +62,31 @@ enum Fixture {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
+
+    /// `run` for async tests: waits without blocking a thread of the concurrency pool, which an
+    /// in-process server the product talks to (a proxy, a listener) needs to keep serving.
+    static func runAsync(_ name: String, _ arguments: [String], limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (outFile, errFile) = (folder.appendingPathComponent("out"), folder.appendingPathComponent("err"))
+        _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable(name))
+        process.arguments = arguments
+        process.currentDirectoryURL = root
+        process.standardOutput = try FileHandle(forWritingTo: outFile)
+        process.standardError = try FileHandle(forWritingTo: errFile)
+        process.standardInput = FileHandle.nullDevice
+        let exited = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        try process.run()
+        let watchdog = watchdog(process, limit: limit)
+        defer { watchdog.cancel() }
+        for await _ in exited.stream {}
+        process.waitUntilExit()
+        let read = { (url: URL) in (try? String(contentsOf: url, encoding: .utf8)) ?? "" }
+        return (process.terminationStatus, read(outFile), read(errFile))
+    }
 }

@@ -48,7 +48,9 @@ struct LiveRunTests {
         let url = try String(contentsOf: file("url"), encoding: .utf8)
         let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("PASS  10 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  10 passed, 0 failed, 0 expected failures, 3 skipped"), "\(run.stdout)")
+        // Skipped cases say why, in the report itself.
+        #expect(run.stdout.contains("SKIP  pairing/relay/alias-expires\n       skipped: plays 304 s of the relay's clock"), "\(run.stdout)")
     }
 
     /// Random bytes, a text that is not JSON, a frame over 64 KiB and one over 1 MiB: each gets the

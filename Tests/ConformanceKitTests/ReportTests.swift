@@ -84,6 +84,79 @@ struct ReportTests {
     }
 }
 
+extension ReportTests {
+    /// Globs and whole kinds in expected-failure lists: an exact id wins, then the first pattern.
+    @Test func expectedFailurePatterns() throws {
+        let list = try ExpectedFailures.parse("""
+            pairing/flow-a/happy-path  PAIR-FLOWA-001  # exact
+            pairing/flow-a/*       unsupported     # the whole kind, as a glob
+            pairing/flow-b         unsupported     # the whole kind, by name
+            pairing/no-such-*                      # matches nothing: stale
+            """)
+        #expect(list.entry(for: "pairing/flow-a/happy-path")?.line == 1)
+        #expect(list.entry(for: "pairing/flow-a/expired")?.line == 2)
+        #expect(list.entry(for: "pairing/flow-b/happy-lan")?.line == 3)
+        #expect(list.entry(for: "pairing/flow-bb/x") == nil)
+        #expect(list.entry(for: "pairing/manual/x") == nil)
+        #expect(list.stale(among: Fixture.cases).map(\.line) == [4])
+        // A whole kind answered `unsupported` passes as expected failures.
+        let unsupported = Fixture.cases.filter { $0.id.hasPrefix("pairing/flow-a/") }
+        let listed = try ExpectedFailures.parse("pairing/flow-a/*  unsupported  # not built yet")
+        let report = Runner.run(unsupported, against: Unsupporting(), expectedFailures: listed)
+        #expect(report.ok)
+        #expect(report.count(.expectedFailure) == unsupported.count)
+    }
+
+    @Test func caseFilterRepeatsAndExcludes() {
+        let filter = CaseFilter(globs: ["pairing/flow-a/*", "pairing/manual/*"], excludes: ["*expired*"])
+        let selected = Fixture.cases.filter(filter.matches).map(\.id)
+        #expect(!selected.isEmpty)
+        #expect(selected.allSatisfy { ($0.hasPrefix("pairing/flow-a/") || $0.hasPrefix("pairing/manual/")) && !$0.contains("expired") })
+        #expect(selected.contains { $0.hasPrefix("pairing/manual/") })
+        #expect(Fixture.cases.contains { $0.id.hasPrefix("pairing/flow-a/") && $0.id.contains("expired") })
+    }
+
+    /// Only SHOULD rules missed: the case is non-strict, reported and not failed.
+    @Test func recommendationsMakeACaseNonStrict() throws {
+        let (report, broken) = try Self.failingReport()
+        let rules = try #require(report.results.first { $0.vector.id == broken.id }?.violations.map(\.rule))
+        #expect(!rules.isEmpty)
+        let lenient = Runner.run([broken], against: LocalPeer(), levels: RuleLevels(recommendations: Set(rules)))
+        #expect(lenient.results.first?.status == .nonStrict)
+        #expect(lenient.ok)
+        let text = TextReport.render(lenient, color: false)
+        #expect(text.contains("WARN  \(broken.id)"), "\(text)")
+        #expect(text.contains("1 non-strict"))
+        let strict = Runner.run([broken], against: LocalPeer())
+        #expect(strict.results.first?.status == .failed)
+    }
+
+    /// Skipped cases are visible in every format, with their reason and a duration.
+    @Test func skippedCasesAppearInEveryFormat() throws {
+        let vector = try #require(Fixture.cases.first)
+        let skipped = CaseResult.judged(vector, status: .skipped("needs the relay's clock"), violations: [], entry: nil, seconds: 0.25)
+        let report = RunReport(peer: "p", results: [skipped], seconds: 1, unknownExpectedFailures: [])
+        #expect(report.ok)
+        #expect(TextReport.render(report, color: false).contains("SKIP  \(vector.id)\n       skipped: needs the relay's clock"))
+        let json = try JSONParser.parse(JSONReport.render(report), limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 64))
+        let entry = json["cases"]?.arrayValue?.first
+        #expect(entry?["status"] == "skipped")
+        #expect(entry?["detail"] == "skipped: needs the relay's clock")
+        #expect(entry?["seconds"] == .number(JSONNumber(literal: "0.250")))
+        #expect(json["summary"]?["skipped"] == .number(JSONNumber(1)))
+        let xml = try XMLDocument(data: Data(JUnitReport.render(report).utf8))
+        let node = try #require(try xml.nodes(forXPath: "//testcase/skipped").first as? XMLElement)
+        #expect(node.attribute(forName: "message")?.stringValue == "skipped: needs the relay's clock")
+    }
+}
+
+/// A testee that implements nothing.
+final class Unsupporting: Peer {
+    var name: String { "unsupporting" }
+    func evaluate(_ request: TesteeRequest) -> Result<Outcome, PeerFailure> { .success(.unsupported(reason: "not built yet")) }
+    func close() {}
+}
+
 enum ReportTestError: Error {
     case noRejectingCase
 }

@@ -2,15 +2,27 @@ import Foundation
 import WireCore
 
 /// Another implementation, started as a child process that speaks the testee protocol on
-/// stdin/stdout. It is restarted after a crash, a timeout or a garbled answer.
+/// stdin/stdout. It is restarted after a crash, a timeout or a garbled answer. Every wait is
+/// bounded: a testee that hangs, floods, stops reading or dies costs its case, never the run.
 public final class ExecPeer: Peer {
     public let command: String
     public let timeout: TimeInterval
-    private var process: Process?
-    private var input: FileHandle?
+    private var child: ChildProcess?
     private var output: LineChannel?
-    private var stderrTail = StderrTail()
+    private var errors: StderrTail?
+    /// Lines that were not answers, read while waiting for the current answer.
+    private var strays: [[UInt8]] = []
     public private(set) var hello: TesteeHello?
+    /// Starts that failed one after another; after `maxFailedStarts` the testee is not started
+    /// again and every further case gets the last start's failure (a testee that dies in
+    /// `hello` must not cost a restart per case).
+    private var failedStarts = 0
+    private var lastStartFailure: PeerFailure?
+    static let maxFailedStarts = 3
+    /// Cases the testee answered in this run, and timeouts since its last answer: a testee
+    /// that has answered nothing and timed out `maxFailedStarts` times is not asked again.
+    private var answered = 0
+    private var timeoutsInARow = 0
 
     public init(command: String, timeout: TimeInterval = 10) {
         self.command = command
@@ -26,125 +38,220 @@ public final class ExecPeer: Peer {
     /// Starts the testee and reads its `hello`.
     public func start() -> Result<TesteeHello, PeerFailure> {
         stop()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
+        let result = launch()
+        switch result {
+        case .success:
+            failedStarts = 0
+            lastStartFailure = nil
+        case .failure(let failure):
+            failedStarts += 1
+            lastStartFailure = failure
+            stop()
+        }
+        return result
+    }
+
+    private func launch() -> Result<TesteeHello, PeerFailure> {
+        let child: ChildProcess
         do {
-            try process.run()
+            child = try ChildProcess.spawn(shell: command)
         } catch {
             return .failure(.crashed("cannot start \(command): \(error)"))
         }
-        self.process = process
-        self.input = stdin.fileHandleForWriting
-        self.output = LineChannel(handle: stdout.fileHandleForReading)
-        stderrTail.follow(stderr.fileHandleForReading)
-        switch exchange(TesteeRequest.hello.json) {
+        self.child = child
+        self.output = LineChannel(fd: child.stdout)
+        self.errors = StderrTail(fd: child.stderr)
+        switch exchange(TesteeRequest.hello.json, during: "hello") {
         case .failure(let failure):
             return .failure(failure)
         case .success(let line):
+            if let stray = strays.first {
+                return .failure(.garbled("it wrote \(strays.count) line(s) that are not answers before its hello, first \(Self.quote(stray))"))
+            }
             do throws(Violation) {
                 let hello = try TesteeHello.decode(line)
                 self.hello = hello
                 return .success(hello)
             } catch {
-                stop()
-                return .failure(.garbled("bad hello answer: \(error)"))
+                return .failure(.garbled("the answer to hello is not a hello: \(Self.problem(error)); the line: \(Self.quote(line))"))
             }
         }
     }
 
+    public func declines(_ request: TesteeRequest) -> String? {
+        if child == nil && failedStarts < Self.maxFailedStarts { _ = start() }
+        return hello?.declines(request)
+    }
+
     public func evaluate(_ request: TesteeRequest) -> Result<Outcome, PeerFailure> {
-        if process == nil || process?.isRunning == false {
+        if answered == 0 && timeoutsInARow >= Self.maxFailedStarts {
+            return .failure(.timeout("not asked: the testee answered none of its first \(timeoutsInARow) cases within \(seconds(timeout)) s"))
+        }
+        if child?.isRunning != true || output == nil {
+            if failedStarts >= Self.maxFailedStarts, let lastStartFailure {
+                return .failure(lastStartFailure.appending("; not started again after \(Self.maxFailedStarts) failed starts"))
+            }
             if case .failure(let failure) = start() { return .failure(failure) }
         }
-        switch exchange(request.json) {
+        let answer = exchange(request.json, during: "case")
+        if case .failure(.timeout) = answer { timeoutsInARow += 1 } else { timeoutsInARow = 0 }
+        switch answer {
         case .failure(let failure):
             return .failure(failure)
         case .success(let line):
+            answered += 1
+            if !strays.isEmpty {
+                // In step again after stray output: the case is garbled, the testee may stay.
+                defer { strays = [] }
+                return .failure(.garbled("it wrote \(strays.count) line(s) that are not answers before its answer, first \(Self.quote(strays[0]))"))
+            }
             do throws(Violation) {
                 return .success(try TesteeAnswer.decode(line, caseID: request.caseID ?? ""))
             } catch {
                 stop()
-                return .failure(.garbled("\(error)"))
+                return .failure(.garbled("not an answer to this case: \(Self.problem(error)); the line: \(Self.quote(line))"))
             }
         }
     }
 
-    private func exchange(_ request: JSONValue) -> Result<[UInt8], PeerFailure> {
-        guard let input, let output else { return .failure(.crashed("not running")) }
-        do {
-            try input.write(contentsOf: Data((JSONSerializer.compact(request) + "\n").utf8))
-        } catch {
+    private func exchange(_ request: JSONValue, during step: String) -> Result<[UInt8], PeerFailure> {
+        guard let child, let output else { return .failure(.crashed("not running")) }
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        switch child.write(Array((JSONSerializer.compact(request) + "\n").utf8), deadline: deadline) {
+        case .written:
+            break
+        case .timedOut:
             stop()
-            return .failure(.crashed("the testee closed its input" + stderrTail.suffix))
+            return .failure(.timeout("the testee did not read its input within \(seconds(timeout)) s" + stderrQuote))
+        case .closed:
+            let failure = PeerFailure.crashed(ended(child, "closed its standard input") + stderrQuote)
+            stop()
+            return .failure(failure)
         }
-        switch output.readLine(timeout: timeout) {
+        strays = []
+        while case .line(let line) = output.readLine(timeout: max(0, deadline.timeIntervalSinceNow)) {
+            // Only a JSON object can be an answer; anything else is stray output (a print left
+            // in the testee), skipped so the answer after it is still found.
+            if case .object? = try? JSONParser.parse(line, limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 128)) { return .success(line) }
+            strays.append(line)
+        }
+        switch output.readLine(timeout: 0) {
         case .line(let line):
             return .success(line)
         case .endOfFile:
+            let failure = PeerFailure.crashed(ended(child, "closed its standard output") + stderrQuote)
             stop()
-            return .failure(.crashed("the testee exited" + stderrTail.suffix))
+            return .failure(failure)
         case .timedOut:
+            let partial = output.pending
+            var what = partial.isEmpty ? "" : "; it wrote \(Self.quote(partial)) without a newline"
+            if let stray = strays.first { what += "; it wrote \(strays.count) line(s) that are not answers, first \(Self.quote(stray))" }
             stop()
-            return .failure(.timeout("no answer within \(timeout) s" + stderrTail.suffix))
+            return .failure(.timeout("no answer to \(step) within \(seconds(timeout)) s\(what)" + stderrQuote))
         case .tooLong:
             stop()
             return .failure(.garbled("an answer line over \(output.maxLineBytes) bytes"))
         }
     }
 
+    /// "exited with status 1" when the testee is gone; what it did while still alive otherwise.
+    private func ended(_ child: ChildProcess, _ alive: String) -> String {
+        // An exiting testee closes its pipes a moment before its exit status is there to read.
+        if child.waitForExit(seconds: 0.5), let how = child.exitDescription { return "the testee \(how)" }
+        return "the testee \(alive) but is still running"
+    }
+
+    private var stderrQuote: String {
+        guard let lines = errors?.errorLines(), !lines.isEmpty else { return "" }
+        return " (its stderr: \(lines.joined(separator: " | ")))"
+    }
+
     private func stop() {
-        if let process, process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
+        output?.stop()
+        errors?.stop()
+        if let child {
+            child.closeInput()
+            child.terminateGroup()
         }
-        try? input?.close()
-        process = nil
-        input = nil
+        child = nil
         output = nil
+        errors = nil
     }
 
     public func close() {
-        if let input, process?.isRunning == true {
-            try? input.write(contentsOf: Data((JSONSerializer.compact(TesteeRequest.bye.json) + "\n").utf8))
-            try? input.close()
-            self.input = nil
-            let deadline = Date(timeIntervalSinceNow: 2)
-            while process?.isRunning == true && Date() < deadline { usleep(10_000) }
+        if let child, child.isRunning {
+            _ = child.write(Array((JSONSerializer.compact(TesteeRequest.bye.json) + "\n").utf8), deadline: Date(timeIntervalSinceNow: 1))
+            child.closeInput()
+            _ = child.waitForExit(seconds: 2)
         }
         stop()
     }
+
+    /// A protocol problem in words, without a rule id: the testee protocol is not a Spec rule.
+    static func problem(_ v: Violation) -> String {
+        let at = v.path == .root ? "the line" : "member \(v.path)"
+        return "\(at): expected \(v.expected), found \(v.found)"
+    }
+
+    static func quote(_ bytes: [UInt8], limit: Int = 200) -> String {
+        let text = String(decoding: bytes.prefix(limit), as: UTF8.self)
+        return JSONSerializer.quoted(text) + (bytes.count > limit ? " (\(bytes.count) bytes)" : "")
+    }
+
+    private func seconds(_ t: TimeInterval) -> String {
+        t == t.rounded() ? String(Int(t)) : String(t)
+    }
 }
 
-/// Keeps the last lines a testee wrote to stderr, to show with its failures.
+extension PeerFailure {
+    func appending(_ note: String) -> PeerFailure {
+        switch self {
+        case .crashed(let d): return .crashed(d + note)
+        case .timeout(let d): return .timeout(d + note)
+        case .garbled(let d): return .garbled(d + note)
+        }
+    }
+}
+
+/// Keeps the end of what a testee wrote to stderr, to quote with its failures. Only the last
+/// 8 KiB are kept, however much a chatty testee logs.
 final class StderrTail: @unchecked Sendable {
     private let lock = NSLock()
     private var tail: [UInt8] = []
+    private var reader: PipeReader?
 
-    func follow(_ handle: FileHandle) {
-        handle.readabilityHandler = { [self] h in
-            let data = h.availableData
-            if data.isEmpty {
-                h.readabilityHandler = nil
-                return
+    init(fd: Int32) {
+        reader = PipeReader(fd: fd, ownsDescriptor: true) { [self] chunk in
+            guard let chunk else { return false }
+            lock.withLock {
+                tail.append(contentsOf: chunk)
+                if tail.count > 8192 { tail.removeFirst(tail.count - 8192) }
             }
-            lock.lock()
-            tail.append(contentsOf: data)
-            if tail.count > 2048 { tail.removeFirst(tail.count - 2048) }
-            lock.unlock()
+            return true
         }
     }
 
-    var suffix: String {
-        lock.lock()
-        defer { lock.unlock() }
-        let text = String(decoding: tail, as: UTF8.self).split(separator: "\n").suffix(3).joined(separator: " | ")
-        return text.isEmpty ? "" : " (stderr: \(text))"
+    func stop() { reader?.stop() }
+
+    /// The testee's own error message: the last lines that are not stack frames. Node, the JVM
+    /// and Python print the message above (Node, JVM) or below (Python) frames indented with
+    /// spaces or tabs; Node ends with its version line.
+    func errorLines(limit: Int = 3) -> [String] {
+        // Lines arrive through the reading thread: give a dying testee's last words a moment.
+        usleep(50_000)
+        let bytes = lock.withLock { tail }
+        return Self.errorLines(String(decoding: bytes, as: UTF8.self), limit: limit)
+    }
+
+    static func errorLines(_ text: String, limit: Int = 3) -> [String] {
+        let lines = text.split(separator: "\n").map { String($0.trimmingCharacters(in: .newlines)) }
+        let meaningful = lines.filter { line in
+            let trimmed = line.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed == "^" { return false }
+            if line.first == " " || line.first == "\t" { return false }
+            if trimmed.hasPrefix("Node.js v") { return false }
+            return true
+        }
+        return meaningful.suffix(limit).map { $0.count > 300 ? String($0.prefix(300)) + "…" : $0 }
     }
 }

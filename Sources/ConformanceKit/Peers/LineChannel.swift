@@ -1,38 +1,72 @@
 import Foundation
 
-/// Reads newline-terminated lines from a file handle on a background thread, so the runner
-/// can wait for one with a timeout (a hung testee must not hang the run).
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Reads a file descriptor on a thread of its own and hands each chunk to `deliver` (nil at end
+/// of file). The thread polls, so `stop()` ends it within about 200 ms even when a process that
+/// escaped the testee's group still holds the pipe open.
+final class PipeReader: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// `deliver` returns false to stop reading.
+    init(fd: Int32, ownsDescriptor: Bool, deliver: @escaping @Sendable ([UInt8]?) -> Bool) {
+        let thread = Thread { [self] in
+            var chunk = [UInt8](repeating: 0, count: 1 << 16)
+            while !lock.withLock({ stopped }) {
+                var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&p, 1, 200)
+                if ready == 0 || (ready < 0 && errno == EINTR) { continue }
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 || !deliver(Array(chunk[..<n])) { break }
+            }
+            _ = deliver(nil)
+            if ownsDescriptor { close(fd) }
+        }
+        thread.start()
+    }
+
+    func stop() { lock.withLock { stopped = true } }
+}
+
+/// Reads newline-terminated lines from a file descriptor, so the runner can wait for one with
+/// a timeout (a hung testee must not hang the run).
 final class LineChannel: @unchecked Sendable {
     private let condition = NSCondition()
     private var buffer: [UInt8] = []
     private var closed = false
+    private var reader: PipeReader?
     /// A line longer than this is a garbled answer, not a reason to grow without bound.
     let maxLineBytes: Int
 
-    enum ReadResult {
+    enum ReadResult: Equatable {
         case line([UInt8])
         case endOfFile
         case timedOut
         case tooLong
     }
 
-    init(handle: FileHandle, maxLineBytes: Int = 64 << 20) {
+    /// Reads `fd` until end of file or `stop()`, then closes it when `ownsDescriptor`.
+    init(fd: Int32, ownsDescriptor: Bool = true, maxLineBytes: Int = 64 << 20) {
         self.maxLineBytes = maxLineBytes
-        let thread = Thread { [self] in
-            while true {
-                let chunk = handle.availableData
-                condition.lock()
-                if chunk.isEmpty {
-                    closed = true
-                } else {
-                    buffer.append(contentsOf: chunk)
-                }
+        reader = PipeReader(fd: fd, ownsDescriptor: ownsDescriptor) { [self] chunk in
+            condition.lock()
+            defer {
                 condition.broadcast()
                 condition.unlock()
-                if chunk.isEmpty { return }
             }
+            guard let chunk else {
+                closed = true
+                return false
+            }
+            buffer.append(contentsOf: chunk)
+            return buffer.count <= maxLineBytes
         }
-        thread.start()
     }
 
     /// The next line; waits at most `timeout` seconds, or forever when it is nil.
@@ -55,4 +89,14 @@ final class LineChannel: @unchecked Sendable {
             }
         }
     }
+
+    /// What arrived after the last full line (for reports), without waiting.
+    var pending: [UInt8] {
+        condition.lock()
+        defer { condition.unlock() }
+        return buffer
+    }
+
+    /// Ends the reading thread within about 200 ms.
+    func stop() { reader?.stop() }
 }

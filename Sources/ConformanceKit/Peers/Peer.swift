@@ -27,7 +27,14 @@ public protocol Peer: AnyObject {
     /// For report headers, e.g. "reference (in-process)".
     var name: String { get }
     func evaluate(_ request: TesteeRequest) -> Result<Outcome, PeerFailure>
+    /// Why the implementation will not be asked this request (its `hello` leaves the case's
+    /// family, kind or machine out), or nil: such a case is reported *not implemented*.
+    func declines(_ request: TesteeRequest) -> String?
     func close()
+}
+
+extension Peer {
+    public func declines(_ request: TesteeRequest) -> String? { nil }
 }
 
 /// The reference implementation, called directly.

@@ -70,21 +70,43 @@ public enum TesteeRequest: Sendable, Hashable {
     }
 }
 
-/// The testee's self-description, its answer to `hello`.
+/// The testee's self-description, its answer to `hello`. `families`, `kinds` and `machines`
+/// each narrow what the testee is asked when given: a case outside them is *not implemented*
+/// (reported, never failed).
 public struct TesteeHello: Sendable, Hashable {
     public var implementation: String
-    public var families: [String]
+    public var families: [String]?
+    public var kinds: [String]?
+    public var machines: [String]?
 
-    public init(implementation: String, families: [String]) {
+    public init(implementation: String, families: [String]? = nil, kinds: [String]? = nil, machines: [String]? = nil) {
         self.implementation = implementation
         self.families = families
+        self.kinds = kinds
+        self.machines = machines
     }
 
     public var json: JSONValue {
-        [
-            "protocol": .number(JSONNumber(TesteeRequest.protocolVersion)), "implementation": .string(implementation),
-            "families": .array(families.map { .string($0) }),
-        ]
+        var o = JSONObject(["protocol": .number(JSONNumber(TesteeRequest.protocolVersion)), "implementation": .string(implementation)])
+        for (key, list) in [("families", families), ("kinds", kinds), ("machines", machines)] {
+            if let list { o[key] = .array(list.map { .string($0) }) }
+        }
+        return .object(o)
+    }
+
+    /// Why this testee is not asked `request`, or nil when it implements it.
+    public func declines(_ request: TesteeRequest) -> String? {
+        switch request {
+        case .validate(_, let family, let kind, _, _):
+            if let families, !families.contains(family) { return "family \(family) is not in the testee's hello families" }
+            if let kinds, !kinds.contains(kind) { return "kind \(kind) is not in the testee's hello kinds" }
+        case .runMachine(_, let family, let machine, _, _):
+            if let families, !families.contains(family) { return "family \(family) is not in the testee's hello families" }
+            if let machines, !machines.contains(machine) { return "machine \(machine) is not in the testee's hello machines" }
+        case .hello, .bye:
+            break
+        }
+        return nil
     }
 
     public static func decode(_ line: [UInt8]) throws(Violation) -> TesteeHello {
@@ -93,11 +115,15 @@ public struct TesteeHello: Sendable, Hashable {
         guard version == TesteeRequest.protocolVersion else {
             throw Violation(rule: CoreRule.type, path: reader.pointer("protocol"), expected: "\(TesteeRequest.protocolVersion)", found: "\(version)")
         }
-        var families: [String] = []
-        for (i, f) in (try reader.optionalArray("families") ?? []).enumerated() {
-            families.append(try asString(f, at: reader.pointer("families") / i))
+        func names(_ key: String) throws(Violation) -> [String]? {
+            guard let list = try reader.optionalArray(key) else { return nil }
+            var result: [String] = []
+            for (i, f) in list.enumerated() { result.append(try asString(f, at: reader.pointer(key) / i)) }
+            return result
         }
-        return TesteeHello(implementation: try reader.optionalString("implementation") ?? "unnamed", families: families)
+        return TesteeHello(
+            implementation: try reader.optionalString("implementation") ?? "unnamed", families: try names("families"), kinds: try names("kinds"),
+            machines: try names("machines"))
     }
 }
 
@@ -140,7 +166,8 @@ public enum TesteeAnswer {
             return .accept(canonical: try reader.required("canonical", expecting: "object"))
         case "reject":
             var violations: [Violation] = []
-            for (i, v) in try reader.array("violations").enumerated() {
+            // No violations: "rejected, rule unknown" (graded on the verdict only).
+            for (i, v) in (try reader.optionalArray("violations") ?? []).enumerated() {
                 let r = try ObjectReader(document: v, path: reader.pointer("violations") / i)
                 let at = try ExpectedViolation.read(r)
                 violations.append(

@@ -11,7 +11,7 @@ public enum TesteeServer {
         hello: TesteeHello = Reference.hello,
         answer: (TesteeRequest) -> Outcome = Reference.answer
     ) {
-        let lines = LineChannel(handle: input)
+        let lines = LineChannel(fd: input.fileDescriptor, ownsDescriptor: false)
         while case .line(let line) = lines.readLine(timeout: nil) {
             let reply: JSONValue
             do throws(Violation) {

@@ -6,24 +6,57 @@ public enum JSONReport {
         let cases: [JSONValue] = report.results.map { r in
             var o = JSONObject([
                 "id": .string(r.vector.id), "family": .string(r.vector.family), "subject": .string(r.vector.subject),
-                "verdict": .string(word(r.verdict)), "status": .string(status(r.status)),
+                "verdict": .string(word(r.verdict)), "status": .string(r.statusWord),
+                "seconds": .number(JSONNumber(literal: milliseconds(r.seconds))),
             ])
             if !r.violations.isEmpty { o["violations"] = .array(r.violations.map(violationJSON)) }
             if case .passed = r.status {} else if r.violations.isEmpty { o["detail"] = .string(r.summary) }
+            if let grade = r.grade {
+                o["grade"] = .object(JSONObject(Grade.Level.allCases.map { JSONObject.Member(key: $0.rawValue, value: .string(grade[$0].rawValue)) }))
+            }
+            if !r.notes.isEmpty { o["notes"] = .array(r.notes.map { .string($0) }) }
             return .object(o)
         }
+        func count(_ n: Int) -> JSONValue { .number(JSONNumber(Int64(n))) }
         let summary: JSONValue = [
-            "peer": .string(report.peer), "cases": .number(JSONNumber(Int64(report.results.count))),
-            "passed": .number(JSONNumber(Int64(report.count(.pass)))),
-            "expectedFailures": .number(JSONNumber(Int64(report.count(.expectedFailure)))),
-            "failed": .number(JSONNumber(Int64(report.results.count - report.count(.pass) - report.count(.expectedFailure)))),
+            "peer": .string(report.peer), "cases": count(report.results.count),
+            "passed": count(report.count(.pass)),
+            "expectedFailures": count(report.count(.expectedFailure)),
+            "failed": count(report.failedCount),
+            "skipped": count(report.results.filter { $0.statusWord == "skipped" }.count),
+            "notImplemented": count(report.results.filter { $0.statusWord == "not-implemented" }.count),
+            "nonStrict": count(report.results.filter { $0.statusWord == "non-strict" }.count),
+            "informational": count(report.results.filter { $0.statusWord == "informational" }.count),
             "ok": .bool(report.ok),
+            "seconds": .number(JSONNumber(literal: milliseconds(report.seconds))),
         ]
-        var root = JSONObject(["summary": summary, "cases": .array(cases)])
+        let groups = Dictionary(grouping: report.results, by: { "\($0.vector.family)/\($0.vector.subject)" })
+        let kinds: [JSONValue] = groups.keys.sorted().map { key in
+            let group = groups[key] ?? []
+            let tally = GradeTally(group)
+            var levels = JSONObject()
+            for level in Grade.Level.allCases {
+                let c = tally.levels[level] ?? GradeTally.Counts()
+                levels[level.rawValue] = ["agreed": count(c.agreed), "disagreed": count(c.disagreed), "notGiven": count(c.notGiven)]
+            }
+            return [
+                "family": .string(group[0].vector.family), "subject": .string(group[0].vector.subject), "cases": count(group.count),
+                "passed": count(group.filter { $0.verdict == .pass }.count), "levels": .object(levels),
+            ]
+        }
+        var root = JSONObject(["summary": summary, "kinds": .array(kinds), "cases": .array(cases)])
+        if !report.notes.isEmpty { root["notes"] = .array(report.notes.map { .string($0) }) }
         if !report.unknownExpectedFailures.isEmpty {
             root["staleExpectedFailures"] = .array(report.unknownExpectedFailures.map { .string($0.caseID) })
         }
         return JSONSerializer.pretty(.object(root)) + "\n"
+    }
+
+    /// Seconds with millisecond precision, as a JSON number literal.
+    static func milliseconds(_ seconds: Double) -> String {
+        let ms = Int64((max(0, seconds) * 1000).rounded())
+        let fraction = String(ms % 1000)
+        return "\(ms / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
     }
 
     public static func violationJSON(_ v: Violation) -> JSONValue {
@@ -32,6 +65,7 @@ public enum JSONReport {
             "found": .string(v.found), "section": .string(v.section),
         ])
         if let offset = v.byteOffset { o["byteOffset"] = .number(JSONNumber(Int64(offset))) }
+        if let subject = v.subject { o["subject"] = .string(subject) }
         return .object(o)
     }
 
@@ -42,16 +76,7 @@ public enum JSONReport {
         case .expectedFailure: return "expected-failure"
         case .unexpectedPass: return "unexpected-pass"
         case .failedDifferently: return "failed-differently"
-        }
-    }
-
-    static func status(_ status: CaseResult.Status) -> String {
-        switch status {
-        case .passed: return "passed"
-        case .failed: return "failed"
-        case .unsupported: return "unsupported"
-        case .invalidRequest: return "invalid-request"
-        case .broken(let f): return f.signature
+        case .skipped: return "skipped"
         }
     }
 }

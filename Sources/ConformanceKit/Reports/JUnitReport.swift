@@ -11,21 +11,27 @@ public enum JUnitReport {
         for name in groups.keys.sorted() {
             let results = groups[name] ?? []
             let suiteFailures = results.filter { !$0.isOK }.count
-            let skipped = results.filter { $0.verdict == .expectedFailure }.count
+            let skipped = results.filter { $0.verdict == .expectedFailure || $0.verdict == .skipped }.count
             out += "  <testsuite name=\"\(escape(name))\" tests=\"\(results.count)\" failures=\"\(suiteFailures)\" skipped=\"\(skipped)\">\n"
             for r in results {
                 let caseName = String(r.vector.id.split(separator: "/").last ?? "")
-                out += "    <testcase classname=\"\(escape(name))\" name=\"\(escape(caseName))\">\n"
+                out += "    <testcase classname=\"\(escape(name))\" name=\"\(escape(caseName))\" time=\"\(JSONReport.milliseconds(r.seconds))\">\n"
                 switch r.verdict {
                 case .pass:
                     break
                 case .expectedFailure:
                     out += "      <skipped message=\"\(escape("expected failure: " + (r.expectedEntry?.reason ?? "")))\"/>\n"
+                case .skipped:
+                    out += "      <skipped message=\"\(escape(r.summary))\"/>\n"
                 default:
                     let type = r.signatures.sorted().joined(separator: ",")
                     out += "      <failure message=\"\(escape(r.summary))\" type=\"\(escape(type))\">"
                     out += escape(detail(r))
                     out += "</failure>\n"
+                }
+                let observations = r.notes + (r.met ? r.violations.map { "\($0.rule) at \"\($0.path)\": expected \($0.expected), found \($0.found)" } : [])
+                if !observations.isEmpty {
+                    out += "      <system-out>\(escape((["\(r.statusWord):"] + observations).joined(separator: "\n")))</system-out>\n"
                 }
                 out += "    </testcase>\n"
             }

@@ -1,11 +1,14 @@
 import WireCore
 
-/// The human summary of a run: one line per family, then every case that did not meet its
-/// expectation with its violations, then one verdict line. Readable in five seconds.
+/// The human summary of a run: one line per family and kind, then every case that did not meet
+/// its expectation with its violations, every skipped case with its reason, then one verdict
+/// line. Readable in five seconds.
 public enum TextReport {
     public static func render(_ report: RunReport, color: Bool, verbose: Bool = false) -> String {
         let style = Style(enabled: color)
-        var out = "conformance run: \(report.results.count) cases against \(report.peer)\n\n"
+        var out = "conformance run: \(report.results.count) cases against \(report.peer)\n"
+        for note in report.notes { out += "  \(note)\n" }
+        out += "\n"
         let families = Dictionary(grouping: report.results, by: { $0.vector.family })
         for name in families.keys.sorted() {
             let results = families[name] ?? []
@@ -14,11 +17,20 @@ public enum TextReport {
             for subject in bySubject.keys.sorted() {
                 let group = bySubject[subject] ?? []
                 out += "    \(subject.padding(26))\(tally(group, style: style))\n"
+                let grades = GradeTally(group)
+                if !grades.allAgreed { out += "      \(grades.line)\n" }
             }
         }
-        let problems = report.results.filter { !$0.isOK || (verbose && $0.verdict == .expectedFailure) }
-        if !problems.isEmpty { out += "\n" }
-        for r in problems {
+        let listed = report.results.filter { r in
+            if !r.isOK { return true }
+            switch r.status {
+            case .skipped, .nonStrict, .informational: return true
+            case .notImplemented: return verbose
+            default: return verbose && r.verdict == .expectedFailure
+            }
+        }
+        if !listed.isEmpty { out += "\n" }
+        for r in listed {
             out += "\(label(r, style: style)) \(r.vector.id)\n"
             if r.verdict == .unexpectedPass {
                 out += "       listed in expected failures (line \(r.expectedEntry?.line ?? 0)) but passes: remove it from the list\n"
@@ -29,36 +41,48 @@ public enum TextReport {
                     + "(line \(entry.line)), now fails with \(r.signatures.sorted().joined(separator: ","))\n"
             }
             switch r.status {
-            case .failed:
+            case .failed, .nonStrict, .informational:
                 for v in r.violations {
-                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\n"
+                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"" + (v.subject.map { " in \($0)" } ?? "") + "\n"
                     out += "         expected \(v.expected)\n         found    \(v.found)\n"
                     out += "         see \(v.section)\n"
                 }
             default:
                 out += "       \(r.summary)\n"
             }
+            for note in r.notes { out += "       note: \(note)\n" }
         }
         for entry in report.unknownExpectedFailures {
-            out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID), which is no case\n"
+            out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID), which matches no case\n"
         }
         let passed = report.count(.pass)
         let expected = report.count(.expectedFailure)
-        let failed = report.results.count - passed - expected
         let verdict = report.ok ? style.green("PASS") : style.red("FAIL")
-        out += "\n\(verdict)  \(passed) passed, \(failed) failed, \(expected) expected failures"
+        out += "\n\(verdict)  \(passed) passed, \(report.failedCount) failed, \(expected) expected failures"
+        for (word, n) in extraCounts(report.results) { out += ", \(n) \(word)" }
         let seconds = (report.seconds * 100).rounded() / 100
         out += " (\(seconds) s)\n"
         return out
     }
 
+    /// Counts worth naming beside pass and fail, in a fixed order, only when not zero.
+    static func extraCounts(_ results: [CaseResult]) -> [(String, Int)] {
+        func count(_ word: String) -> Int { results.filter { $0.statusWord == word }.count }
+        let verdictOnly = results.filter { $0.verdict == .pass && $0.grade?.diagnosis == .notGiven }.count
+        return [
+            ("verdict only", verdictOnly), ("non-strict", count("non-strict")), ("informational", count("informational")),
+            ("not implemented", count("not-implemented")), ("skipped", count("skipped")),
+        ].filter { $0.1 > 0 }
+    }
+
     static func tally(_ results: [CaseResult], style: Style) -> String {
         let passed = results.filter { $0.verdict == .pass }.count
         let expected = results.filter { $0.verdict == .expectedFailure }.count
-        let failed = results.count - passed - expected
+        let failed = results.filter { !$0.isOK }.count
         var parts = ["\(passed)/\(results.count) passed"]
         if failed > 0 { parts.append(style.red("\(failed) failed")) }
         if expected > 0 { parts.append("\(expected) expected failures") }
+        for (word, n) in extraCounts(results) { parts.append("\(n) \(word)") }
         return parts.joined(separator: ", ")
     }
 
@@ -66,8 +90,13 @@ public enum TextReport {
         switch r.verdict {
         case .expectedFailure: return style.yellow("XFAIL")
         case .unexpectedPass: return style.red("XPASS")
+        case .skipped:
+            if case .notImplemented = r.status { return style.yellow("NOIMP") }
+            return style.yellow("SKIP ")
         default:
             switch r.status {
+            case .nonStrict: return style.yellow("WARN ")
+            case .informational: return "INFO "
             case .unsupported: return style.red("UNSUP")
             case .broken: return style.red("BROKE")
             default: return style.red("FAIL ")

@@ -2,7 +2,9 @@ import Foundation
 import WireCore
 
 /// An expected-failure list: cases another implementation is known to fail, so it can adopt
-/// the kit gradually. One case a line: `CASE-ID [SIGNATURE,...]  # reason`.
+/// the kit gradually. One case a line: `CASE-ID [SIGNATURE,...]  # reason`. CASE-ID may be a
+/// glob (`pairing/flow-a/*`) or a whole kind (`pairing/flow-a`); an exact id wins over a
+/// pattern, and among patterns the first line that matches.
 ///
 /// A signature is a rule id, or `unsupported`, `invalid-request`, `testee-crashed`,
 /// `testee-timeout`, `testee-garbled`. With signatures, the case must fail with exactly those;
@@ -16,7 +18,10 @@ public struct ExpectedFailures: Sendable {
         public var line: Int
     }
 
+    /// Entries by their CASE-ID text (an id or a pattern).
     public var entries: [String: Entry]
+    /// Entries in file order (patterns are tried in this order).
+    public let ordered: [Entry]
 
     public struct ParseError: Error, CustomStringConvertible {
         public let line: Int
@@ -26,6 +31,18 @@ public struct ExpectedFailures: Sendable {
 
     public init(entries: [Entry] = []) {
         self.entries = Dictionary(entries.map { ($0.caseID, $0) }, uniquingKeysWith: { a, _ in a })
+        self.ordered = entries
+    }
+
+    /// The entry that lists case `id`, if any.
+    public func entry(for id: String) -> Entry? {
+        if let exact = entries[id] { return exact }
+        return ordered.first { $0.caseID != id && CaseFilter.matches(pattern: $0.caseID, id: id) }
+    }
+
+    /// Entries that list no case among `cases` (a stale list fails the run).
+    public func stale(among cases: [VectorCase]) -> [Entry] {
+        ordered.filter { entry in !cases.contains { CaseFilter.matches(pattern: entry.caseID, id: $0.id) } }
     }
 
     public static func parse(_ text: String) throws -> ExpectedFailures {
@@ -52,7 +69,7 @@ public struct ExpectedFailures: Sendable {
     public static func render(_ results: [CaseResult]) -> String {
         var out = "# Expected failures written by `conformance run --write-expected-failures`.\n"
         out += "# One case a line: CASE-ID SIGNATURES  # reason\n"
-        for r in results where r.status != .passed {
+        for r in results where !r.met && r.verdict != .skipped {
             out += "\(r.vector.id) \(r.signatures.sorted().joined(separator: ","))  # \(r.summary)\n"
         }
         return out

@@ -22,10 +22,6 @@ public enum PairingCode {
 }
 
 extension String {
-    func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
-    }
-
     /// Blank as Kotlin's `isBlank`: empty or only Unicode White_Space.
     var isBlank: Bool {
         unicodeScalars.allSatisfy { $0.properties.isWhitespace }

@@ -1,0 +1,199 @@
+@testable import ConformanceKit
+import Foundation
+import Testing
+import WireCore
+
+/// The exec runner against testees that misbehave as new users' testees do: silent after hello,
+/// chatty on stdout, dying in hello, spawning children, ignoring SIGTERM. Every run ends in
+/// bounded time with a verdict per case and leaves no process behind.
+@Suite("The exec runner never hangs", .serialized)
+struct ExecRunnerTests {
+    static let testees = Fixture.root.appendingPathComponent("Tests/Fixtures/testees")
+
+    static func testee(_ name: String) -> String { testees.appendingPathComponent(name).path }
+
+    /// Processes whose command line contains `marker`.
+    static func processes(containing marker: String) -> [String] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.filter { Int($0) != nil }.compactMap { pid in
+            guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return nil }
+            let line = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\0", with: " ")
+            return line.contains(marker) ? "\(pid): \(line)" : nil
+        }
+    }
+
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aSilentTesteeTimesOutPerCaseAndLeavesNothingBehind() throws {
+        let marker = String(Int.random(in: 900_000...999_999))
+        let started = Date()
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--peer", "exec:sh '\(Self.testee("silent.sh"))' \(marker)", "--timeout", "1", "--case", "pairing/pair-ack/*", "--format", "json"],
+            limit: 90)
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(run.status == 1, "\(run.stderr)")
+        let cases = try Self.json(run.stdout)["cases"]?.arrayValue ?? []
+        #expect(cases.count >= 30)
+        #expect(cases.allSatisfy { $0["status"] == "testee-timeout" })
+        #expect(cases.first?["detail"]?.stringValue?.contains("no answer to case within 1 s") == true, "\(cases.first ?? .null)")
+        #expect(cases.last?["detail"]?.stringValue?.contains("answered none of its first 3 cases") == true, "\(cases.last ?? .null)")
+        // The shell was killed with its whole group: its `sleep` child too.
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(Self.processes(containing: "sleep \(marker)").isEmpty, "\(Self.processes(containing: marker))")
+    }
+
+    @Test(.timeLimit(.minutes(2))) func strayLinesOnStdoutGarbleEachCaseWithoutRestarts() throws {
+        let pids = FileManager.default.temporaryDirectory.appendingPathComponent("stray-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: pids) }
+        let run = try Fixture.run(
+            "conformance", ["run", "--peer", "exec:python3 '\(Self.testee("stray.py"))' '\(pids.path)'", "--timeout", "2", "--family", "pairing", "--format", "json"],
+            limit: 90)
+        #expect(run.status == 1)
+        let cases = try Self.json(run.stdout)["cases"]?.arrayValue ?? []
+        #expect(cases.count == Fixture.cases.filter { $0.family == "pairing" }.count)
+        for c in cases {
+            #expect(c["status"] == "testee-garbled")
+            #expect(c["detail"]?.stringValue?.contains("\"debug: got a request\"") == true, "\(c)")
+        }
+        // In step again after each stray line: started once for the whole run.
+        let started = (try? String(contentsOf: pids, encoding: .utf8))?.split(separator: "\n").count
+        #expect(started == 1)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aTesteeThatDiesInHelloFailsEachCaseQuotingItsError() throws {
+        let run = try Fixture.run(
+            "conformance", ["run", "--peer", "exec:node '\(Self.testee("crash-in-hello.js"))'", "--family", "pairing", "--format", "json"], limit: 90)
+        #expect(run.status == 1, "a crashed testee is a failed run, not a usage error: \(run.stderr)")
+        let cases = try Self.json(run.stdout)["cases"]?.arrayValue ?? []
+        #expect(!cases.isEmpty)
+        for c in cases {
+            #expect(c["status"] == "testee-crashed")
+            let detail = c["detail"]?.stringValue ?? ""
+            #expect(detail.contains("TypeError: cannot read hello: boom"), "\(detail)")
+            #expect(detail.contains("exited with status 1"), "\(detail)")
+            #expect(!detail.contains("node:internal"), "the testee's own message, not Node's frames: \(detail)")
+        }
+        #expect(cases.last?["detail"]?.stringValue?.contains("not started again after 3 failed starts") == true)
+    }
+
+    /// The runner's threads may block signals; a child must not inherit that (seen here: every
+    /// signal but a few blocked, so SIGTERM never arrived).
+    @Test func childrenStartWithNoSignalBlocked() throws {
+        let mask = try ThreadResult {
+            var all = sigset_t()
+            sigfillset(&all)
+            pthread_sigmask(SIG_BLOCK, &all, nil)
+            let child = try ChildProcess.spawn(shell: "grep SigBlk /proc/self/status")
+            let output = LineChannel(fd: child.stdout)
+            defer { child.terminateGroup() }
+            guard case .line(let line) = output.readLine(timeout: 10) else { return "" }
+            return String(decoding: line, as: UTF8.self)
+        }.value()
+        #expect(mask.hasSuffix("0000000000000000"), "\(mask)")
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aGroupThatIgnoresTermIsKilledWithinTheGrace() throws {
+        let number = Int.random(in: 800_000...899_999)
+        let (marker, other) = (String(number), String(number + 1))
+        let child = try ChildProcess.spawn(shell: "trap '' TERM; sleep \(marker) & sleep \(other); wait")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(!Self.processes(containing: "sleep \(other)").isEmpty)
+        let started = Date()
+        child.terminateGroup(grace: 0.5)
+        #expect(Date().timeIntervalSince(started) < 3)
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(Self.processes(containing: "sleep \(marker)").isEmpty)
+        #expect(Self.processes(containing: "sleep \(other)").isEmpty)
+        #expect(!child.isRunning)
+    }
+
+    @Test func stderrQuotesTheErrorNotTheStackFrames() {
+        let node = """
+            /tmp/x.js:5
+                throw new TypeError('boom');
+                ^
+
+            TypeError: boom
+                at Interface.<anonymous> (/tmp/x.js:5:11)
+                at Interface.emit (node:events:517:28)
+
+            Node.js v20.20.2
+            """
+        #expect(StderrTail.errorLines(node) == ["/tmp/x.js:5", "TypeError: boom"])
+        let python = """
+            Traceback (most recent call last):
+              File "/tmp/t.py", line 3, in <module>
+                raise ValueError("bad")
+            ValueError: bad
+            """
+        #expect(StderrTail.errorLines(python) == ["Traceback (most recent call last):", "ValueError: bad"])
+        let jvm = "Exception in thread \"main\" java.lang.IllegalStateException: nope\n\tat Testee.main(Testee.java:9)\n"
+        #expect(StderrTail.errorLines(jvm) == ["Exception in thread \"main\" java.lang.IllegalStateException: nope"])
+    }
+
+    /// A testee that only says accept or reject: the verdicts are graded, the diagnosis is "not
+    /// given", per kind, and the run passes.
+    @Test(.timeLimit(.minutes(2))) func verdictOnlyAnswersAreGradedApart() throws {
+        let reference = "'\(Fixture.executable("reference-peer"))' testee"
+        let run = try Fixture.run(
+            "conformance", ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --verdict-only -- \(reference)", "--family", "pairing"], limit: 120)
+        #expect(run.status == 0, "\(run.stdout)")
+        let rejecting = Fixture.cases.filter {
+            guard $0.family == "pairing", $0.subject == "pair-ack", case .document(_, _, .reject) = $0.body else { return false }
+            return true
+        }.count
+        let accepting = Fixture.cases.filter { $0.family == "pairing" && $0.subject == "pair-ack" }.count - rejecting
+        #expect(run.stdout.contains("pair-ack                  \(accepting + rejecting)/\(accepting + rejecting) passed, \(rejecting) verdict only"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("verdict \(accepting + rejecting)/\(accepting + rejecting) · diagnosis 0/0 (\(rejecting) not given) · canonical \(accepting)/\(accepting)"),
+            "\(run.stdout)")
+        let json = try Fixture.run(
+            "conformance",
+            ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --verdict-only -- \(reference)", "--case", "pairing/pair-ack/*", "--format", "json"])
+        let kinds = try Self.json(json.stdout)["kinds"]?.arrayValue ?? []
+        let levels = kinds.first { $0["subject"] == "pair-ack" }?["levels"]
+        #expect(levels?["diagnosis"]?["notGiven"] == .number(JSONNumber(Int64(rejecting))))
+        #expect(levels?["verdict"]?["agreed"] == .number(JSONNumber(Int64(accepting + rejecting))))
+    }
+
+    /// A testee whose hello names what it implements: the rest is reported, never failed.
+    @Test(.timeLimit(.minutes(2))) func helloNarrowsWhatIsAsked() throws {
+        let reference = "'\(Fixture.executable("reference-peer"))' testee"
+        let hello = #"{"protocol":1,"implementation":"pair-ack only","families":["pairing"],"kinds":["pair-ack"],"machines":["flow-b"]}"#
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --hello '\(hello)' -- \(reference)", "--family", "pairing", "--format", "json"])
+        #expect(run.status == 0, "\(run.stdout)")
+        let document = try Self.json(run.stdout)
+        for c in document["cases"]?.arrayValue ?? [] {
+            let subject = c["subject"]?.stringValue ?? ""
+            #expect(c["status"] == ((subject == "pair-ack" || subject == "flow-b") ? "passed" : "not-implemented"), "\(c)")
+        }
+        let implemented = Fixture.cases.filter { $0.family == "pairing" && ($0.subject == "pair-ack" || $0.subject == "flow-b") }.count
+        #expect(document["summary"]?["passed"] == .number(JSONNumber(Int64(implemented))))
+        #expect(
+            document["summary"]?["notImplemented"] == .number(JSONNumber(Int64(Fixture.cases.filter { $0.family == "pairing" }.count - implemented))))
+    }
+}
+
+/// Runs `body` on a thread of its own (whose signal mask it may change) and hands back its result.
+final class ThreadResult<T: Sendable>: @unchecked Sendable {
+    private let done = DispatchSemaphore(value: 0)
+    private var result: Result<T, any Error>?
+
+    init(_ body: @escaping @Sendable () throws -> T) {
+        let thread = Thread { [self] in
+            result = Result(catching: body)
+            done.signal()
+        }
+        thread.start()
+    }
+
+    func value() throws -> T {
+        done.wait()
+        return try result!.get()
+    }
+}

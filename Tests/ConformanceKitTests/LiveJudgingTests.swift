@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+import WebSocketTransport
+import WireCore
+
+/// The live runner judges by meaning: what a Spec-conforming peer may add (unknown members,
+/// frames of types the Spec does not define, independent messages in another order) passes;
+/// what it must not do fails on the rule of the member that broke, with a pointer into the frame
+/// the peer sent. Checked through a fault-injecting proxy in front of the reference peers, and
+/// against a stand-in for a deployed third-party relay.
+extension LiveRunTests {
+    func relayURL(_ arguments: [String] = [], name: String = "relay") throws -> (Process, String) {
+        let ready = file("\(name).url")
+        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", ready.path] + arguments, log: "\(name).log", readyFile: ready)
+        return (relay, try String(contentsOf: ready, encoding: .utf8))
+    }
+
+    static func json(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Array(text.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
+    }
+
+    static func violations(_ report: JSONValue) -> [JSONValue] {
+        (report["cases"]?.arrayValue ?? []).flatMap { $0["violations"]?.arrayValue ?? [] }
+    }
+
+    /// The cases that take the relay's clock are skipped, visibly, at the Spec's windows; with a
+    /// relay started with shorter windows they are played, and all pass.
+    @Test(.timeLimit(.minutes(2))) func relayTimeBasedCasesWithShortWindows() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (relay, url) = try relayURL(["--window-ms", "2000"])
+        defer { relay.terminate() }
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", url, "--relay-window-ms", "2000", "--format", "json"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let report = try Self.json(run.stdout)
+        #expect(report["summary"]?["passed"] == .number(JSONNumber(13)))
+        #expect(report["summary"]?["skipped"] == .number(JSONNumber(0)))
+        // The same short schedule against a relay that keeps the Spec's five minutes: its alias
+        // is still alive and its guess window still full, and the runner says so.
+        let (spec, specURL) = try relayURL(name: "spec-relay")
+        defer { spec.terminate() }
+        let wrong = try await Fixture.runAsync(
+            "conformance",
+            ["run", "--role", "relay", "--peer", specURL, "--relay-window-ms", "2000", "--case", "*/alias-expires", "--case", "*/guessing-is-rate-limited", "--format", "json"])
+        #expect(wrong.status == 1)
+        let failed = Self.violations(try Self.json(wrong.stdout))
+        #expect(failed.contains { $0["rule"] == "PAIR-SEC-002" && $0["expected"] == #"{"type":"error","code":"alias-expired"}"# }, "\(failed)")
+        #expect(failed.contains { $0["rule"] == "PAIR-SEC-002" && $0["found"]?.stringValue?.hasPrefix(#"{"type":"message""#) == true }, "\(failed)")
+        #expect(failed.contains { $0["found"]?.stringValue?.contains(#"arrived instead: {"type":"error","code":"rate-limited"}"#) == true }, "\(failed)")
+    }
+
+    @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatAddsWhatTheSpecAllows() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (relay, url) = try relayURL()
+        defer { relay.terminate() }
+        let injected = Counter()
+        let proxy = try await FaultProxy.start(upstream: url) {
+            let extra = FaultProxy.rewritingJSON { object in
+                var o = object
+                o["serverTime"] = 1_795_000_000_000
+                o["messageId"] = "m-1"
+                return o
+            }
+            let toClient: FaultProxy.Rewriter = { message, forward in
+                await extra(message, forward)
+                // After every frame, one of a type the Spec does not define (a presence broadcast).
+                injected.add()
+                await forward.send(.text(#"{"type":"peer-status","peerId":"someone-else","status":"online"}"#))
+            }
+            return (toClient, extra)
+        }
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json"])
+        await proxy.close()
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(injected.value > 10)
+        let report = try Self.json(run.stdout)
+        #expect(report["summary"]?["failed"] == .number(JSONNumber(0)))
+        #expect(report["summary"]?["skipped"] == .number(JSONNumber(3)))
+        let informational = (report["cases"]?.arrayValue ?? []).filter { $0["status"] == "informational" }
+        #expect(informational.count == 10, "every played case saw the unsolicited frames")
+        #expect(informational.first?["notes"]?.arrayValue?.first?.stringValue?.contains("peer-status") == true)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatStripsFrom() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (relay, url) = try relayURL()
+        defer { relay.terminate() }
+        let proxy = try await FaultProxy.start(upstream: url) {
+            let strip = FaultProxy.rewritingJSON { object in
+                guard object["type"] == "message" else { return object }
+                return JSONObject(object.members.filter { $0.key != "from" })
+            }
+            return (strip, FaultProxy.passThrough)
+        }
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json"])
+        await proxy.close()
+        #expect(run.status == 1)
+        let violations = Self.violations(try Self.json(run.stdout))
+        #expect(!violations.isEmpty)
+        for v in violations {
+            #expect(v["rule"] == "PAIR-RELAY-001", "\(v)")
+            #expect(v["path"] == "/from", "a pointer into the received frame: \(v)")
+            #expect(v["found"] == "absent")
+            #expect(v["subject"]?.stringValue?.hasPrefix("connection ") == true)
+        }
+        #expect(!run.stdout.contains("/steps/"))
+    }
+
+    /// Each independent acknowledgement overtaken by the next, and an unknown member in every
+    /// control message both ways: a sender and a receiver still pass every scenario.
+    @Test(.timeLimit(.minutes(3))) func migrationRolesThroughAProxyThatReordersAndAdds() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let unknown = FaultProxy.rewritingJSON { object in
+            var o = object
+            o["x-proxy"] = "unknown member"
+            if case .object(var payload)? = o["payload"] {
+                payload["x-extra"] = 1
+                o["payload"] = .object(payload)
+            }
+            return o
+        }
+        let reorderAcks: FaultProxy.Rewriter = { message, forward in
+            guard case .text(let text) = message, text.contains(#""type":"ChunkAck""#), case .object(let o)? = try? JSONParser.parse(Array(text.utf8)) else {
+                await unknown(message, forward)
+                return
+            }
+            var changed = o
+            changed["x-proxy"] = "unknown member"
+            await forward.hold(.text(JSONSerializer.compact(.object(changed))))
+        }
+        // The sender under test listens; the runner connects to it through the proxy.
+        let overtakenToSender = Counter()
+        let sender = try start(
+            [
+                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--sessions", "0",
+            ], log: "send.log", readyFile: file("url"))
+        defer { sender.terminate() }
+        let senderProxy = try await FaultProxy.start(upstream: try String(contentsOf: file("url"), encoding: .utf8), overtaken: overtakenToSender) {
+            (unknown, reorderAcks)
+        }
+        let asSender = try await Fixture.runAsync(
+            "conformance", ["run", "--role", "sender", "--peer", senderProxy.url, "--pin-out", file("pin").path, "--password-file", file("password").path])
+        await senderProxy.close()
+        #expect(asSender.status == 0, "\(asSender.stdout)\(asSender.stderr)\n\(log("send.log"))")
+        #expect(asSender.stdout.contains("PASS  7 passed, 0 failed"), "\(asSender.stdout)")
+        #expect(overtakenToSender.value > 10, "acknowledgements were really reordered")
+
+        // The receiver under test connects to the proxy, which connects to the runner.
+        let port = try Self.freePort()
+        let overtakenToRunner = Counter()
+        let receiverProxy = try await FaultProxy.start(upstream: "ws://127.0.0.1:\(port)", overtaken: overtakenToRunner) { (unknown, reorderAcks) }
+        let receiver = try start(
+            [
+                "receive", "--connect", receiverProxy.url, "--into", file("new").path, "--password-file", file("conformance-password").path,
+                "--pin-out", file("receiver-pin").path, "--yes", "--sessions", "0",
+            ], log: "receive.log")
+        defer { receiver.terminate() }
+        let asReceiver = try await Fixture.runAsync(
+            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("receiver-pin").path])
+        await receiverProxy.close()
+        #expect(asReceiver.status == 0, "\(asReceiver.stdout)\(asReceiver.stderr)\n\(log("receive.log"))")
+        #expect(asReceiver.stdout.contains("PASS  7 passed, 0 failed"), "\(asReceiver.stdout)")
+        #expect(overtakenToRunner.value > 10, "acknowledgements were really reordered")
+    }
+
+    /// A stand-in for the deployed ChainlessChain relay (Tests/Fixtures/third-party-relay): the
+    /// report holds its real deviations, each at a pointer into the frame it sent, and nothing
+    /// the Spec allows (its presence broadcasts, its extra members).
+    @Test(.timeLimit(.minutes(2))) func aThirdPartyRelayGetsATruthfulReport() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let node = Process()
+        node.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        node.arguments = ["node", Fixture.root.appendingPathComponent("Tests/Fixtures/third-party-relay/relay.js").path, "--host", "127.0.0.1", "--port", "0"]
+        let out = Pipe()
+        node.standardOutput = out
+        node.standardError = FileHandle.nullDevice
+        try node.run()
+        defer { node.terminate() }
+        let ready = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(ready.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(ready)")
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", "ws://127.0.0.1:\(port)", "--format", "json"])
+        #expect(run.status == 1)
+        let report = try Self.json(run.stdout)
+        let cases = report["cases"]?.arrayValue ?? []
+        func violations(_ id: String) -> [JSONValue] {
+            cases.first { $0["id"]?.stringValue == "pairing/relay/\(id)" }?["violations"]?.arrayValue ?? []
+        }
+        // Delivered messages lose `to`: the one real deviation of an otherwise good delivery.
+        #expect(
+            violations("routes-between-registered-peers").map { "\($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } == ["CORE-TYPE-001 /to"])
+        // Its error codes are not the Spec's.
+        #expect(violations("message-before-register").contains { $0["rule"] == "PAIR-SIG-003" && $0["found"] == "\"REGISTRATION_REQUIRED\"" })
+        // A frame over 64 KiB is accepted.
+        #expect(violations("frame-too-large").contains { $0["found"]?.stringValue?.contains(#"arrived instead: {"type":"registered""#) == true })
+        // Presence broadcasts are notes, never violations; extra members are never reported.
+        #expect(cases.contains { $0["status"] == "informational" })
+        for v in Self.violations(report) {
+            #expect(v["path"]?.stringValue?.hasPrefix("/steps") != true, "\(v)")
+            #expect(v["path"] != "/serverTime" && v["path"] != "/timestamp" && v["path"] != "/isReconnect", "\(v)")
+            #expect(v["found"]?.stringValue?.hasPrefix(#"{"type":"peer-status""#) != true, "\(v)")
+        }
+    }
+}

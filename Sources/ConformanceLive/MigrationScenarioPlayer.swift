@@ -20,7 +20,9 @@ struct MigrationScenarioPlayer {
     static let timeout: Duration = .seconds(90)
 
     func play(_ scenario: MigrationScenario) async -> LiveOutcome {
-        let collector = Collector()
+        // The runner's machine judges what the peer under test sends: its violations point into
+        // that peer's message or chunk.
+        let collector = Collector(subject: "a message from the \(scenario.role.rawValue) under test")
         let result: Result<String, any Error>
         do {
             let state = try await withDeadline(Self.timeout) {
@@ -47,11 +49,15 @@ struct MigrationScenarioPlayer {
         }
         let rule = scenario.rules.first ?? MigrationRule.order
         for missing in expected {
-            violations.append(Violation(rule: RuleID(missing), path: .root, expected: "the runner's machine to report \(missing)", found: "no such report"))
+            violations.append(
+                Violation(
+                    rule: RuleID(missing), path: .root, expected: "the runner's machine to report \(missing)", found: "no such report",
+                    subject: "the scenario's faults"))
         }
         switch result {
         case .success(let state) where state != scenario.expectState:
-            violations.append(Violation(rule: rule, path: .root / "state", expected: scenario.expectState, found: state))
+            violations.append(
+                Violation(rule: rule, path: .root, expected: "final state \(scenario.expectState)", found: state, subject: "the runner's machine at the end"))
         case .failure(let error):
             if let package = error as? PackageError, let v = package.violation {
                 violations.append(v)
@@ -122,11 +128,16 @@ struct MigrationScenarioPlayer {
 final class Collector: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [Violation] = []
+    private let subject: String
+
+    init(subject: String) { self.subject = subject }
 
     var violations: [Violation] { lock.withLock { list } }
 
     func report(_ event: PeerEvent) {
-        if case .violation(let v) = event { lock.withLock { list.append(v) } }
+        guard case .violation(var v) = event else { return }
+        v.subject = v.subject ?? subject
+        lock.withLock { list.append(v) }
     }
 }
 

@@ -163,6 +163,37 @@ extension LiveRunTests {
         #expect(overtakenToRunner.value > 10, "acknowledgements were really reordered")
     }
 
+    /// A required member stripped from what the sender under test sends: every scenario fails on
+    /// that member's rule, at its pointer in the message the runner received.
+    @Test(.timeLimit(.minutes(3))) func senderRoleThroughAProxyThatStripsARequiredMember() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let sender = try start(
+            [
+                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--sessions", "0",
+            ], log: "send.log", readyFile: file("url"))
+        defer { sender.terminate() }
+        let proxy = try await FaultProxy.start(upstream: try String(contentsOf: file("url"), encoding: .utf8)) {
+            let strip = FaultProxy.rewritingJSON { object in
+                guard object["type"] == "BackupMeta", case .object(let payload)? = object["payload"] else { return object }
+                var o = object
+                o["payload"] = .object(JSONObject(payload.members.filter { $0.key != "chunkCount" }))
+                return o
+            }
+            return (strip, FaultProxy.passThrough)
+        }
+        let run = try await Fixture.runAsync(
+            "conformance",
+            ["run", "--role", "sender", "--peer", proxy.url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean", "--format", "json"])
+        await proxy.close()
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let violations = Self.violations(try Self.json(run.stdout))
+        #expect(violations.first?["rule"] == "CORE-TYPE-001", "\(violations)")
+        #expect(violations.first?["path"] == "/payload/chunkCount", "\(violations)")
+        #expect(violations.first?["subject"] == "a message from the sender under test", "\(violations)")
+        #expect(!run.stdout.contains("/steps/"))
+    }
+
     /// A stand-in for the deployed ChainlessChain relay (Tests/Fixtures/third-party-relay): the
     /// report holds its real deviations, each at a pointer into the frame it sent, and nothing
     /// the Spec allows (its presence broadcasts, its extra members).

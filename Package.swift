@@ -91,7 +91,7 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
-        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
+        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -7,7 +7,8 @@ import WireCore
 /// keeps, for every pair of events, the side of the window they are on, with a margin:
 /// events a window apart are played at least `window + margin` apart, events within a window at
 /// most `window − margin` apart, and otherwise as close to the vector's own times (scaled to the
-/// relay's window) as those bounds allow.
+/// relay's window) as those bounds allow. Events are placed greedily, earliest first; a case this
+/// cannot place is skipped with that reason (none of the vectors' cases is such a case).
 struct RelaySchedule: Sendable, Equatable {
     /// Real offsets, one per event, in milliseconds.
     var offsets: [Int64]

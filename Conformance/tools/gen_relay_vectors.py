@@ -120,6 +120,43 @@ s.append(step(recv(3, msg("pairing-code:000006", ack("000006")), T0 + 301001), s
 case("guessing-is-rate-limited", "After 5 misses in 5 minutes a source is refused even for the live code; other sources are not; the window slides.",
      ["PAIR-SEC-004", "PAIR-RELAY-001"], ["PAIR-SEC-004"], s)
 
+s, ids = setup(AL)
+s += [step(conn(3, C), st(*ids)), step(recv(3, reg(ATT)), st(*ids, ATT), [send(3, registered(ATT))])]
+ids = ids + [ATT]
+for i in range(5):
+    s.append(step(recv(3, reg(AL), T0 + 1000 * (i + 1)), st(*ids), [send(3, err("alias-taken"), "PAIR-SEC-001")]))
+s.append(step(recv(3, reg("pairing-code:111111"), T0 + 6000), st(*ids), [send(3, err("rate-limited"), "PAIR-SEC-004")]))
+s.append(step(recv(3, msg(AL, ack("048213")), T0 + 6500), st(*ids), [send(3, err("rate-limited"), "PAIR-SEC-004")]))
+s.append(step(recv(2, msg(AL, ack("048213")), T0 + 7000), st(DESK, PHONE, ATT), [send(1, fwd(AL, PHONE, ack("048213")))]))
+case("alias-probing-is-guessing", "Registering live codes to learn which exist (alias-taken) counts as guessing: after 5 the source is refused every alias, registering and sending; the phone is not.",
+     ["PAIR-SEC-004", "PAIR-SEC-001"], ["PAIR-SEC-004"], s)
+
+s, ids = setup()
+quota = [f"pairing-code:{c}" for c in ("111111", "222222", "333333")]
+for i, q in enumerate(quota):
+    s.append(step(recv(1, reg(q), T0 + i + 1), st(*ids, *quota[:i + 1]), [send(1, registered(q))]))
+s.append(step(recv(1, reg("pairing-code:444444"), T0 + 10), st(*ids, *quota), [send(1, err("rate-limited"), "PAIR-SEC-005")]))
+s.append(step(recv(1, reg(quota[0]), T0 + 11), st(*ids, *quota), [send(1, registered(quota[0]))]))
+s.append(step(recv(2, msg(quota[1], ack("222222")), T0 + 12), st(*ids, quota[0], quota[2]), [send(1, fwd(quota[1], PHONE, ack("222222")))]))
+s.append(step(recv(1, reg("pairing-code:444444"), T0 + 13), st(*ids, quota[0], quota[2], "pairing-code:444444"), [send(1, registered("pairing-code:444444"))]))
+case("alias-quota-per-connection", "A connection holds at most 3 live aliases; registering one it holds again costs nothing, and a spent one frees its place.",
+     ["PAIR-SEC-005"], ["PAIR-SEC-005"], s)
+
+s = [step(conn(1, C), st())]
+held = []
+for n in range(11):
+    c = 1 + n // 3
+    if n % 3 == 0 and n > 0:
+        s.append(step(conn(c, C, T0 + n), st(*held)))
+    q = f"pairing-code:{100000 + n}"
+    if n < 10:
+        held.append(q)
+        s.append(step(recv(c, reg(q), T0 + n), st(*held), [send(c, registered(q))]))
+    else:
+        s.append(step(recv(c, reg(q), T0 + n), st(*held), [send(c, err("rate-limited"), "PAIR-SEC-005")]))
+case("alias-quota-per-source", "One source registers at most 10 new aliases in 5 minutes, over any number of connections: squatting the code space takes 100,000 sources.",
+     ["PAIR-SEC-005"], ["PAIR-SEC-005"], s)
+
 doc = {"family": "pairing", "machine": "relay",
        "description": "The signaling relay (Spec pairing.md section 5): registration, routing, peer-offline and errors, and the limits on pairing-code aliases.",
        "context": {}, "cases": cases}

@@ -41,7 +41,7 @@ public enum Packer {
                 throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / "Data" / kind.fileName, expected: "the store's \(kind.fileName)", found: "absent"))
             }
             do {
-                exports[kind] = try Export.decode(try JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 256 << 20, maxDepth: 64)), as: kind)
+                exports[kind] = try Export.decode(try JSONParser.parse([UInt8](data), limits: PackageDocument.limits), as: kind)
             } catch {
                 throw PackageError.invalid(error.nested(under: .root / "Data" / kind.fileName))
             }

@@ -91,7 +91,7 @@ public enum Restorer {
                 throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
             }
             do throws(Violation) {
-                return try JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 256 << 20, maxDepth: 64))
+                return try JSONParser.parse([UInt8](data), limits: PackageDocument.limits)
             } catch {
                 throw PackageError.invalid(error.nested(under: pointer(path)))
             }

@@ -36,13 +36,14 @@ public enum PairingRule {
     public static let aliasLifetime: RuleID = "PAIR-SEC-002"
     public static let aliasSingleUse: RuleID = "PAIR-SEC-003"
     public static let guessLimit: RuleID = "PAIR-SEC-004"
+    public static let aliasQuota: RuleID = "PAIR-SEC-005"
 
     public static let all: [RuleID] = [
         type, code, peerID, pairingCodeAlias, epochMillis, maxAge, notInFuture, did, activeDID, deviceName,
         platform, deviceID, signalingURL, relayURL, iceServers, iceExpiry, registerOwnID, aliasCarriesAck,
         relayErrorCode, iceServersJSON, lastSeenOrder, relayFallback, confirmationCode, displayExpiry,
         signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, aliasHeld, aliasLifetime,
-        aliasSingleUse, guessLimit,
+        aliasSingleUse, guessLimit, aliasQuota,
     ]
 }
 

@@ -125,7 +125,8 @@ private struct Parser {
         index += 1
         var members: [JSONObject.Member] = []
         // Small objects (almost all) compare names directly; a set pays off only for large ones.
-        var seen: Set<String>?
+        // It is filled once, when the object passes 16 members, and then grows in place.
+        var seen = Set<String>()
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -141,13 +142,11 @@ private struct Parser {
             let key = try parseString()
             path.append(.key(key))
             let repeated: Bool
-            if var names = seen {
-                repeated = !names.insert(key).inserted
-                seen = names
+            if !seen.isEmpty {
+                repeated = !seen.insert(key).inserted
             } else if members.count >= 16 {
-                var names = Set(members.map(\.key))
-                repeated = !names.insert(key).inserted
-                seen = names
+                seen = Set(members.map(\.key))
+                repeated = !seen.insert(key).inserted
             } else {
                 repeated = members.contains { $0.key == key }
             }

@@ -57,9 +57,22 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
         self.rule = rule
         self.path = path
         self.byteOffset = byteOffset
-        self.expected = expected
-        self.found = found
+        self.expected = Violation.capped(expected)
+        self.found = Violation.capped(found)
         self.subject = subject
+    }
+
+    /// Quoted values longer than this are cut: a 50 MB string in a document must not come back
+    /// whole in every report (and every copy of the violation).
+    public static let maxQuoteBytes = 512
+
+    static func capped(_ text: String) -> String {
+        guard text.utf8.count > maxQuoteBytes else { return text }
+        let bytes = Array(text.utf8.prefix(maxQuoteBytes + 1))
+        // Cut before the character that straddles the limit, never inside its UTF-8 sequence.
+        var end = maxQuoteBytes
+        while end > 0 && bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        return String(decoding: bytes[..<end], as: UTF8.self) + "… (\(text.utf8.count) bytes)"
     }
 
     public var section: String { rule.section }

@@ -69,15 +69,25 @@ struct Check: ParsableCommand {
                 continue
             }
             let bytes: [UInt8]
-            if file == "-" {
-                bytes = [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-            } else {
-                guard let data = FileManager.default.contents(atPath: file) else {
-                    FileHandle.standardError.write(Data("conformance check: cannot read \(file)\n".utf8))
-                    throw ExitCode(Status.usage)
-                }
-                bytes = [UInt8](data)
+            // A document over the largest size any kind allows is refused unread (CORE-JSON-004):
+            // checking a 1 GB file must not take a gigabyte of memory.
+            let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
+            guard let handle else {
+                FileHandle.standardError.write(Data("conformance check: cannot read \(file)\n".utf8))
+                throw ExitCode(Status.usage)
             }
+            let limit = Families.maxDocumentBytes
+            let size = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
+            let data = size.map { $0 > limit } == true ? Data() : ((try? handle.read(upToCount: limit + 1)) ?? nil) ?? Data()
+            if let total = size.flatMap({ $0 > limit ? $0 : nil }) ?? (data.count > limit ? data.count : nil) {
+                let name = file == "-" ? "<stdin>" : file
+                let found = size == nil ? "more than \(limit) bytes" : "\(total) bytes"
+                let v = Violation(
+                    rule: CoreRule.size, path: .root, expected: "at most \(limit) bytes (the largest document any kind allows)", found: found, subject: name)
+                results.append(DocumentChecker.Result(name: name, kind: kind, violations: [v], canonical: nil))
+                continue
+            }
+            bytes = [UInt8](data)
             let documentKind = kind ?? (previous != nil ? "model" : nil) ?? PackageChecker.kind(forFileName: url.lastPathComponent)
                 ?? ModelDetection.kind(of: bytes)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))

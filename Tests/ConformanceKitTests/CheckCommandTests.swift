@@ -1,4 +1,4 @@
-import ConformanceKit
+@testable import ConformanceKit
 import Foundation
 import Testing
 import WireCore
@@ -115,5 +115,29 @@ struct CheckCommandTests {
         let honest = try Fixture.run("conformance", ["run", "--expected-failures", list])
         #expect(honest.status == 1)
         #expect(honest.stdout.contains("XPASS pairing/pair-ack/code-five-digits"))
+    }
+}
+
+/// `conformance check` on a file far over every size limit refuses it unread (security review D7:
+/// a 1 GB file took 2.1 GB of memory before the size rule).
+@Suite("check bounds its memory")
+struct CheckMemoryTests {
+    @Test(.timeLimit(.minutes(1))) func aHugeFileIsRefusedUnread() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("huge-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        _ = FileManager.default.createFile(atPath: file.path, contents: Data("{\"type\":\"pair-ack\",\"x\":\"".utf8))
+        let handle = try FileHandle(forWritingTo: file)
+        try handle.truncate(atOffset: 1 << 30)  // sparse: a gigabyte of zero bytes, no disk used
+        try handle.close()
+        let child = try ChildProcess.spawn(shell: "exec '\(Fixture.executable("conformance"))' check --format json '\(file.path)'")
+        let output = LineChannel(fd: child.stdout)
+        var text = ""
+        while case .line(let line) = output.readLine(timeout: 50) { text += String(decoding: line, as: UTF8.self) }
+        #expect(child.waitForExit(seconds: 10))
+        #expect(child.exitDescription == "exited with status 1", "\(text)")
+        #expect(text.contains("CORE-JSON-004"), "\(text)")
+        #expect(text.contains("1073741824 bytes"), "\(text)")
+        let peak = try #require(child.peakMemoryKiB)
+        #expect(peak < 200 * 1024, "peak \(peak) KiB")
     }
 }

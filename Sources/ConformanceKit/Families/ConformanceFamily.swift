@@ -54,4 +54,7 @@ public enum Families {
     }
 
     public static var allKinds: [String] { all.filter { $0.name != "core" }.flatMap(\.kinds) }
+
+    /// The largest document any kind accepts (the migration family's exports and manifests).
+    public static let maxDocumentBytes = MigrationFamily.maxDocumentBytes
 }

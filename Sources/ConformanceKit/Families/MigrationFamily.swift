@@ -39,9 +39,11 @@ public struct MigrationFamily: ConformanceFamily {
         }
     }
 
+    static let maxDocumentBytes = PackageDocument.maxBytes
+
     func json(_ document: [UInt8], _ decode: (JSONValue) throws(Violation) -> JSONValue) -> Outcome {
         do throws(Violation) {
-            return .accept(canonical: try decode(try JSONParser.parse(document, limits: JSONLimits(maxBytes: 256 << 20, maxDepth: 64))))
+            return .accept(canonical: try decode(try JSONParser.parse(document, limits: PackageDocument.limits)))
         } catch {
             return .reject([error])
         }

@@ -98,13 +98,18 @@ final class ChildProcess: @unchecked Sendable {
         defer { lock.unlock() }
         if let reaped { return reaped }
         var status: Int32 = 0
-        let r = waitpid(pid, &status, WNOHANG)
+        var usage = rusage()
+        let r = wait4(pid, &status, WNOHANG, &usage)
         if r == pid || (r == -1 && errno == ECHILD) {
             reaped = r == pid ? status : 0
+            if r == pid { peakMemoryKiB = Int(usage.ru_maxrss) }
             return reaped
         }
         return nil
     }
+
+    /// The leader's peak resident memory in KiB, once it has been reaped.
+    private(set) var peakMemoryKiB: Int?
 
     var isRunning: Bool { exitStatus() == nil }
 

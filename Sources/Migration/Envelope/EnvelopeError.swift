@@ -46,5 +46,8 @@ public struct EnvelopeError: Error, Sendable, Hashable, CustomStringConvertible 
         Violation(rule: code.rule, path: path, byteOffset: byteOffset, expected: "a sound envelope", found: "\(code.rawValue): \(detail)")
     }
 
-    public var description: String { "\(code.rawValue) at \(path): \(detail)" }
+    public var description: String {
+        let at = path == .root ? (byteOffset.map { "at byte \($0)" } ?? "in the file") : "at \(path)"
+        return "\(code.rawValue) \(at): \(detail)"
+    }
 }

@@ -109,6 +109,12 @@ public struct Manifest: Sendable, Hashable {
     }
 }
 
+/// The JSON documents of a package (manifest, exports): at most 256 MiB each (Spec migration.md).
+public enum PackageDocument {
+    public static let maxBytes = 256 << 20
+    public static var limits: JSONLimits { JSONLimits(maxBytes: maxBytes, maxDepth: 64) }
+}
+
 /// Paths inside a package, relative to its `Backup-{backupId}/` folder (MIG-PKG-006).
 public enum PackagePath {
     public static let manifest = "manifest.json"

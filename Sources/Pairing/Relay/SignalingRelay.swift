@@ -24,9 +24,14 @@ public struct SignalingRelay: Sendable {
     public struct Policy: Sendable, Hashable {
         /// How long an alias lives after its registration (PAIR-SEC-002).
         public var aliasLifetime: EpochMillis = PairingTimeouts.validity
-        /// Messages to unregistered aliases allowed per source within `guessWindow` (PAIR-SEC-004).
+        /// Misses allowed per source within `guessWindow` (PAIR-SEC-004): messages to aliases
+        /// that are not registered, and registrations of aliases another connection holds.
         public var maxGuesses = 5
         public var guessWindow: EpochMillis = PairingTimeouts.validity
+        /// Live aliases one connection may hold (PAIR-SEC-005).
+        public var maxAliasesPerConnection = 3
+        /// New aliases one source may register within `guessWindow` (PAIR-SEC-005).
+        public var maxAliasesPerSource = 10
 
         public init() {}
     }
@@ -35,11 +40,26 @@ public struct SignalingRelay: Sendable {
         let source: String
         /// Non-alias peer ids this connection registered, in order; the first one is its `from`.
         var peerIds: [String] = []
+        /// Aliases this connection registered (some may have expired or been spent since).
+        var aliases: [String] = []
     }
 
     struct Alias: Sendable, Hashable {
         let connection: ConnectionID
         let registeredAt: EpochMillis
+    }
+
+    /// Times per source, oldest first, of the events a sliding window counts.
+    struct SourceWindow: Sendable, Hashable {
+        var misses: [EpochMillis] = []
+        var aliasRegistrations: [EpochMillis] = []
+
+        mutating func slide(to at: EpochMillis, window: EpochMillis) {
+            misses.removeAll { at - $0 > window }
+            aliasRegistrations.removeAll { at - $0 > window }
+        }
+
+        var isEmpty: Bool { misses.isEmpty && aliasRegistrations.isEmpty }
     }
 
     public let policy: Policy
@@ -48,8 +68,10 @@ public struct SignalingRelay: Sendable {
     private var aliases: [String: Alias] = [:]
     /// Aliases that received their one delivery, until their lifetime would have ended.
     private var spent: [String: EpochMillis] = [:]
-    /// Times at which each source addressed an alias that was not there.
-    private var misses: [String: [EpochMillis]] = [:]
+    /// Registrations and spendings in time order, so expiry costs only what expires
+    /// (registration times never decrease: events arrive in time order).
+    private var expiries = ExpiryQueue()
+    private var sources: [String: SourceWindow] = [:]
 
     public init(policy: Policy = Policy()) {
         self.policy = policy
@@ -66,9 +88,10 @@ public struct SignalingRelay: Sendable {
             connections[id] = Connection(source: source)
             return []
         case .disconnected(let id, _):
-            connections[id] = nil
-            peers = peers.filter { $0.value != id }
-            aliases = aliases.filter { $0.value.connection != id }
+            guard let connection = connections.removeValue(forKey: id) else { return [] }
+            // Only what this connection still holds: an id taken over by a newer connection stays.
+            for peerId in connection.peerIds where peers[peerId] == id { peers[peerId] = nil }
+            for alias in connection.aliases where aliases[alias]?.connection == id { aliases[alias] = nil }
             return []
         case .received(let id, let text, let at):
             guard connections[id] != nil else { return [] }
@@ -104,23 +127,46 @@ public struct SignalingRelay: Sendable {
     }
 
     private mutating func register(_ peerId: String, on id: ConnectionID, at: EpochMillis) -> [Action] {
-        if PeerID.aliasCode(peerId) != nil {
-            expireAliases(at: at)
-            if let holder = aliases[peerId] {
-                // PAIR-SEC-001; re-registering does not extend the alias's life (PAIR-SEC-002).
-                if holder.connection != id {
-                    return [error(id, .aliasTaken, PairingRule.aliasHeld)]
-                }
-            } else {
-                aliases[peerId] = Alias(connection: id, registeredAt: at)
-                spent[peerId] = nil
-            }
-        } else {
+        guard PeerID.aliasCode(peerId) != nil else {
             // A reconnecting client takes its id over from its half-open old connection.
             peers[peerId] = id
             if connections[id]?.peerIds.contains(peerId) == false { connections[id]?.peerIds.append(peerId) }
+            return [.send(id, Registered(peerId: peerId).canonical, rule: nil)]
         }
+        expireAliases(at: at)
+        let source = connections[id]?.source ?? ""
+        // PAIR-SEC-004: a source that keeps missing is refused every alias, registrations too.
+        if guessing(source, at: at) { return [error(id, .rateLimited, PairingRule.guessLimit)] }
+        if let holder = aliases[peerId] {
+            // PAIR-SEC-001; re-registering does not extend the alias's life (PAIR-SEC-002).
+            guard holder.connection == id else {
+                // Probing live codes by registering them is guessing too (PAIR-SEC-004).
+                sources[source, default: SourceWindow()].misses.append(at)
+                return [error(id, .aliasTaken, PairingRule.aliasHeld)]
+            }
+            return [.send(id, Registered(peerId: peerId).canonical, rule: nil)]
+        }
+        // PAIR-SEC-005: a bounded number of live aliases per connection and of new ones per source.
+        let held = (connections[id]?.aliases ?? []).filter { aliases[$0]?.connection == id }.count
+        sources[source, default: SourceWindow()].slide(to: at, window: policy.guessWindow)
+        if held >= policy.maxAliasesPerConnection || (sources[source]?.aliasRegistrations.count ?? 0) >= policy.maxAliasesPerSource {
+            return [error(id, .rateLimited, PairingRule.aliasQuota)]
+        }
+        sources[source, default: SourceWindow()].aliasRegistrations.append(at)
+        aliases[peerId] = Alias(connection: id, registeredAt: at)
+        connections[id]?.aliases.removeAll { aliases[$0]?.connection != id }
+        connections[id]?.aliases.append(peerId)
+        expiries.append(peerId, at: at)
+        spent[peerId] = nil
         return [.send(id, Registered(peerId: peerId).canonical, rule: nil)]
+    }
+
+    /// Whether `source` has used up its misses in the window (PAIR-SEC-004).
+    private mutating func guessing(_ source: String, at: EpochMillis) -> Bool {
+        guard var window = sources[source] else { return false }
+        window.slide(to: at, window: policy.guessWindow)
+        sources[source] = window.isEmpty ? nil : window
+        return window.misses.count >= policy.maxGuesses
     }
 
     private mutating func route(_ message: SignalMessage, from id: ConnectionID, at: EpochMillis) -> [Action] {
@@ -135,13 +181,11 @@ public struct SignalingRelay: Sendable {
             return [.send(target, forwarded, rule: nil)]
         }
         // PAIR-SEC-004: a source that keeps missing aliases is guessing codes.
-        let recent = (misses[sender.source] ?? []).filter { at - $0 <= policy.guessWindow }
-        misses[sender.source] = recent
-        if recent.count >= policy.maxGuesses {
+        if guessing(sender.source, at: at) {
             return [error(id, .rateLimited, PairingRule.guessLimit)]
         }
         guard let alias = aliases[message.to] else {
-            misses[sender.source, default: []].append(at)
+            sources[sender.source, default: SourceWindow()].misses.append(at)
             if let registeredAt = spent[message.to], at - registeredAt <= policy.aliasLifetime {
                 return [.send(id, PeerOffline(peerId: message.to).canonical, rule: PairingRule.aliasSingleUse)]
             }
@@ -158,14 +202,48 @@ public struct SignalingRelay: Sendable {
         return [.send(alias.connection, forwarded, rule: nil)]
     }
 
+    /// Drops the aliases, and the memory of spent ones, older than their lifetime: only the
+    /// registrations at the front of the queue are looked at.
     private mutating func expireAliases(at: EpochMillis) {
-        aliases = aliases.filter { at - $0.value.registeredAt <= policy.aliasLifetime }
-        spent = spent.filter { at - $0.value <= policy.aliasLifetime }
+        while let (alias, registeredAt) = expiries.first, at - registeredAt > policy.aliasLifetime {
+            expiries.removeFirst()
+            if aliases[alias]?.registeredAt == registeredAt { aliases[alias] = nil }
+            if spent[alias] == registeredAt { spent[alias] = nil }
+        }
     }
 
     /// Errors carry no human text: clients act on the code (PAIR-SIG-003), and the same input
     /// gives byte-identical answers on every relay.
     private func error(_ id: ConnectionID, _ code: RelayError.Code, _ rule: RuleID) -> Action {
         .send(id, RelayError(code: code).canonical, rule: rule)
+    }
+}
+
+/// A first-in first-out queue of (alias, registration time) with amortized O(1) removal at the front.
+struct ExpiryQueue: Sendable, Hashable {
+    private var items: [(String, EpochMillis)] = []
+    private var head = 0
+
+    static func == (a: ExpiryQueue, b: ExpiryQueue) -> Bool {
+        a.items[a.head...].elementsEqual(b.items[b.head...]) { $0.0 == $1.0 && $0.1 == $1.1 }
+    }
+
+    func hash(into hasher: inout Hasher) {
+        for (alias, at) in items[head...] {
+            hasher.combine(alias)
+            hasher.combine(at)
+        }
+    }
+
+    var first: (String, EpochMillis)? { head < items.count ? items[head] : nil }
+
+    mutating func append(_ alias: String, at: EpochMillis) { items.append((alias, at)) }
+
+    mutating func removeFirst() {
+        head += 1
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
     }
 }

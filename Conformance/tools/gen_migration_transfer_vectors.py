@@ -99,6 +99,16 @@ cm.doc("chunk-ack-nack", "\"nack\" is not a status.", bad("/payload/status", "MI
 cm.doc("chunk-ack-negative", "Indexes are ≥ 0.", bad("/payload/index", "MIG-MSG-006"), ["MIG-MSG-006"], (), msg("ChunkAck", {"backupId": BID, "index": -1, "status": "ok"}))
 cm.doc("cancel", "CancelTransfer with a reason.", ok(msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"})), ["MIG-MSG-007"], (),
        msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"}))
+HEADER = b64(bytes([0x89, 0x4D, 0x53, 0x42, 0x4B, 0x0D, 0x0A, 0x1A, 1, 1]) + bytes(range(87)))
+cm.doc("meta-with-envelope-header", "BackupMeta may carry the envelope's first 97 bytes, so the receiver checks its password first.",
+       ok(msg("BackupMeta", dict(META, envelopeHeader=HEADER))), ["MIG-MSG-004", "MIG-META-002"], (), msg("BackupMeta", dict(META, envelopeHeader=HEADER)))
+cm.doc("meta-envelope-header-short", "envelopeHeader is base64 of exactly 97 bytes.", bad("/payload/envelopeHeader", "MIG-MSG-004"), ["MIG-MSG-004"], ("boundary",),
+       msg("BackupMeta", dict(META, envelopeHeader=b64(bytes(96)))))
+cm.doc("meta-envelope-header-not-base64", "envelopeHeader is base64.", bad("/payload/envelopeHeader", "MIG-MSG-004"), ["MIG-MSG-004"], (),
+       msg("BackupMeta", dict(META, envelopeHeader="not base64!")))
+cm.doc("cancel-wrong-password", "The receiver's password does not open the backup: it says so before any chunk.",
+       ok(msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"})), ["MIG-MSG-007", "MIG-META-002"], (),
+       msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"}))
 cm.doc("cancel-reason-free-text", "Reasons are codes, not sentences.", bad("/payload/reason", "MIG-MSG-007"), ["MIG-MSG-007"], (), msg("CancelTransfer", {"reason": "Disk full"}))
 cm.doc("complete-sender", "The sender's Complete.", ok(msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})), ["MIG-MSG-008"], (),
        msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA}))
@@ -271,6 +281,43 @@ rc.steps("text-over-64k", "Control messages are at most 64 KiB (CORE-JSON-004's 
                        s("failed", reason="protocol-error"),
                        [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("CORE-JSON-004")])], flags=["boundary"])
 
+METAH = dict(META, envelopeHeader=HEADER)
+to_consent = to_meta + [
+    ({"event": "message", "at": T + 4, "document": msg("BackupMeta", METAH)}, s("confirming", have=[]), [{"action": "confirm-wipe", "backupId": BID}]),
+    ({"event": "user-confirmed", "at": T + 5, "yes": True}, s("checkingPassword", have=[]), [{"action": "check-password", "rule": "MIG-META-002"}])]
+rc.steps("password-checked-before-transfer", "With the envelope header in BackupMeta, the password is checked after consent and before StartTransfer.",
+         ["MIG-META-002"], ["MIG-META-002"],
+         to_consent + [({"event": "password-checked", "at": T + 6, "result": "opens"}, s("transferring", have=[]),
+                        [{"action": "open-file", "backupId": BID, "fileSize": 5000}, send(msg("StartTransfer", {"backupId": BID, "window": 4}))])])
+rc.steps("wrong-password-before-any-chunk", "A password that does not open the header ends the session before any chunk, with the same outcome on both sides.",
+         ["MIG-META-002", "MIG-MSG-007"], ["MIG-META-002"],
+         to_consent + [({"event": "password-checked", "at": T + 6, "result": "wrong-password"}, s("failed", reason="wrong-password", have=[]),
+                        [send(msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"})), {"action": "close"}])])
+rc.steps("envelope-header-invalid", "A header that is not an envelope this receiver opens is the sender's protocol error, on the envelope rule it breaks.",
+         ["MIG-META-002", "MIG-ENV-001"], ["MIG-ENV-001"],
+         to_consent + [({"event": "password-checked", "at": T + 6, "result": "invalid-header", "rule": "MIG-ENV-001"},
+                        s("failed", reason="protocol-error", have=[]),
+                        [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"},
+                         reject("MIG-ENV-001", "/payload/envelopeHeader")])])
+bad1 = lambda at: ({"event": "chunk", "at": at, "frame": b64(frame(1, CHUNK1[:-1] + b"\x00", digest=hashlib.sha256(CHUNK1).digest()))},)
+rc.steps("too-many-damaged-copies", "A chunk that keeps arriving damaged is asked for a bounded number of times, then the transfer ends.",
+         ["MIG-XFER-002", "MIG-CHUNK-004"], ["MIG-XFER-002"],
+         to_transfer + [bad1(T + 6) + (s("transferring", have=[]), [ack(1, "retransmit"), reject("MIG-CHUNK-004", "/chunkSHA256")]),
+                        bad1(T + 7) + (s("transferring", have=[]), [ack(1, "retransmit"), reject("MIG-CHUNK-004", "/chunkSHA256")]),
+                        bad1(T + 8) + (s("failed", reason="too-many-retransmits", have=[]),
+                                       [send(msg("CancelTransfer", {"backupId": BID, "reason": "too-many-retransmits"})), {"action": "close"},
+                                        reject("MIG-XFER-002", "/chunkSHA256")])],
+         context={"configuration": {"freeSpace": 1000000, "maxRetransmitsPerChunk": 2}})
+both = [chunk0, ({"event": "chunk", "at": T + 8, "frame": b64(frame(1, CHUNK1))}, s("transferring", have=[[0, 2]]),
+                 [{"action": "write-chunk", "index": 1, "offset": 4096, "length": 904}, {"action": "persist-journal", "have": [[0, 2]]}, ack(1)])]
+for slug, member, changed in (("complete-digest-differs", "envelopeSHA256", "00" * 32), ("complete-count-differs", "chunkCount", 3)):
+    rc.steps(slug, f"The sender's Complete repeats BackupMeta; another {member} is not this backup and nothing is verified.",
+             ["MIG-XFER-004"], ["MIG-XFER-004"],
+             to_transfer + both + [({"event": "message", "at": T + 10, "document": msg("Complete", dict({"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA}, **{member: changed}))},
+                                    s("failed", reason="protocol-error", have=[[0, 2]]),
+                                    [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"},
+                                     reject("MIG-XFER-004", "/payload/" + member)])])
+
 # ------------------------------------------------------------------ sender machine
 sd = File(machine="sender", description="The old phone's side of the transfer (Spec migration.md 5.3).",
           context={"random": "33" * 16, "configuration": {"chunkSize": 4096, "maxWindow": 16}})
@@ -344,6 +391,54 @@ sd.steps("locked-by-receiver", "The receiver locks the session.", ["MIG-PIN-002"
 sd.steps("out-of-order", "StartTransfer before BackupMeta breaks the order.", ["MIG-XFER-006"], ["MIG-XFER-006"],
          to_start[:4] + [({"event": "message", "at": T + 4, "document": msg("StartTransfer", {"backupId": BID, "window": 2})}, ss("failed", 2, reason="protocol-error"),
                           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
+
+sd.steps("idle-connection-closed", "A connection that sends no Handshake within 10 s is closed; the sender keeps listening and the real receiver gets in.",
+         ["MIG-XFER-007"], ["MIG-XFER-007"],
+         [({"event": "connected", "at": T}, ss("listening", 1), []),
+          ({"event": "tick", "at": T + 10000}, ss("listening", 1), []),
+          ({"event": "tick", "at": T + 10001}, ss("listening", 1), [{"action": "close"}, reject("MIG-XFER-007")]),
+          ({"event": "disconnected", "at": T + 10002}, ss("listening", 1), []),
+          ({"event": "connected", "at": T + 20000}, ss("listening", 1), []),
+          ({"event": "message", "at": T + 20001, "document": RH2}, ss("awaitingPINEntry", 2), [send(SH), {"action": "ask-pin", "attemptsLeft": 5}]),
+          ({"event": "tick", "at": T + 40000}, ss("awaitingPINEntry", 2), [])], flags=["boundary"])
+sd.steps("disconnect-before-handshake", "A connection that closes before its Handshake was not the session's receiver: the sender keeps listening.",
+         ["MIG-XFER-007"], [],
+         [({"event": "connected", "at": T}, ss("listening", 1), []),
+          ({"event": "disconnected", "at": T + 1}, ss("listening", 1), []),
+          ({"event": "connected", "at": T + 2}, ss("listening", 1), []),
+          ({"event": "message", "at": T + 3, "document": RH2}, ss("awaitingPINEntry", 2), [send(SH), {"action": "ask-pin", "attemptsLeft": 5}])])
+sd.steps("receiver-wrong-password", "The receiver's password does not open the header: the sender ends with the same outcome, no chunk sent.",
+         ["MIG-META-002"], [],
+         to_start[:5] + [({"event": "message", "at": T + 5, "document": msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"})},
+                          ss("failed", 2, [], [], reason="wrong-password"), [{"action": "close"}])])
+
+# ------------------------------------------------------------------ PIN lockout across sessions
+pl = File(machine="pin-lockout", description="How long a receiver waits before it shows a new PIN after locked sessions (Spec migration.md MIG-PIN-003).")
+files.append(pl)
+ended = lambda at, outcome: {"event": "session-ended", "at": at, "outcome": outcome}
+wanted = lambda at: {"event": "session-wanted", "at": at}
+lk = lambda n, nb: {"lockedInARow": n, "notBefore": nb}
+wait = lambda until: {"action": "wait", "until": until, "rule": "MIG-PIN-003"}
+START = {"action": "start-session"}
+pl.steps("waits-double", "30 s after the first locked session, 60 s after the second; the right PIN resets the count.", ["MIG-PIN-003"], ["MIG-PIN-003"],
+         [(wanted(T), lk(0, 0), [START]),
+          (ended(T + 1000, "locked"), lk(1, T + 31000), []),
+          (wanted(T + 30999), lk(1, T + 31000), [wait(T + 31000)]),
+          (wanted(T + 31000), lk(1, T + 31000), [START]),
+          (ended(T + 40000, "locked"), lk(2, T + 100000), []),
+          (wanted(T + 40001), lk(2, T + 100000), [wait(T + 100000)]),
+          (ended(T + 100000, "other"), lk(2, T + 100000), []),
+          (wanted(T + 100000), lk(2, T + 100000), [START]),
+          (ended(T + 200000, "pin-accepted"), lk(0, 0), []),
+          (wanted(T + 200001), lk(0, 0), [START])], flags=["boundary"])
+seq = []
+at = T
+for n in range(1, 10):
+    waited = min(30000 * 2 ** (n - 1), 3600000)
+    seq.append((ended(at, "locked"), lk(n, at + waited), []))
+    seq.append((wanted(at + 1), lk(n, at + waited), [wait(at + waited)]))
+    at += waited
+pl.steps("wait-capped-at-an-hour", "The wait doubles up to one hour and stays there.", ["MIG-PIN-003"], ["MIG-PIN-003"], seq)
 
 total = 0
 for fl in files:

@@ -81,22 +81,28 @@ struct MigrationScenarioPlayer {
         peer.faults = scenario.faults
         let password = options.password
         let pins = scenario.pins
-        let state = try await ReceiverPeer.run(
+        let ending = try await ReceiverPeer.run(
             options: peer,
             hooks: .init(
                 showPIN: { shown in
                     Task { await PINFile.write(pins.map { $0 == "right" ? shown : PINFile.wrong(shown) }, to: pinOut) }
                 },
                 confirmWipe: { _ in true },
-                restore: { file, _ in
+                restore: { file, meta in
                     // With the sender's password the whole package is checked as a receiver restores it.
                     guard let password else { return }
                     var restore = Restorer.Options()
+                    restore.expectedBackupId = meta.backupId
                     restore.policy = EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound)
                     _ = try Restorer.restore(file, password: password, into: DeviceStore(folder.appendingPathComponent("store")), options: restore)
                 },
-                report: collector.report))
-        return MigrationTransferJSON.name(state)
+                report: collector.report,
+                checkPassword: { header in
+                    // Without the sender's password the runner cannot check; the sender's header is still read.
+                    guard let password else { return .notChecked }
+                    return ReceiverPeer.check(header: header, password: password, policy: EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound))
+                }))
+        return MigrationTransferJSON.name(ending.state)
     }
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.

@@ -48,19 +48,22 @@ public enum MigrationRule {
     public static let chunkDigest: RuleID = "MIG-CHUNK-004"
     public static let pinDraw: RuleID = "MIG-PIN-001"
     public static let pinAttempts: RuleID = "MIG-PIN-002"
+    public static let pinLockout: RuleID = "MIG-PIN-003"
     public static let metaChecks: RuleID = "MIG-META-001"
+    public static let passwordFirst: RuleID = "MIG-META-002"
     public static let window: RuleID = "MIG-XFER-001"
     public static let retransmit: RuleID = "MIG-XFER-002"
     public static let resume: RuleID = "MIG-XFER-003"
     public static let finalDigest: RuleID = "MIG-XFER-004"
     public static let timeouts: RuleID = "MIG-XFER-005"
     public static let order: RuleID = "MIG-XFER-006"
+    public static let greeting: RuleID = "MIG-XFER-007"
     public static let frames: RuleID = "MIG-WS-001"
 
     public static let transfer: [RuleID] = [
         message, handshake, authPIN, backupMeta, transferControl, chunkAck, cancel, complete, chunkHeader, chunkBounds,
-        chunkPlace, chunkDigest, pinDraw, pinAttempts, metaChecks, window, retransmit, resume, finalDigest, timeouts, order,
-        frames,
+        chunkPlace, chunkDigest, pinDraw, pinAttempts, pinLockout, metaChecks, passwordFirst, window, retransmit, resume, finalDigest,
+        timeouts, order, greeting, frames,
     ]
 
     public static let all: [RuleID] = transfer + [

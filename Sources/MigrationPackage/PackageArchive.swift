@@ -112,13 +112,20 @@ public enum PackageArchive {
         return folder
     }
 
-    /// Extracts every file entry below `destination` (already inspected), writing no more bytes
-    /// than each entry declares; returns the inventory relative to the package folder.
-    static func extract(_ zip: URL, folder: String, to destination: URL) throws -> FileInventory {
+    /// Extracts the file entries `select` picks below `destination` (already inspected), writing
+    /// no more bytes than each entry declares; `admit` sees each entry's path and declared size
+    /// before a byte of it is written, and may refuse it. Returns the inventory relative to the
+    /// package folder.
+    static func extract(
+        _ zip: URL, folder: String, to destination: URL, select: (String) -> Bool = { _ in true },
+        admit: (String, Int64) throws -> Void = { _, _ in }
+    ) throws -> FileInventory {
         let archive = try Archive(url: zip, accessMode: .read)
         var inventory: FileInventory = [:]
         for entry in archive where entry.type == .file {
             let relative = String(entry.path.dropFirst(folder.count + 1))
+            guard select(relative) else { continue }
+            try admit(relative, Int64(entry.uncompressedSize))
             let target = destination.appendingPathComponent(relative)
             try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
             guard FileManager.default.createFile(atPath: target.path, contents: nil) else { throw PackageError.io("cannot create \(target.path)") }

@@ -12,6 +12,8 @@ public enum Restorer {
         public var policy = EnvelopePolicy.standard
         public var supportedSchemaVersion: Int64 = 1
         public var limits = PackageArchive.Limits()
+        /// After a transfer: the backupId BackupMeta announced, which the manifest must carry (MIG-XFER-004).
+        public var expectedBackupId: String?
         public init() {}
     }
 
@@ -42,9 +44,15 @@ public enum Restorer {
             let folder = try PackageArchive.inspect(zip, limits: options.limits)
             try FileSystem.removeIfPresent(store.staging)
             try fm.createDirectory(at: store.staging, withIntermediateDirectories: true)
-            let files = try PackageArchive.extract(zip, folder: folder, to: store.staging)
+            let files = try extractListed(zip, folder: folder, to: store.staging, supportedSchemaVersion: options.supportedSchemaVersion)
             try checkpoint("extracted")
             let (manifest, _) = try validate(store.staging, folder: folder, files: files, supportedSchemaVersion: options.supportedSchemaVersion)
+            if let announced = options.expectedBackupId, announced != manifest.backupId {
+                throw PackageError.invalid(
+                    Violation(
+                        rule: MigrationRule.finalDigest, path: pointer(PackagePath.manifest) / "backupId", expected: "\(announced), as BackupMeta announced",
+                        found: manifest.backupId))
+            }
             try checkpoint("validated")
             try build(store, from: store.staging)
             try checkpoint("built")
@@ -63,7 +71,7 @@ public enum Restorer {
         defer { try? FileSystem.removeIfPresent(scratch) }
         let folder = try PackageArchive.inspect(zip, limits: limits)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let files = try PackageArchive.extract(zip, folder: folder, to: scratch)
+        let files = try extractListed(zip, folder: folder, to: scratch, supportedSchemaVersion: supportedSchemaVersion)
         return try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }
 
@@ -77,6 +85,29 @@ public enum Restorer {
         return try validate(folder, folder: folder.lastPathComponent, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }
 
+    /// Unpacks the manifest first, then only the files its `integrity.files` lists, each at its
+    /// listed size (MIG-PKG-005), so staging never holds more than the manifest declares: an
+    /// unlisted or larger file is refused before a byte of it is written.
+    static func extractListed(_ zip: URL, folder: String, to destination: URL, supportedSchemaVersion: Int64) throws -> FileInventory {
+        var files = try PackageArchive.extract(zip, folder: folder, to: destination, select: { $0 == PackagePath.manifest })
+        let manifest = try decodeManifest(destination, supportedSchemaVersion: supportedSchemaVersion)
+        let listed = Dictionary(manifest.files.enumerated().map { ($1.path, ($0, $1.size)) }, uniquingKeysWith: { a, _ in a })
+        let rest = try PackageArchive.extract(zip, folder: folder, to: destination, select: { $0 != PackagePath.manifest }) { path, size in
+            guard let (i, listedSize) = listed[path] else {
+                throw PackageError.invalid(
+                    Violation(rule: MigrationRule.files, path: .root / "files" / path, expected: "listed in manifest integrity.files", found: "an unlisted file"))
+            }
+            guard size == listedSize else {
+                throw PackageError.invalid(
+                    Violation(
+                        rule: MigrationRule.files, path: pointer(PackagePath.manifest) / "integrity" / "files" / i / "size",
+                        expected: "\(size) (the file's size)", found: "\(listedSize)"))
+            }
+        }
+        files.merge(rest) { a, _ in a }
+        return files
+    }
+
     /// Undoes a failed unpack that had not reached the switch.
     static func cleanUpBeforeCommit(_ store: DeviceStore) throws {
         if !FileManager.default.fileExists(atPath: store.journal.path) {
@@ -86,23 +117,7 @@ public enum Restorer {
 
     /// Every document, then every cross-file rule; the first violation stops the restore.
     static func validate(_ root: URL, folder: String, files: FileInventory, supportedSchemaVersion: Int64) throws -> (Manifest, [ExportKind: Export]) {
-        func document(_ path: String) throws -> JSONValue {
-            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else {
-                throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
-            }
-            do throws(Violation) {
-                return try JSONParser.parse([UInt8](data), limits: PackageDocument.limits)
-            } catch {
-                throw PackageError.invalid(error.nested(under: pointer(path)))
-            }
-        }
-        let manifestValue = try document(PackagePath.manifest)
-        let manifest: Manifest
-        do {
-            manifest = try Manifest.decode(manifestValue, supportedSchemaVersion: supportedSchemaVersion)
-        } catch {
-            throw PackageError.invalid(error.nested(under: pointer(PackagePath.manifest)))
-        }
+        let manifest = try decodeManifest(root, supportedSchemaVersion: supportedSchemaVersion)
         guard folder == PackagePath.folder(backupId: manifest.backupId) else {
             throw PackageError.invalid(
                 Violation(rule: MigrationRule.backupID, path: pointer(PackagePath.manifest) / "backupId", expected: "the id in the folder name \(folder)", found: manifest.backupId))
@@ -110,7 +125,7 @@ public enum Restorer {
         var exports: [ExportKind: Export] = [:]
         for kind in ExportKind.importOrder {
             let path = PackagePath.export(kind)
-            let value = try document(path)
+            let value = try document(root, path)
             do {
                 exports[kind] = try Export.decode(value, as: kind)
             } catch {
@@ -125,6 +140,26 @@ public enum Restorer {
             throw PackageError.invalid(error)
         }
         return (manifest, exports)
+    }
+
+    static func document(_ root: URL, _ path: String) throws -> JSONValue {
+        guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else {
+            throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
+        }
+        do throws(Violation) {
+            return try JSONParser.parse([UInt8](data), limits: PackageDocument.limits)
+        } catch {
+            throw PackageError.invalid(error.nested(under: pointer(path)))
+        }
+    }
+
+    static func decodeManifest(_ root: URL, supportedSchemaVersion: Int64) throws -> Manifest {
+        let value = try document(root, PackagePath.manifest)
+        do {
+            return try Manifest.decode(value, supportedSchemaVersion: supportedSchemaVersion)
+        } catch {
+            throw PackageError.invalid(error.nested(under: pointer(PackagePath.manifest)))
+        }
     }
 
     /// `/coredata/media.json` for the file `coredata/media.json`.

@@ -29,16 +29,19 @@ public struct PreparedPackage: Sendable {
         var digests: [UInt8] = []
         if keep { digests.reserveCapacity(Int(chunkCount) * 32) }
         var whole = SHA256()
+        var header: [UInt8]?
         let handle = try FileHandle(forReadingFrom: file)
         defer { try? handle.close() }
         while let piece = try handle.read(upToCount: chunkSize), !piece.isEmpty {
+            // MIG-META-002: the header travels in BackupMeta, so a wrong password shows before any chunk.
+            if header == nil, piece.count >= EnvelopeHeader.length { header = [UInt8](piece.prefix(EnvelopeHeader.length)) }
             whole.update(data: piece)
             if keep { digests.append(contentsOf: SHA256.hash(data: piece)) }
         }
         chunkDigests = keep ? digests : nil
         meta = ControlMessage.BackupMeta(
             backupId: backupId, fileSize: size, chunkSize: chunkSize, envelopeSHA256: whole.finalize().hexEncoded, zipSize: zipSize,
-            schemaVersion: schemaVersion, appVersion: appVersion)
+            schemaVersion: schemaVersion, appVersion: appVersion, envelopeHeader: header)
     }
 
     /// The digest of chunk `index` as `init` computed it, if kept.

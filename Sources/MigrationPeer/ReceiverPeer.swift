@@ -36,14 +36,46 @@ public enum ReceiverPeer {
         /// Restores the verified package into the store.
         public var restore: @Sendable (URL, ControlMessage.BackupMeta) async throws -> Void
         public var report: @Sendable (PeerEvent) -> Void
+        /// Checks the password against the envelope header BackupMeta carries (MIG-META-002),
+        /// before any chunk is asked for.
+        public var checkPassword: @Sendable ([UInt8]) async -> ReceiverMachine.PasswordCheck
         public init(
             showPIN: @escaping @Sendable (String) -> Void, confirmWipe: @escaping @Sendable (ControlMessage.BackupMeta) async -> Bool,
-            restore: @escaping @Sendable (URL, ControlMessage.BackupMeta) async throws -> Void, report: @escaping @Sendable (PeerEvent) -> Void
+            restore: @escaping @Sendable (URL, ControlMessage.BackupMeta) async throws -> Void, report: @escaping @Sendable (PeerEvent) -> Void,
+            checkPassword: @escaping @Sendable ([UInt8]) async -> ReceiverMachine.PasswordCheck = { _ in .notChecked }
         ) {
             self.showPIN = showPIN
             self.confirmWipe = confirmWipe
             self.restore = restore
             self.report = report
+            self.checkPassword = checkPassword
+        }
+    }
+
+    /// How a session ended: the machine's final state, and whether the PIN was accepted (for
+    /// MIG-PIN-003's count of locked sessions).
+    public struct Ending: Sendable, Hashable {
+        public var state: ReceiverMachine.State
+        public var pinAccepted: Bool
+
+        public var lockoutOutcome: PINLockout.SessionOutcome {
+            if state == .locked { return .locked }
+            return pinAccepted ? .pinAccepted : .other
+        }
+    }
+
+    /// The answer to the envelope header's key check, with the password given: `opens`,
+    /// `wrongPassword`, or `invalidHeader` naming the envelope rule the header breaks.
+    public static func check(header: [UInt8], password: String, policy: EnvelopePolicy = .standard) -> ReceiverMachine.PasswordCheck {
+        do throws(EnvelopeError) {
+            // The same checks, in the same order, as opening the envelope: parameters, key check, MAC.
+            _ = try EnvelopeOpener(header: header, password: password, policy: policy)
+            return .opens
+        } catch {
+            if error.code == .wrongPassword { return .wrongPassword }
+            var v = error.violation
+            v.path = .root / "payload" / "envelopeHeader"
+            return .invalidHeader(v)
         }
     }
 
@@ -53,11 +85,12 @@ public enum ReceiverPeer {
         case received(WebSocketMessage, UUID)
         case disconnected(UUID, String?)
         case confirmed(Bool)
+        case passwordChecked(ReceiverMachine.PasswordCheck)
         case tick
     }
 
-    /// Runs one migration to its end. Returns the final state (`done`, `failed`, `locked`).
-    public static func run(options: Options, hooks: Hooks) async throws -> ReceiverMachine.State {
+    /// Runs one migration to its end (final state `done`, `failed` or `locked`).
+    public static func run(options: Options, hooks: Hooks) async throws -> Ending {
         var random = GeneratorBytes(SystemRandomNumberGenerator())
         let incoming = options.incoming
         var machine: ReceiverMachine
@@ -156,6 +189,8 @@ public enum ReceiverPeer {
                     pending.append(.disconnected(at: now))
                 case .confirmed(let yes):
                     pending.append(.userConfirmed(yes, at: now))
+                case .passwordChecked(let check):
+                    pending.append(.passwordChecked(check, at: now))
                 case .tick:
                     pending.append(.tick(at: now))
                 }
@@ -168,6 +203,9 @@ public enum ReceiverPeer {
                             hooks.showPIN(pin)
                         case .confirmWipe(let meta):
                             group.addTask { mailbox.yield(.confirmed(await hooks.confirmWipe(meta))) }
+                        case .checkPassword(let header):
+                            hooks.report(.log("checking the password against the backup's header"))
+                            group.addTask { mailbox.yield(.passwordChecked(await hooks.checkPassword(header))) }
                         case .openFile(let meta):
                             file = try incoming.open(meta)
                         case .writeChunk(let index, let offset, let data):
@@ -204,14 +242,14 @@ public enum ReceiverPeer {
                 }
                 switch machine.state {
                 case .done, .failed, .locked:
-                    return machine.state
+                    return Ending(state: machine.state, pinAccepted: machine.pinAccepted)
                 case .disconnected where lostConnection:
                     group.addTask { await connect(after: options.reconnectDelay) }
                 default:
                     continue
                 }
             }
-            return machine.state
+            return Ending(state: machine.state, pinAccepted: machine.pinAccepted)
         }
     }
 }

@@ -160,7 +160,7 @@ public enum SenderPeer {
                         await current?.writer.close()
                     case .reject(let violation):
                         hooks.report(.violation(violation))
-                    case .showPIN, .confirmWipe, .openFile, .writeChunk, .persistJournal, .verifyFile, .restore, .setTimer:
+                    case .showPIN, .confirmWipe, .checkPassword, .openFile, .writeChunk, .persistJournal, .verifyFile, .restore, .setTimer:
                         continue  // the receiver's actions
                     }
                 }

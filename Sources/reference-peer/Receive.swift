@@ -60,8 +60,10 @@ struct Receive: AsyncParsableCommand {
                     prompt: "Replace the data in \(store.root.path) with backup \(meta.backupId) (\(Console.bytes(meta.fileSize)))? [y/N] ")
                 return answer?.lowercased().hasPrefix("y") == true
             },
-            restore: { file, _ in
+            restore: { file, meta in
                 do {
+                    var restore = restore
+                    restore.expectedBackupId = meta.backupId
                     let result = try Restorer.restore(file, password: secret, into: store, options: restore)
                     console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
                 } catch let error as PackageError {
@@ -69,14 +71,28 @@ struct Receive: AsyncParsableCommand {
                     throw error
                 }
             },
-            report: console.report)
+            report: console.report,
+            checkPassword: { header in
+                let check = ReceiverPeer.check(header: header, password: secret, policy: restore.policy)
+                if check == .wrongPassword { console.say("receive: the password does not open this backup; nothing will be transferred") }
+                return check
+            })
         var failed = 0
         var session = 1
+        var lockout = PINLockout()
+        let clock = SystemClock()
         while true {
+            // MIG-PIN-003: after locked sessions, wait longer and longer before showing a new PIN.
+            if let until = lockout.waitUntil(at: clock.now()) {
+                let wait = until - clock.now()
+                console.say("receive: \(lockout.lockedInARow) locked session(s) in a row: the next PIN in \((wait + 999) / 1000) s (MIG-PIN-003)")
+                try await Task.sleep(for: .milliseconds(wait))
+            }
             do {
-                let state = try await ReceiverPeer.run(options: options, hooks: hooks)
-                if state != .done {
-                    console.say("receive: ended \(state)")
+                let ending = try await ReceiverPeer.run(options: options, hooks: hooks)
+                lockout.sessionEnded(ending.lockoutOutcome, at: clock.now())
+                if ending.state != .done {
+                    console.say("receive: ended \(ending.state)")
                     failed += 1
                     if sessions != 1 { try? FileManager.default.removeItem(at: store.transfer) }
                 }

@@ -78,6 +78,9 @@ struct Send: AsyncParsableCommand {
             let state = try await SenderPeer.run(on: listener, options: options, hooks: hooks)
             if state == .done {
                 console.say("send: done, the receiver verified the package")
+            } else if state == .failed(ControlMessage.CancelReason.wrongPassword.rawValue) {
+                console.say("send: the receiver's password does not open the package (wrong-password); no chunk was sent")
+                failed += 1
             } else {
                 console.say("send: ended \(state)")
                 failed += 1

@@ -12,7 +12,7 @@ public struct MigrationFamily: ConformanceFamily {
 
     public let name = "migration"
     public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package", "control-message", "backup-chunk"] }
-    public let machines = ["sender", "receiver"]
+    public let machines = ["sender", "receiver", "pin-lockout"]
     public var rules: [RuleID] { MigrationRule.all }
 
     public func kind(forType type: String) -> String? { nil }
@@ -107,6 +107,7 @@ public struct MigrationFamily: ConformanceFamily {
             switch machine {
             case "sender": return .trace(try MigrationTransferJSON.runSender(context: context, events: events))
             case "receiver": return .trace(try MigrationTransferJSON.runReceiver(context: context, events: events))
+            case "pin-lockout": return .trace(try MigrationTransferJSON.runPINLockout(events: events))
             default: return .unsupported(reason: "the migration family has no machine \(machine)")
             }
         } catch {

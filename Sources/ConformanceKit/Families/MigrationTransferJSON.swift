@@ -61,6 +61,7 @@ public enum MigrationTransferJSON {
         case .askPIN(let left): return ["action": "ask-pin", "attemptsLeft": int(left)]
         case .prepareBackup: return ["action": "prepare-backup"]
         case .confirmWipe(let m): return ["action": "confirm-wipe", "backupId": .string(m.backupId)]
+        case .checkPassword: return ["action": "check-password", "rule": .string(MigrationRule.passwordFirst.rawValue)]
         case .openFile(let m): return ["action": "open-file", "backupId": .string(m.backupId), "fileSize": .number(JSONNumber(m.fileSize))]
         case .writeChunk(let index, let offset, let data):
             return ["action": "write-chunk", "index": int(index), "offset": .number(JSONNumber(offset)), "length": int(data.count)]
@@ -81,6 +82,7 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("freeSpace") { configuration.freeSpace = v }
         if let v = try c.integer("maxWindow") { configuration.maxWindow = Int(v) }
         if let v = try c.integer("maxChunkSize") { configuration.maxChunkSize = Int(v) }
+        if let v = try c.integer("maxRetransmitsPerChunk") { configuration.maxRetransmitsPerChunk = Int(v) }
         let machine = ReceiverMachine(configuration: configuration, random: &random)
         return try PairingMachineJSON.run(
             machine, events: events,
@@ -90,6 +92,7 @@ public enum MigrationTransferJSON {
                 case "chunk", "binary": return .chunk(try frame(e), at: try e.at())
                 case "user-confirmed": return .userConfirmed(try RecordsMachineJSON.flag(e, "yes"), at: try e.at())
                 case "file-verified": return .fileVerified(try RecordsMachineJSON.flag(e, "ok"), at: try e.at())
+                case "password-checked": return .passwordChecked(try passwordCheck(e), at: try e.at())
                 default: throw e.unknown
                 }
             },
@@ -111,6 +114,7 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("chunkSize") { configuration.chunkSize = Int(v) }
         if let v = try c.integer("ackTimeout") { configuration.ackTimeout = v }
         if let v = try c.integer("maxSendsPerChunk") { configuration.maxSendsPerChunk = Int(v) }
+        if let v = try c.integer("handshakeTimeout") { configuration.handshakeTimeout = v }
         let machine = SenderMachine(configuration: configuration, random: &random)
         return try PairingMachineJSON.run(
             machine, events: events,
@@ -133,6 +137,51 @@ public enum MigrationTransferJSON {
                 }
                 return .object(o)
             })
+    }
+
+    /// `{"event": "password-checked", "result": "opens" | "wrong-password" | "not-checked" |
+    /// "invalid-header", "rule": the envelope rule the header broke}`.
+    static func passwordCheck(_ e: Events) throws(Problem) -> ReceiverMachine.PasswordCheck {
+        switch try e.string("result") {
+        case "opens": return .opens
+        case "wrong-password": return .wrongPassword
+        case "not-checked": return .notChecked
+        case "invalid-header":
+            let rule = RuleID(try e.string("rule"))
+            return .invalidHeader(
+                Violation(rule: rule, path: .root / "payload" / "envelopeHeader", expected: "an envelope header this receiver opens", found: "one it cannot"))
+        case let other: throw Problem(message: "events[\(e.index)].result: unknown \(other)")
+        }
+    }
+
+    /// MIG-PIN-003 as a machine: `session-ended {outcome}` and `session-wanted` events; the
+    /// state is the lock count and the earliest start; a wanted session gets `start-session`
+    /// or `wait {until}`.
+    static func runPINLockout(events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try PairingMachineJSON.run(
+            PINLockout(), events: events,
+            decode: { e throws(Problem) -> (PINLockout.SessionOutcome?, EpochMillis) in
+                switch e.name {
+                case "session-ended":
+                    let text = try e.string("outcome")
+                    guard let outcome = PINLockout.SessionOutcome(rawValue: text) else {
+                        throw Problem(message: "events[\(e.index)].outcome: one of locked, pin-accepted, other")
+                    }
+                    return (outcome, try e.at())
+                case "session-wanted": return (nil, try e.at())
+                default: throw e.unknown
+                }
+            },
+            handle: { lockout, event in
+                let (outcome, at) = event
+                if let outcome {
+                    lockout.sessionEnded(outcome, at: at)
+                    return []
+                }
+                guard let until = lockout.waitUntil(at: at) else { return [["action": "start-session"]] }
+                return [["action": "wait", "until": .number(JSONNumber(until)), "rule": .string(MigrationRule.pinLockout.rawValue)]]
+            },
+            state: { l in ["lockedInARow": int(l.lockedInARow), "notBefore": .number(JSONNumber(l.notBefore))] })
     }
 
     /// The events both machines take, read the same way for both; nil for the others.

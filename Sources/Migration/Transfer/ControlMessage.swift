@@ -60,8 +60,14 @@ public enum ControlMessage: Sendable, Hashable {
         public var zipSize: Int64
         public var schemaVersion: Int64
         public var appVersion: String
+        /// The envelope's first 97 bytes (MIG-META-002): with it a receiver checks its password
+        /// before a single chunk is sent.
+        public var envelopeHeader: [UInt8]?
 
-        public init(backupId: String, fileSize: Int64, chunkSize: Int, envelopeSHA256: String, zipSize: Int64, schemaVersion: Int64, appVersion: String) {
+        public init(
+            backupId: String, fileSize: Int64, chunkSize: Int, envelopeSHA256: String, zipSize: Int64, schemaVersion: Int64, appVersion: String,
+            envelopeHeader: [UInt8]? = nil
+        ) {
             self.backupId = backupId
             self.fileSize = fileSize
             self.chunkSize = chunkSize
@@ -70,6 +76,7 @@ public enum ControlMessage: Sendable, Hashable {
             self.zipSize = zipSize
             self.schemaVersion = schemaVersion
             self.appVersion = appVersion
+            self.envelopeHeader = envelopeHeader
         }
 
         public func chunkLength(_ index: Int) -> Int {
@@ -103,6 +110,8 @@ public enum ControlMessage: Sendable, Hashable {
         case tooManyRetransmits = "too-many-retransmits"
         case timeout = "timeout"
         case protocolError = "protocol-error"
+        /// The receiver's password does not open the envelope header (MIG-META-002).
+        case wrongPassword = "wrong-password"
     }
 
     public enum ChunkStatus: String, Sendable { case ok, retransmit }

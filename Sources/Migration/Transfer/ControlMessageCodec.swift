@@ -121,7 +121,18 @@ extension ControlMessage {
         let schema = try p.integer("schemaVersion")
         guard schema >= 1 else { throw Violation(rule: MigrationRule.backupMeta, path: p.pointer("schemaVersion"), expected: "≥ 1", found: "\(schema)") }
         let app = try MigrationFields.nonBlank(p, "appVersion", rule: MigrationRule.backupMeta)
-        return BackupMeta(backupId: id, fileSize: size, chunkSize: Int(chunk), envelopeSHA256: digest, zipSize: zip, schemaVersion: schema, appVersion: app)
+        var header: [UInt8]?
+        if let text = try p.optionalString("envelopeHeader") {
+            guard let bytes = Data(base64Encoded: text), bytes.count == EnvelopeHeader.length else {
+                throw Violation(
+                    rule: MigrationRule.backupMeta, path: p.pointer("envelopeHeader"), expected: "base64 of the envelope's first \(EnvelopeHeader.length) bytes",
+                    found: JSONSerializer.quoted(text))
+            }
+            header = [UInt8](bytes)
+        }
+        return BackupMeta(
+            backupId: id, fileSize: size, chunkSize: Int(chunk), envelopeSHA256: digest, zipSize: zip, schemaVersion: schema, appVersion: app,
+            envelopeHeader: header)
     }
 
     static func window(_ p: ObjectReader, required: Bool) throws(Violation) -> Int? {
@@ -217,6 +228,7 @@ extension ControlMessage {
                 "envelopeSHA256": .string(m.envelopeSHA256), "zipSize": int64(m.zipSize), "schemaVersion": int64(m.schemaVersion),
                 "appVersion": .string(m.appVersion),
             ])
+            if let header = m.envelopeHeader { p["envelopeHeader"] = .string(Data(header).base64EncodedString()) }
         case .startTransfer(let id, let window):
             type = "StartTransfer"
             p = JSONObject(["backupId": .string(id), "window": int(window)])

@@ -11,6 +11,8 @@ public struct ReceiverMachine: Sendable {
         case awaitingPIN(attemptsLeft: Int)
         case awaitingMeta
         case confirming
+        /// Consent given; the password is being checked against the envelope header (MIG-META-002).
+        case checkingPassword
         case transferring
         case paused
         case verifying
@@ -33,6 +35,8 @@ public struct ReceiverMachine: Sendable {
         case userResume(at: EpochMillis)
         case userCancel(at: EpochMillis)
         case fileVerified(Bool, at: EpochMillis)
+        /// The answer to `checkPassword`.
+        case passwordChecked(PasswordCheck, at: EpochMillis)
         case disconnected(at: EpochMillis)
         case tick(at: EpochMillis)
     }
@@ -47,7 +51,21 @@ public struct ReceiverMachine: Sendable {
         public var freeSpace: Int64 = .max
         /// No chunk for this long while transferring: the connection is presumed dead (MIG-XFER-005).
         public var stallTimeout: EpochMillis = 30_000
+        /// Retransmit requests for one chunk before the transfer is cancelled (MIG-XFER-002):
+        /// with the first copy, the sender's 5 sends.
+        public var maxRetransmitsPerChunk = 4
         public init() {}
+    }
+
+    /// What checking the password against an envelope header found (MIG-META-002).
+    public enum PasswordCheck: Sendable, Hashable {
+        case opens
+        case wrongPassword
+        /// The header is not an envelope header this receiver can open: the sender's fault.
+        case invalidHeader(Violation)
+        /// The edge has no password to check with (a conformance runner without one): the
+        /// transfer goes on, and the restore will check.
+        case notChecked
     }
 
     public static let pinAttempts = 5
@@ -61,6 +79,11 @@ public struct ReceiverMachine: Sendable {
     public private(set) var have = ChunkSet()
     private var lastActivity: EpochMillis = 0
     private var window = 1
+    /// Retransmit requests per chunk (MIG-XFER-002).
+    private var retransmits: [Int: Int] = [:]
+    /// Whether the sender entered the right PIN in this session (MIG-PIN-003 counts sessions
+    /// that ended locked, and forgets them once a PIN was accepted).
+    public private(set) var pinAccepted = false
 
     /// `random` gives the PIN (MIG-PIN-001), the resume token and the session id.
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
@@ -141,8 +164,26 @@ public struct ReceiverMachine: Sendable {
                 state = .failed("user-declined")
                 return [.send(.cancelTransfer(backupId: meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
             }
+            // MIG-META-002: with the envelope's header, the password is checked before any chunk.
+            if let header = meta.envelopeHeader {
+                state = .checkingPassword
+                return [.checkPassword(header: header)]
+            }
             state = .transferring
             return [.openFile(meta), .send(.startTransfer(backupId: meta.backupId, window: window))]
+        case .passwordChecked(let check, _):
+            guard case .checkingPassword = state, let meta else { return [] }
+            switch check {
+            case .opens, .notChecked:
+                state = .transferring
+                return [.openFile(meta), .send(.startTransfer(backupId: meta.backupId, window: window))]
+            case .wrongPassword:
+                // Not the sender's fault: no violation, the same outcome on both sides.
+                state = .failed(ControlMessage.CancelReason.wrongPassword.rawValue)
+                return [.send(.cancelTransfer(backupId: meta.backupId, reason: .wrongPassword)), .close(reason: "the password does not open this backup")]
+            case .invalidHeader(let why):
+                return fail(.protocolError, why)
+            }
         case .userPause:
             guard case .transferring = state, let meta else { return [] }
             state = .paused
@@ -220,6 +261,7 @@ public struct ReceiverMachine: Sendable {
             // MIG-PIN-002: five wrong PINs lock the session.
             if entered == pin {
                 state = .awaitingMeta
+                pinAccepted = true
                 return [.send(.authPIN(.accepted(resumeToken: token)))]
             }
             if left <= 1 {
@@ -257,12 +299,20 @@ public struct ReceiverMachine: Sendable {
         case (_, .cancelTransfer(_, let reason)):
             state = .failed(reason.rawValue)
             return [.close(reason: "the sender cancelled: \(reason.rawValue)")]
-        case (.verifying, .complete(.sent(let id, _, let digest))), (.transferring, .complete(.sent(let id, _, let digest))):
-            guard let meta, id == meta.backupId, have.count == meta.chunkCount else {
+        case (.verifying, .complete(.sent(let id, let count, let digest))), (.transferring, .complete(.sent(let id, let count, let digest))):
+            guard let meta, have.count == meta.chunkCount else {
                 return fail(.protocolError, violation(MigrationRule.order, "Complete after every chunk", "Complete with \(have.count) of \(meta?.chunkCount ?? 0) chunks"))
             }
+            // MIG-XFER-004: Complete repeats what BackupMeta announced; anything else is not this backup.
+            for (key, announced, found) in [
+                ("backupId", meta.backupId, id), ("chunkCount", "\(meta.chunkCount)", "\(count)"), ("envelopeSHA256", meta.envelopeSHA256, digest),
+            ] where announced != found {
+                return fail(
+                    .protocolError,
+                    Violation(rule: MigrationRule.finalDigest, path: .root / "payload" / key, expected: "\(announced) as in BackupMeta", found: found))
+            }
             state = .verifying
-            return [.verifyFile(expectedSHA256: digest == meta.envelopeSHA256 ? digest : meta.envelopeSHA256)]
+            return [.verifyFile(expectedSHA256: meta.envelopeSHA256)]
         default:
             return fail(.protocolError, violation(MigrationRule.order, "a message the session expects now", "\(message.json["type"]?.stringValue ?? "?") in \(state)"))
         }
@@ -285,8 +335,18 @@ public struct ReceiverMachine: Sendable {
             guard declaredHeld.contains(chunk.index) else { return [ack] }
             return [ack, .reject(Violation(rule: MigrationRule.resume, path: .root / "index", byteOffset: 24, expected: "only chunks the ResumeTransfer did not list", found: "chunk \(chunk.index) again"))]
         }
-        // MIG-XFER-002: a chunk whose digest is wrong is asked again; nothing is written.
+        // MIG-XFER-002: a chunk whose digest is wrong is asked again, a bounded number of times;
+        // nothing is written.
         guard chunk.digestMatches else {
+            guard retransmits[chunk.index, default: 0] < configuration.maxRetransmitsPerChunk else {
+                return fail(
+                    .tooManyRetransmits,
+                    Violation(
+                        rule: MigrationRule.retransmit, path: .root / "chunkSHA256", byteOffset: 40,
+                        expected: "chunk \(chunk.index) intact within \(configuration.maxRetransmitsPerChunk + 1) copies",
+                        found: "\(configuration.maxRetransmitsPerChunk + 1) damaged copies"))
+            }
+            retransmits[chunk.index, default: 0] += 1
             return [
                 .send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .retransmit)),
                 .reject(Violation(rule: MigrationRule.chunkDigest, path: .root / "chunkSHA256", byteOffset: 40, expected: "the SHA-256 of the data", found: "another digest for chunk \(chunk.index)")),

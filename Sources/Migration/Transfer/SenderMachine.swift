@@ -45,6 +45,8 @@ public struct SenderMachine: Sendable {
         public var ackTimeout: EpochMillis = 15_000
         /// Sends of one chunk before the transfer is cancelled (MIG-XFER-002).
         public var maxSendsPerChunk = 5
+        /// A connection that sent no Handshake for this long is closed (MIG-XFER-007).
+        public var handshakeTimeout: EpochMillis = 10_000
         public init() {}
     }
 
@@ -61,6 +63,8 @@ public struct SenderMachine: Sendable {
     private var resumeToken: String?
     /// A reconnected receiver sends its Handshake before `ResumeTransfer` (MIG-MSG-002, MIG-XFER-006).
     private var receiverGreeted = false
+    /// When the current connection opened, while it has not sent its Handshake (MIG-XFER-007).
+    private var awaitingGreetingSince: EpochMillis?
     private var next = 0
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
@@ -75,7 +79,11 @@ public struct SenderMachine: Sendable {
 
     public mutating func handle(_ event: Event) -> [TransferAction] {
         switch event {
-        case .connected:
+        case .connected(let at):
+            switch state {
+            case .listening, .waitingReconnect: awaitingGreetingSince = at
+            default: break
+            }
             return []
         case .message(let document, let at):
             switch state {
@@ -116,7 +124,11 @@ public struct SenderMachine: Sendable {
             state = .failed("user-cancelled")
             return [.send(.cancelTransfer(backupId: meta?.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
         case .disconnected:
+            awaitingGreetingSince = nil
             switch state {
+            case .listening:
+                // MIG-XFER-007: a connection that never greeted was not the session's receiver.
+                break
             case .transferring, .paused, .completing:
                 // Keep the progress; chunks in flight were not acknowledged and will be sent again.
                 inFlight = [:]
@@ -129,6 +141,14 @@ public struct SenderMachine: Sendable {
             }
             return []
         case .tick(let at):
+            // MIG-XFER-007: an idle connection does not keep the receiver's place.
+            if let since = awaitingGreetingSince, at - since > configuration.handshakeTimeout {
+                awaitingGreetingSince = nil
+                return [
+                    .close(reason: "no Handshake within \(configuration.handshakeTimeout) ms"),
+                    .reject(violation(MigrationRule.greeting, "a Handshake within \(configuration.handshakeTimeout) ms of connecting", "\(at - since) ms without one")),
+                ]
+            }
             guard case .transferring = state else { return [] }
             var actions: [TransferAction] = []
             for (index, sentAt) in inFlight.sorted(by: { $0.key < $1.key }) where at - sentAt > configuration.ackTimeout {
@@ -146,6 +166,7 @@ public struct SenderMachine: Sendable {
             window = min(configuration.maxWindow, h.maxWindow)
             if case .listening = state { state = .awaitingPINEntry }
             receiverGreeted = true
+            awaitingGreetingSince = nil
             return [.send(.handshake(handshake))] + (state == .awaitingPINEntry ? [.askPIN(attemptsLeft: ReceiverMachine.pinAttempts)] : [])
         case (.awaitingPINResult, .authPIN(.accepted(let token))):
             resumeToken = token

@@ -13,6 +13,9 @@ public enum TransferAction: Sendable, Hashable {
     case prepareBackup
     /// Receiver: ask the user to confirm that local data will be replaced (seed 000 §7.3 step 2).
     case confirmWipe(ControlMessage.BackupMeta)
+    /// Receiver: check the password against this envelope header and report `passwordChecked`
+    /// (MIG-META-002), before any chunk is asked for.
+    case checkPassword(header: [UInt8])
     /// Receiver: create `backup-{id}.enc.tmp` of the announced size (or keep the one being resumed).
     case openFile(ControlMessage.BackupMeta)
     /// Receiver: write a verified chunk at its offset.

@@ -1,0 +1,53 @@
+import WireCore
+
+/// MIG-PIN-003: a receiver that keeps being locked out waits longer and longer before it shows
+/// a new PIN. Five guesses per session are a bound only if sessions are; a receiver that starts
+/// a new session (a new PIN) at once after a lock gives a guessing sender 5 guesses per
+/// reconnect: about 12,000 in 15 s here, the whole PIN space in about 20 minutes. Sans-I/O:
+/// the edge reports how sessions ended and asks when it may start the next one.
+public struct PINLockout: Sendable, Hashable {
+    /// The wait after the first locked session; it doubles with each further one in a row.
+    public static let firstWait: EpochMillis = 30_000
+    public static let longestWait: EpochMillis = 3_600_000
+
+    public enum SessionOutcome: String, Sendable, Hashable, CaseIterable {
+        /// Five wrong PINs (MIG-PIN-002).
+        case locked
+        /// The right PIN was entered: whatever happened after, the lock count starts over.
+        case pinAccepted = "pin-accepted"
+        /// Ended before the PIN was settled (a dropped connection): changes nothing.
+        case other
+    }
+
+    /// Locked sessions since the last accepted PIN.
+    public private(set) var lockedInARow = 0
+    /// The earliest time the next session may show a PIN.
+    public private(set) var notBefore: EpochMillis = 0
+
+    public init() {}
+
+    public mutating func sessionEnded(_ outcome: SessionOutcome, at: EpochMillis) {
+        switch outcome {
+        case .locked:
+            lockedInARow += 1
+            notBefore = at + Self.wait(afterLocks: lockedInARow)
+        case .pinAccepted:
+            lockedInARow = 0
+            notBefore = 0
+        case .other:
+            break
+        }
+    }
+
+    /// Nil when a session may start at `at`, else the time it may.
+    public func waitUntil(at: EpochMillis) -> EpochMillis? {
+        at < notBefore ? notBefore : nil
+    }
+
+    /// 30 s, 60 s, 120 s, ... at most an hour.
+    public static func wait(afterLocks count: Int) -> EpochMillis {
+        guard count > 0 else { return 0 }
+        let doublings = min(count - 1, 20)
+        return min(longestWait, firstWait << EpochMillis(doublings))
+    }
+}

@@ -129,6 +129,8 @@ ch.doc("other-backup", "A chunk of another backup.", bad("/backupId", "MIG-CHUNK
 ch.doc("offset-wrong", "Offset must be index × chunkSize.", bad("/offset", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(1, CHUNK1, offset=4095))
 ch.doc("index-beyond", "Index 2 of a 2-chunk file.", bad("/index", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(2, CHUNK1))
 ch.doc("short-middle-chunk", "Chunk 0 must be a full chunk.", bad("/length", "MIG-CHUNK-003"), ["MIG-CHUNK-003"], (), b=frame(0, CHUNK0[:4000]))
+ch.doc("offset-beyond-2-63", "An offset of 2^63 is no chunk's place (once a crash: found by fuzzing).", bad("/offset", "MIG-CHUNK-003"), ["MIG-CHUNK-003"],
+       ("boundary",), b=frame(0, CHUNK0, offset=1 << 63))
 ch.doc("digest-wrong", "Data that does not match chunkSHA256.", bad("/chunkSHA256", "MIG-CHUNK-004"), ["MIG-CHUNK-004"], (), b=frame(0, CHUNK0, digest=hashlib.sha256(b"x").digest()))
 
 # ------------------------------------------------------------------ receiver machine

@@ -2,27 +2,30 @@
 with the Swift reference. Events in, (state, actions) out, time and random bytes injected.
 
 The Spec names the machines' rules but not their state, event and action shapes; those are taken
-from the vector files (Vectors/migration/sender.json, receiver.json). Defaults that the vectors rely
-on without stating them in their context (app version, device names, the receiver's maximum window
-and chunk size, the sender's 5 sends per chunk) are in DEFAULTS and can be overridden through the
-context's `configuration`."""
+from the vector files (Vectors/migration/sender.json, receiver.json, pin-lockout.json). The machine
+defaults of 5.3 (app version, device names, windows, chunk sizes, free space, timeouts, send and
+retransmit bounds) are in DEFAULTS and can be overridden through the context's `configuration`."""
 import base64
+import math
 import uuid as uuidlib
 
 import msbk_transfer_messages as msg
 from msbk_package import Violation
 
-ACK_TIMEOUT_MS = 15_000     # MIG-XFER-005, sender
-STALL_TIMEOUT_MS = 30_000   # MIG-XFER-005, receiver
 PIN_ATTEMPTS = 5            # MIG-PIN-002
 PIN_WORD_LIMIT = 4_294_000_000  # MIG-PIN-001: the largest multiple of 10^6 not above 2^32
+LOCKOUT_FIRST_MS = 30_000   # MIG-PIN-003: the wait after one locked session
+LOCKOUT_MAX_MS = 3_600_000  # MIG-PIN-003: doubling stops at one hour
 SCHEMA_VERSION = 1
 
+# 5.3's machine defaults. Timeouts are in ms of the injected clock (MIG-XFER-005, MIG-XFER-007).
 DEFAULTS = {
     "sender": {"appVersion": "1.0.0", "deviceName": "Old iPhone", "schemaVersion": SCHEMA_VERSION,
-               "maxWindow": 16, "chunkSize": 65536, "maxSendsPerChunk": 5},
+               "maxWindow": 16, "chunkSize": 1 << 20, "ackTimeout": 15_000, "maxSendsPerChunk": 5,
+               "handshakeTimeout": 10_000},
     "receiver": {"appVersion": "1.0.0", "deviceName": "New iPhone", "schemaVersion": SCHEMA_VERSION,
-                 "maxWindow": 16, "maxChunkSize": 1 << 20, "freeSpace": 0},
+                 "maxWindow": 16, "maxChunkSize": 1 << 20, "freeSpace": math.inf, "stallTimeout": 30_000,
+                 "maxRetransmitsPerChunk": 4},
 }
 
 
@@ -179,6 +182,7 @@ class Sender(Machine):
         self.in_flight = {}   # index -> time of its last send
         self.sends = {}       # index -> number of sends so far (MIG-XFER-002)
         self.handshaken = False
+        self.connected_at = None   # when the open connection that has not sent its Handshake came (MIG-XFER-007)
 
     @property
     def window(self):
@@ -210,11 +214,15 @@ class Sender(Machine):
             self.name = "listening"
         elif self.name == "waitingReconnect":
             self.handshaken = False
+        if self.name in ("listening", "waitingReconnect"):
+            self.connected_at = at
 
     def on_disconnected(self, event, at):
+        self.connected_at = None
         if self.name in ("metaSent", "transferring", "paused", "completing"):
             self.name, self.in_flight, self.handshaken = "waitingReconnect", {}, False
-        elif self.name != "waitingReconnect":
+        elif self.name not in ("listening", "waitingReconnect"):
+            # MIG-XFER-007: a connection gone before its Handshake was not the session's receiver.
             self.end("failed", reason="disconnected", close=False)
 
     def on_user_entered_pin(self, event, at):
@@ -229,13 +237,22 @@ class Sender(Machine):
             self.name = "metaSent"
 
     def on_tick(self, event, at):
+        self.close_silent_connection(at)
         if self.name != "transferring":
             return
-        due = [i for i in sorted(self.in_flight) if at - self.in_flight[i] > ACK_TIMEOUT_MS]
+        due = [i for i in sorted(self.in_flight) if at - self.in_flight[i] > self.cfg["ackTimeout"]]
         for i in due:
             self.check_sends(i)
         for i in due:
             self.send_chunk(i, at)
+
+    def close_silent_connection(self, at):
+        """MIG-XFER-007: the sender serves one receiver at a time, so a connection that stays silent
+        past handshakeTimeout ("more than", strict) is closed and reported; the session goes on listening."""
+        if self.connected_at is not None and at - self.connected_at > self.cfg["handshakeTimeout"]:
+            self.connected_at = None
+            self.emit("close")
+            self.emit("reject", rule="MIG-XFER-007", path="")
 
     # -- messages --
 
@@ -244,6 +261,7 @@ class Sender(Machine):
         if kind == "Handshake" and (n == "listening" or (n == "waitingReconnect" and not self.handshaken)):
             if p["role"] != "receiver":
                 self.protocol_error("MIG-MSG-002", "/payload/role")
+            self.connected_at = None
             self.peer_window = p["maxWindow"]
             self.send("Handshake", self.handshake_payload(maxWindow=self.cfg["maxWindow"],
                                                           maxChunkSize=self.cfg["chunkSize"]))
@@ -368,6 +386,7 @@ class Receiver(Machine):
         self.last_heard = 0
         self.sender_session = None
         self.declared = set()
+        self.asked = {}   # index -> retransmits asked for so far (MIG-XFER-002, the receiver's bound)
 
     def state(self):
         s = {"name": self.name}
@@ -415,6 +434,29 @@ class Receiver(Machine):
             return
         if event.get("yes") is not True:
             self.end("failed", reason="user-declined", cancel="user-declined")
+        if self.meta.get("envelopeHeader") is not None:
+            # MIG-META-002: the edge checks the password against the header before any chunk crosses.
+            self.emit("check-password", rule="MIG-META-002")
+            self.name = "checkingPassword"
+            return
+        self.start_transfer(at)
+
+    def on_password_checked(self, event, at):
+        """MIG-META-002: the edge's verdict on the header, as opening the envelope would give it."""
+        if self.name != "checkingPassword":
+            return
+        result = event.get("result")
+        if result == "wrong-password":
+            # The sender did nothing wrong: no violation, only the outcome both sides share.
+            self.end("failed", reason="wrong-password", cancel="wrong-password")
+        if result == "invalid-header":
+            # The sender's fault, on the envelope rule the header breaks (the edge names it).
+            self.protocol_error(event.get("rule") or "MIG-META-002", "/payload/envelopeHeader")
+        if result in ("opens", "not-checked"):
+            # `not-checked`: the password is checked at restore, as without a header.
+            self.start_transfer(at)
+
+    def start_transfer(self, at):
         self.window = min(self.cfg["maxWindow"], self.peer_window)
         self.emit("open-file", backupId=self.meta["backupId"], fileSize=self.meta["fileSize"])
         self.send("StartTransfer", {"backupId": self.meta["backupId"], "window": self.window})
@@ -433,7 +475,7 @@ class Receiver(Machine):
             self.end("failed", reason="digest-mismatch", close=False, rule="MIG-XFER-004")
 
     def on_tick(self, event, at):
-        if self.name == "transferring" and at - self.last_heard > STALL_TIMEOUT_MS:
+        if self.name == "transferring" and at - self.last_heard > self.cfg["stallTimeout"]:
             self.name = "disconnected"
             self.emit("close")
             self.emit("reject", rule="MIG-XFER-005", path="")
@@ -462,7 +504,12 @@ class Receiver(Machine):
         try:
             msg.chunk_digest(header, data)
         except Violation as v:
+            # MIG-XFER-002: a sender that keeps sending damaged data must not keep us asking forever.
+            if self.asked.get(i, 0) >= self.cfg["maxRetransmitsPerChunk"]:
+                self.end("failed", reason="too-many-retransmits", cancel="too-many-retransmits",
+                         rule="MIG-XFER-002", path=v.path)
             # MIG-CHUNK-004: not written, asked again.
+            self.asked[i] = self.asked.get(i, 0) + 1
             self.send("ChunkAck", dict(ack, status="retransmit"))
             self.emit("reject", rule=v.rule, path=v.path)
             return
@@ -534,17 +581,62 @@ class Receiver(Machine):
 
     def on_complete(self, p):
         """MIG-XFER-004: the whole file's digest is computed by the edge (verify-file) before any restore."""
-        self.same_backup(p)
-        if p["chunkCount"] != self.meta["chunkCount"] or len(self.have) != self.meta["chunkCount"]:
+        if len(self.have) != self.meta["chunkCount"]:
             self.out_of_order()   # Complete before every chunk is held
-        if p["envelopeSHA256"] != self.meta["envelopeSHA256"]:
-            self.send("Complete", {"backupId": self.meta["backupId"], "result": "digest-mismatch"})
-            self.end("failed", reason="digest-mismatch", close=False, rule="MIG-XFER-004")
+        # A Complete that does not repeat BackupMeta announces another backup: nothing is verified.
+        for key in ("backupId", "chunkCount", "envelopeSHA256"):
+            if not same_value(p[key], self.meta[key]):
+                self.protocol_error("MIG-XFER-004", "/payload/" + key)
         self.emit("verify-file", expectedSHA256=self.meta["envelopeSHA256"])
         self.name = "verifying"
 
 
-MACHINES = {"sender": Sender, "receiver": Receiver}
+def same_value(a, b):
+    """Equal, UUID strings compared without regard to case (they name the same bytes)."""
+    if isinstance(a, str) and isinstance(b, str):
+        return a.lower() == b.lower()
+    return a == b
+
+
+class PinLockout:
+    """MIG-PIN-003: the receiver's wait before a new PIN after locked sessions. Not a transfer session,
+    so none of Machine's plumbing: events in, `{lockedInARow, notBefore}` and actions out."""
+
+    def __init__(self, context):
+        self.locked_in_a_row = 0
+        self.not_before = 0
+
+    def wait_ms(self):
+        """30 s after the first locked session, doubling with each further one, at most an hour."""
+        n = self.locked_in_a_row
+        # Past 7 doublings the hour holds; the guard only keeps the shift small after many lockouts.
+        return LOCKOUT_MAX_MS if n > 20 else min(LOCKOUT_FIRST_MS << (n - 1), LOCKOUT_MAX_MS)
+
+    def on_session_ended(self, event, at):
+        outcome = event.get("outcome")
+        if outcome == "locked":
+            self.locked_in_a_row += 1
+            self.not_before = at + self.wait_ms()
+        elif outcome == "pin-accepted":
+            self.locked_in_a_row, self.not_before = 0, 0
+        # Any other end came before the PIN was settled: it says nothing about guessing.
+
+    def on_session_wanted(self, event, at):
+        if at < self.not_before:
+            self.actions.append({"action": "wait", "until": self.not_before, "rule": "MIG-PIN-003"})
+        else:
+            self.actions.append({"action": "start-session"})
+
+    def step(self, event):
+        self.actions = []
+        handler = getattr(self, "on_" + str(event.get("event")).replace("-", "_"), None)
+        if handler is not None:
+            handler(event, event.get("at", 0))
+        return {"state": {"lockedInARow": self.locked_in_a_row, "notBefore": self.not_before},
+                "actions": self.actions}
+
+
+MACHINES = {"sender": Sender, "receiver": Receiver, "pin-lockout": PinLockout}
 
 
 def run(machine, context, events):

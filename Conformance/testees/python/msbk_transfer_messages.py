@@ -2,6 +2,8 @@
 the Spec alone; no code shared with the Swift reference. Checks run in the order the Spec lists
 them and raise Violation(rule, path) at the first failure; accepted documents give their
 canonical form (declared members that are given, values as received)."""
+import base64
+import binascii
 import hashlib
 import re
 import struct
@@ -13,7 +15,7 @@ from msbk_package import HEX64, UUID, Obj, Violation, blank
 TYPES = ["Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "PauseTransfer",
          "ResumeTransfer", "CancelTransfer", "ChunkAck", "Complete"]
 CANCEL_REASONS = ["user-cancelled", "user-declined", "schema-incompatible", "insufficient-space", "pin-locked",
-                  "digest-mismatch", "too-many-retransmits", "timeout", "protocol-error"]
+                  "digest-mismatch", "too-many-retransmits", "timeout", "protocol-error", "wrong-password"]
 MIN_CHUNK, MAX_CHUNK = 4096, 16 << 20
 ENVELOPE_HEADER = 97
 HEX32 = re.compile(r"^[0-9a-f]{32}$")
@@ -109,6 +111,21 @@ def backup_meta(p):
     p.int_in("zipSize", "MIG-MSG-004", 0)
     p.int_in("schemaVersion", "MIG-MSG-004", 1)
     p.keep("appVersion", p.string("appVersion"))
+    if p.given("envelopeHeader"):
+        envelope_header(p)
+
+
+def envelope_header(p):
+    """MIG-MSG-004: padded base64 (RFC 4648) of exactly the envelope's 97-byte header. Kept as received;
+    only the receiver's password check (MIG-META-002) reads the bytes."""
+    text = p.string("envelopeHeader")
+    try:
+        raw = base64.b64decode(text.encode("ascii"), validate=True)
+    except (UnicodeEncodeError, binascii.Error):
+        raise Violation("MIG-MSG-004", p.at("envelopeHeader"))
+    if len(raw) != ENVELOPE_HEADER:
+        raise Violation("MIG-MSG-004", p.at("envelopeHeader"))
+    p.keep("envelopeHeader", text)
 
 
 def start_transfer(p):

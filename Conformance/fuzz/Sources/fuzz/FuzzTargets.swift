@@ -1,0 +1,84 @@
+import ConformanceKit
+import Foundation
+import Migration
+import WireCore
+
+/// One libFuzzer entry point for every target; `FUZZ_TARGET` picks which (see `run`). Each
+/// target feeds the input to the same code that reads untrusted bytes in the product: the JSON
+/// parser, each family's document decoders, the BackupChunk frame, the envelope opener and the
+/// zip reader. A crash, a hang (libFuzzer's -timeout) or an oracle failure (`fatalError`) is a
+/// finding; a violation is the expected answer to most inputs.
+enum Target: String, CaseIterable, Sendable {
+    case json, pairing, records, migration, backupChunk = "backup-chunk", envelope, zip
+
+    static let current: Target = {
+        guard let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"], let target = Target(rawValue: name) else {
+            fatalError("set FUZZ_TARGET to one of " + Target.allCases.map(\.rawValue).joined(separator: ", "))
+        }
+        return target
+    }()
+
+    /// The kinds a document target takes; the input's first line names the kind.
+    var kinds: [String] {
+        switch self {
+        case .pairing: return PairingFamily().kinds
+        case .records: return RecordsFamily().kinds
+        case .migration: return MigrationFamily().kinds.filter { !["envelope", "package", "backup-chunk"].contains($0) }
+        default: return []
+        }
+    }
+
+    var family: any ConformanceFamily {
+        switch self {
+        case .pairing: return PairingFamily()
+        case .records: return RecordsFamily()
+        default: return MigrationFamily()
+        }
+    }
+
+    static let context: JSONValue = [
+        "now": 1_747_300_000_000, "activeDid": "did:cc:phone-1",
+        "meta": [
+            "backupId": "3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f", "fileSize": 5000, "chunkSize": 4096, "chunkCount": 2,
+            "envelopeSHA256": "30f3b7a1dd092dedd90df3905d0d95e538c70ddaa6ec8f4e9b4bb43ba2efa216", "zipSize": 4000, "schemaVersion": 1,
+            "appVersion": "1.2.0",
+        ],
+    ]
+
+    func run(_ input: [UInt8]) {
+        switch self {
+        case .json:
+            guard let value = try? JSONParser.parse(input, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 64)) else { return }
+            // Oracle: the canonical text of what was accepted parses back to the same value.
+            let text = Array(JSONSerializer.compact(value).utf8)
+            guard let again = try? JSONParser.parse(text, limits: JSONLimits(maxBytes: 4 << 20, maxDepth: 64)) else {
+                fatalError("the serializer wrote text its own parser refuses")
+            }
+            guard JSONDiff.differences(expected: value, found: again).isEmpty else { fatalError("a round trip changed the value") }
+        case .pairing, .records, .migration:
+            guard let newline = input.firstIndex(of: 0x0A) else { return }
+            let kind = String(decoding: input[..<newline], as: UTF8.self)
+            guard kinds.contains(kind) else { return }
+            check(family.validate(kind: kind, document: Array(input[(newline + 1)...]), context: Self.context))
+        case .backupChunk:
+            check(MigrationFamily().validate(kind: "backup-chunk", document: input, context: Self.context))
+        case .envelope:
+            // The seeds are sealed with 1000 iterations; more would make each input slow, not deeper.
+            _ = try? Envelope.open(input, password: "correct horse battery staple", policy: EnvelopePolicy(iterations: 1...2000))
+            _ = try? EnvelopeHeader.parse(input, policy: .standard)
+        case .zip:
+            check(MigrationFamily().validate(kind: "package", document: input, context: Self.context))
+        }
+    }
+
+    /// Every answer is a verdict: a reject names at least one violation, an accept a canonical form.
+    func check(_ outcome: Outcome) {
+        if case .reject(let violations) = outcome, violations.isEmpty { fatalError("a reject without a violation") }
+    }
+}
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    Target.current.run(Array(UnsafeBufferPointer(start: data, count: size)))
+    return 0
+}

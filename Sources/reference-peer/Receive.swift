@@ -29,6 +29,8 @@ struct Receive: AsyncParsableCommand {
     var disconnectAfterChunks: String?
     @Option(help: ArgumentHelp("Stop dead after this many chunks, as a crash would (fault injection).", visibility: .hidden))
     var stopAfterChunks: Int?
+    @Option(help: ArgumentHelp("The wait after a first locked session, in ms (tests only; the Spec's 30000).", visibility: .hidden))
+    var lockoutFirstWaitMs: Int64 = 30_000
 
     func run() async throws {
         guard ControlMessage.chunkSizes.contains(Int(maxChunkSize.bytes)) else { throw ValidationError("--max-chunk-size must be 4096 ... 16777216") }
@@ -79,7 +81,7 @@ struct Receive: AsyncParsableCommand {
             })
         var failed = 0
         var session = 1
-        var lockout = PINLockout()
+        var lockout = PINLockout(firstWait: lockoutFirstWaitMs)
         let clock = SystemClock()
         while true {
             // MIG-PIN-003: after locked sessions, wait longer and longer before showing a new PIN.

@@ -29,6 +29,8 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Seconds to wait for a disconnected receiver to come back.") var reconnectTimeout = 120
     @Option(help: "Serve this many migrations one after another on the same address (0: until stopped); for conformance runs.")
     var sessions = 1
+    @Option(help: ArgumentHelp("Close a connection that sends no Handshake within this many ms (tests only; the Spec's 10000).", visibility: .hidden))
+    var handshakeTimeoutMs: Int64 = 10_000
 
     func run() async throws {
         guard testOnly || iterations >= EnvelopePolicy.standard.iterations.lowerBound else {
@@ -48,6 +50,7 @@ struct Send: AsyncParsableCommand {
         options.configuration.chunkSize = Int(chunkSize.bytes)
         options.configuration.maxWindow = window
         options.reconnectTimeout = .seconds(reconnectTimeout)
+        options.configuration.handshakeTimeout = handshakeTimeoutMs
         let store = DeviceStore(URL(fileURLWithPath: self.store))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reference-peer-send-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

@@ -194,6 +194,28 @@ extension LiveRunTests {
         #expect(!run.stdout.contains("/steps/"))
     }
 
+    /// MIG-PIN-003 at the edge: a receiver that serves sessions waits after each locked one, and
+    /// longer after the next (shortened from 30 s for the test).
+    @Test(.timeLimit(.minutes(2))) func lockedSessionsMakeTheReceiverWait() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let receiver = try start(
+            [
+                "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
+                "--pin-out", file("pin").path, "--yes", "--sessions", "0", "--lockout-first-wait-ms", "1500",
+            ], log: "receive.log")
+        defer { receiver.terminate() }
+        for _ in 0..<2 {
+            let run = try await Fixture.runAsync(
+                "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--case", "*/five-wrong-pins"])
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let lines = log("receive.log")
+        #expect(lines.contains("1 locked session(s) in a row: the next PIN in 2 s (MIG-PIN-003)"), "\(lines)")
+        #expect(lines.contains("2 locked session(s) in a row: the next PIN in 3 s (MIG-PIN-003)"), "\(lines)")
+    }
+
     /// A stand-in for the deployed ChainlessChain relay (Tests/Fixtures/third-party-relay): the
     /// report holds its real deviations, each at a pointer into the frame it sent, and nothing
     /// the Spec allows (its presence broadcasts, its extra members).

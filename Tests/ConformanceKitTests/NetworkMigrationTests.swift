@@ -22,7 +22,7 @@ struct NetworkMigrationTests {
     }
 
     /// Starts `send` in the background and waits until it listens; returns the process and its URL.
-    func startSender(pinFile: URL, window: Int = 8) throws -> (Process, URL, String) {
+    func startSender(pinFile: URL, window: Int = 8, extra: [String] = []) throws -> (Process, URL, String) {
         let log = file("send.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
@@ -30,7 +30,7 @@ struct NetworkMigrationTests {
         process.arguments = [
             "send", file("old").path, "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
             "--pin-file", pinFile.path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--window", "\(window)",
-        ]
+        ] + extra
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -97,5 +97,56 @@ struct NetworkMigrationTests {
         Fixture.wait(sender)
         #expect(sender.terminationStatus == 1)
         #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
+    }
+
+    /// MIG-META-002: the receiver's password does not open the backup. It learns that from the
+    /// header in BackupMeta, and both sides end with wrong-password before a single chunk is sent.
+    @Test(.timeLimit(.minutes(2))) func aWrongPasswordEndsBothSidesBeforeTheFirstChunk() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        _ = try makeStore(seed: 13)
+        let (sender, log, url) = try startSender(pinFile: file("pin"))
+        defer { if sender.isRunning { sender.terminate() } }
+        try Data("not the sender's password\n".utf8).write(to: file("other-password"))
+        let run = try Fixture.run(
+            "reference-peer",
+            [
+                "receive", "--connect", url, "--into", file("new").path, "--password-file", file("other-password").path, "--yes",
+                "--minimum-iterations", "1000", "--pin-out", file("pin").path,
+            ])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("the password does not open this backup"), "\(run.stderr)")
+        #expect(run.stderr.contains("ended failed(\"wrong-password\")"), "\(run.stderr)")
+        #expect(!run.stderr.contains("restoring"), "\(run.stderr)")
+        Fixture.wait(sender)
+        #expect(sender.terminationStatus == 1)
+        let sent = try String(contentsOf: log, encoding: .utf8)
+        #expect(sent.contains("the receiver's password does not open the package (wrong-password); no chunk was sent"), "\(sent)")
+        #expect(sent.contains("send: 0 chunk frames sent"), "\(sent)")
+        #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
+    }
+
+    /// MIG-XFER-007: an idle connection holds the sender's only place for 10 s at most; then the
+    /// real receiver gets in.
+    @Test(.timeLimit(.minutes(2))) func anIdleConnectionCannotKeepTheReceiverOut() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let old = try makeStore(seed: 14)
+        let (sender, log, url) = try startSender(pinFile: file("pin"))
+        defer { if sender.isRunning { sender.terminate() } }
+        let idle = try await LiveRunTests.connect(url)
+        let closedAfter: Duration = try await idle.run { inbound, _ in
+            let started = ContinuousClock.now
+            for try await _ in inbound {}
+            return started.duration(to: .now)
+        }
+        #expect(closedAfter >= .seconds(10) && closedAfter < .seconds(15), "\(closedAfter)")
+        let run = try await Fixture.runAsync(
+            "reference-peer",
+            ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
+             "--pin-out", file("pin").path])
+        #expect(run.status == 0, "\(run.stderr)")
+        Fixture.wait(sender)
+        #expect(sender.terminationStatus == 0)
+        #expect(try String(contentsOf: log, encoding: .utf8).contains("MIG-XFER-007"))
+        #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
     }
 }

@@ -6,8 +6,9 @@ import WireCore
 /// reconnect: about 12,000 in 15 s here, the whole PIN space in about 20 minutes. Sans-I/O:
 /// the edge reports how sessions ended and asks when it may start the next one.
 public struct PINLockout: Sendable, Hashable {
-    /// The wait after the first locked session; it doubles with each further one in a row.
-    public static let firstWait: EpochMillis = 30_000
+    /// The wait after the first locked session (the Spec's 30 s; shorter only in tests); it
+    /// doubles with each further one in a row, up to `longestWait`.
+    public let firstWait: EpochMillis
     public static let longestWait: EpochMillis = 3_600_000
 
     public enum SessionOutcome: String, Sendable, Hashable, CaseIterable {
@@ -24,13 +25,15 @@ public struct PINLockout: Sendable, Hashable {
     /// The earliest time the next session may show a PIN.
     public private(set) var notBefore: EpochMillis = 0
 
-    public init() {}
+    public init(firstWait: EpochMillis = 30_000) {
+        self.firstWait = firstWait
+    }
 
     public mutating func sessionEnded(_ outcome: SessionOutcome, at: EpochMillis) {
         switch outcome {
         case .locked:
             lockedInARow += 1
-            notBefore = at + Self.wait(afterLocks: lockedInARow)
+            notBefore = at + wait(afterLocks: lockedInARow)
         case .pinAccepted:
             lockedInARow = 0
             notBefore = 0
@@ -45,9 +48,9 @@ public struct PINLockout: Sendable, Hashable {
     }
 
     /// 30 s, 60 s, 120 s, ... at most an hour.
-    public static func wait(afterLocks count: Int) -> EpochMillis {
+    public func wait(afterLocks count: Int) -> EpochMillis {
         guard count > 0 else { return 0 }
         let doublings = min(count - 1, 20)
-        return min(longestWait, firstWait << EpochMillis(doublings))
+        return min(Self.longestWait, firstWait << EpochMillis(doublings))
     }
 }

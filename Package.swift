@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore"]),
+        .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore", "ZIPFoundation"]),
         .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]

@@ -197,3 +197,27 @@ final class ThreadResult<T: Sendable>: @unchecked Sendable {
         return try result!.get()
     }
 }
+
+extension ExecRunnerTests {
+    /// Messages say what happened, in the testee protocol's terms: a testee that closed its
+    /// output but runs on is not "exited", and a wrong case id is not a Spec rule.
+    @Test(.timeLimit(.minutes(1))) func failuresAreDescribedAsTheyHappened() throws {
+        let closed = ExecPeer(command: #"read line; echo '{"protocol":1}'; exec 1>&-; sleep 30"#, timeout: 5)
+        defer { closed.close() }
+        let vector = try #require(Fixture.cases.first { $0.family == "pairing" })
+        guard case .failure(let failure) = closed.evaluate(TesteeRequest(vector)) else {
+            Issue.record("a testee without an output cannot answer")
+            return
+        }
+        #expect(failure.description.contains("closed its standard output but is still running"), "\(failure)")
+
+        let wrongCase = ExecPeer(command: #"read line; echo '{"protocol":1}'; read line; echo '{"case":"another/case","outcome":"accept","canonical":{}}'; sleep 30"#)
+        defer { wrongCase.close() }
+        guard case .failure(.garbled(let detail)) = wrongCase.evaluate(TesteeRequest(vector)) else {
+            Issue.record("an answer for another case is garbled")
+            return
+        }
+        #expect(detail.contains(#"member /case: expected "\#(vector.id)", found "another/case""#), "\(detail)")
+        #expect(!detail.contains("CORE-TYPE"), "\(detail)")
+    }
+}

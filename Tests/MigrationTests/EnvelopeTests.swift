@@ -127,3 +127,14 @@ struct EnvelopeGoldenTests {
         #expect(sealed == golden)
     }
 }
+
+@Suite("Envelope errors in words")
+struct EnvelopeErrorWordingTests {
+    /// A whole-file error names the byte where it was found, never an empty path ("truncated at : ...").
+    @Test func wholeFileErrorsNameTheByte() {
+        let error = EnvelopeError(.truncated, .root, at: 4096, "4096 bytes, the header promises 8213")
+        #expect(error.description == "truncated at byte 4096: 4096 bytes, the header promises 8213")
+        let field = EnvelopeError(.headerInvalid, .root / "header" / "iterations", at: 10, "too few")
+        #expect(field.description == "header-invalid at /header/iterations: too few")
+    }
+}

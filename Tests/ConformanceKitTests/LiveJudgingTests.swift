@@ -129,11 +129,7 @@ extension LiveRunTests {
         }
         // The sender under test listens; the runner connects to it through the proxy.
         let overtakenToSender = Counter()
-        let sender = try start(
-            [
-                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--sessions", "0",
-            ], log: "send.log", readyFile: file("url"))
+        let sender = try startSender()
         defer { sender.terminate() }
         let senderProxy = try await FaultProxy.start(upstream: try String(contentsOf: file("url"), encoding: .utf8), overtaken: overtakenToSender) {
             (unknown, reorderAcks)
@@ -167,11 +163,7 @@ extension LiveRunTests {
     /// that member's rule, at its pointer in the message the runner received.
     @Test(.timeLimit(.minutes(3))) func senderRoleThroughAProxyThatStripsARequiredMember() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let sender = try start(
-            [
-                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--sessions", "0",
-            ], log: "send.log", readyFile: file("url"))
+        let sender = try startSender()
         defer { sender.terminate() }
         let proxy = try await FaultProxy.start(upstream: try String(contentsOf: file("url"), encoding: .utf8)) {
             let strip = FaultProxy.rewritingJSON { object in

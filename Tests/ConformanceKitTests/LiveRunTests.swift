@@ -35,6 +35,16 @@ struct LiveRunTests {
 
     func log(_ name: String) -> String { (try? String(contentsOf: file(name), encoding: .utf8)) ?? "" }
 
+    /// `reference-peer send --sessions 0` on a free port, chunks of 4 KiB unless told otherwise;
+    /// its URL is in the file `url`.
+    func startSender(chunkSize: String? = "4K") throws -> Process {
+        try start(
+            [
+                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--sessions", "0",
+            ] + (chunkSize.map { ["--chunk-size", $0] } ?? []), log: "send.log", readyFile: file("url"))
+    }
+
     func senderStore() throws -> String {
         let made = try Fixture.run("reference-peer", ["sample-store", file("old").path, "--media-size", "1M", "--seed", "5"])
         #expect(made.status == 0, "\(made.stderr)")
@@ -94,11 +104,7 @@ struct LiveRunTests {
 
     @Test func senderRole() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let sender = try start(
-            [
-                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--sessions", "0",
-            ], log: "send.log", readyFile: file("url"))
+        let sender = try startSender()
         defer { sender.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
         let run = try Fixture.run(
@@ -125,11 +131,7 @@ struct LiveRunTests {
     /// with the rule named; the sender stays up and serves the next receiver.
     @Test(.timeLimit(.minutes(2))) func badFramesNeverCrashTheSender() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let sender = try start(
-            [
-                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--sessions", "0",
-            ], log: "send.log", readyFile: file("url"))
+        let sender = try startSender(chunkSize: nil)
         defer { sender.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
         let inputs: [(WebSocketMessage, String)] = [

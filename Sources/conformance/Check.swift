@@ -89,7 +89,6 @@ struct Check: ParsableCommand {
             }
             bytes = [UInt8](data)
             let documentKind = kind ?? (previous != nil ? "model" : nil) ?? PackageChecker.kind(forFileName: url.lastPathComponent)
-                ?? ModelDetection.kind(of: bytes)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
         switch format {
@@ -107,14 +106,4 @@ func readPassword(_ path: String) throws -> String {
     }
     return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
         .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
-}
-
-/// A Core Data model description has `entities` and neither `type` nor `recordType`.
-enum ModelDetection {
-    static func kind(of bytes: [UInt8]) -> String? {
-        guard let value = try? JSONParser.parse(bytes), case .object(let o) = value, o["entities"] != nil, o["type"] == nil,
-            o["recordType"] == nil
-        else { return nil }
-        return "model"
-    }
 }

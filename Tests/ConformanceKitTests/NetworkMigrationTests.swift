@@ -132,9 +132,11 @@ struct NetworkMigrationTests {
         let old = try makeStore(seed: 14)
         let (sender, log, url) = try startSender(pinFile: file("pin"))
         defer { if sender.isRunning { sender.terminate() } }
+        // Timed from before the connection opens: a busy test process that starts reading late
+        // must not make the sender look early.
+        let started = ContinuousClock.now
         let idle = try await LiveRunTests.connect(url)
         let closedAfter: Duration = try await idle.run { inbound, _ in
-            let started = ContinuousClock.now
             for try await _ in inbound {}
             return started.duration(to: .now)
         }

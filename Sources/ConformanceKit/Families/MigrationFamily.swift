@@ -15,7 +15,8 @@ public struct MigrationFamily: ConformanceFamily {
     public let machines = ["sender", "receiver", "pin-lockout"]
     public var rules: [RuleID] { MigrationRule.all }
 
-    public func kind(forType type: String) -> String? { nil }
+    /// A control message names its type in `type` (`Handshake`, `AuthPIN`, ...).
+    public func kind(forType type: String) -> String? { ControlMessage.types.contains(type) ? "control-message" : nil }
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
         let reader = ContextReader(value: context)

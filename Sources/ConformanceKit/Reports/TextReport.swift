@@ -43,7 +43,8 @@ public enum TextReport {
             switch r.status {
             case .failed, .nonStrict, .informational:
                 for v in r.violations {
-                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"" + (v.subject.map { " in \($0)" } ?? "") + "\n"
+                    let origin = v.subject.flatMap { $0 == r.vector.id ? nil : " in \($0)" } ?? ""
+                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(origin)\n"
                     out += "         expected \(v.expected)\n         found    \(v.found)\n"
                     out += "         see \(v.section)\n"
                 }

@@ -21,6 +21,17 @@ public enum ExportKind: String, CaseIterable, Sendable {
         }
     }
 
+    /// The members one element of this export declares.
+    public var memberNames: [String] {
+        switch self {
+        case .categories: return CategoryRecord.keys
+        case .stories: return StoryRecord.keys
+        case .media: return MediaRecord.keys
+        case .settings: return SettingRecord.keys
+        case .relations: return RelationRecord.keys
+        }
+    }
+
     /// The import order of seed 000 §7.3: Settings → Categories (two passes) → Stories → Media → Relations.
     public static let importOrder: [ExportKind] = [.settings, .categories, .stories, .media, .relations]
 }

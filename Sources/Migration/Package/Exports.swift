@@ -6,7 +6,7 @@ public struct CategoryRecord: Sendable, Hashable {
     public var id: String
     public var level: Int64
     public var parentId: String?
-    static let keys = ["id", "name", "nameEn", "colorHex", "level", "parentId", "iconName", "iconType", "customIconData", "sortOrder", "createdAt"]
+    public static let keys = ["id", "name", "nameEn", "colorHex", "level", "parentId", "iconName", "iconType", "customIconData", "sortOrder", "createdAt"]
 
     static func decode(_ r: ObjectReader) throws(Violation) -> CategoryRecord {
         let id = try MigrationFields.uuid(r, "id")
@@ -39,7 +39,7 @@ public struct CategoryRecord: Sendable, Hashable {
 /// `coredata/stories.json` element (seed 000 §6.2).
 public struct StoryRecord: Sendable, Hashable {
     public var id: String
-    static let keys = [
+    public static let keys = [
         "id", "title", "content", "plainTextContent", "createdAt", "updatedAt", "timestamp", "isDeleted", "syncStatus", "mood",
         "locationName", "locationAddress", "locationCity", "latitude", "longitude", "horizontalAccuracy", "verticalAccuracy",
     ]
@@ -93,7 +93,7 @@ public struct MediaRecord: Sendable, Hashable {
         self.storyId = storyId
     }
 
-    static let keys = [
+    public static let keys = [
         "id", "type", "fileName", "thumbnailFileName", "encryptionKeyId", "fileSize", "width", "height", "duration", "createdAt", "storyId",
     ]
 
@@ -141,7 +141,7 @@ public struct MediaRecord: Sendable, Hashable {
 /// `coredata/settings.json` element (seed 000 §6.4).
 public struct SettingRecord: Sendable, Hashable {
     public var key: String
-    static let keys = ["key", "type", "value", "updatedAt"]
+    public static let keys = ["key", "type", "value", "updatedAt"]
     static let types = ["bool", "int", "double", "string", "json"]
 
     static func decode(_ r: ObjectReader) throws(Violation) -> SettingRecord {
@@ -172,7 +172,7 @@ public struct SettingRecord: Sendable, Hashable {
 public struct RelationRecord: Sendable, Hashable {
     public var storyId: String
     public var categoryId: String
-    static let keys = ["storyId", "categoryId"]
+    public static let keys = ["storyId", "categoryId"]
 
     static func decode(_ r: ObjectReader) throws(Violation) -> RelationRecord {
         RelationRecord(storyId: try MigrationFields.uuid(r, "storyId"), categoryId: try MigrationFields.uuid(r, "categoryId"))

@@ -43,7 +43,13 @@ CODE_PATTERN = "^[0-9]{6}$"
 ALIAS_PATTERN = "^(?!pairing-code:)|^pairing-code:[0-9]{6}$"
 DID_PATTERN = ("^did:cc:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+"
                "(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$")
-HOST = r"(?:[A-Za-z0-9._-]+|\[[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*\])"
+# PAIR-URL-001: an IPv4 address when the last label is all digits (four octets, no leading
+# zeros), else an RFC 1123 name (labels of letters, digits, inner hyphens; at most 253 bytes).
+IPV4_OCTET = r"(?:0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])"
+IPV4 = r"(?:" + IPV4_OCTET + r"\.){3}" + IPV4_OCTET + r"(?![0-9A-Za-z.-])"
+LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+DNS_NAME = r"(?=[A-Za-z0-9.-]{1,253}(?![A-Za-z0-9.-]))(?:" + LABEL + r"\.)*(?=[0-9]*[A-Za-z-])" + LABEL + r"(?![A-Za-z0-9.-])"
+HOST = r"(?:" + IPV4 + "|" + DNS_NAME + r"|\[[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*\])"
 PORT = (r"(?::(?=[0-9]{1,5}(?![0-9]))0*"
         r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?")
 PATH_QUERY = r'(?:[/?][!"$-~]*)?'  # printable ASCII without '#': no fragment, no whitespace

@@ -327,6 +327,18 @@ dp.accept("signaling-url-port-leading-zero", "A port is 1 to 5 digits: 09001 is 
           rules=["PAIR-URL-001"], flags=["boundary"])
 dp.reject("signaling-url-port-six-digits", "Six port digits are refused even when the value is small (009001).", "/signalingUrl", "PAIR-URL-001",
           edit(QR, signalingUrl="ws://192.168.1.20:009001"), flags=["boundary"])
+for slug, host, why in (("underscore", "exa_mple.com", "an underscore is not a DNS name character"),
+                        ("leading-hyphen", "-a.com", "a label does not start with a hyphen"),
+                        ("trailing-hyphen", "a-.com", "a label does not end with a hyphen"),
+                        ("empty-label", "a..b", "labels are not empty"),
+                        ("ipv4-octet-999", "999.1.1.1", "an IPv4 octet is at most 255"),
+                        ("ipv4-three-octets", "1.2.3", "a host ending in a number is IPv4: four octets"),
+                        ("ipv4-leading-zero", "192.168.01.20", "octets have no leading zeros (01 is octal to some parsers)")):
+    dp.reject(f"signaling-url-host-{slug}", f"Host {host}: {why}.", "/signalingUrl", "PAIR-URL-001", edit(QR, signalingUrl=f"ws://{host}:9001"),
+              flags=["interop-trap"])
+for slug, host in (("dns-name", "signal-1.lan.example.com"), ("punycode", "xn--fsqu00a.example"), ("localhost", "localhost"),
+                   ("ipv4-zero-octet", "10.0.0.1")):
+    dp.accept(f"signaling-url-host-{slug}", f"Host {host} is a valid host.", edit(QR, signalingUrl=f"ws://{host}:9001"), rules=["PAIR-URL-001"])
 dp.reject("relay-url-localhost-lookalike", "localhost.chainlesschain.com is not localhost: a prefix test must not let ws:// through.", "/relayUrl",
           "PAIR-URL-002", edit(QR, relayUrl="ws://localhost.chainlesschain.com"), flags=["interop-trap"])
 dp.reject("relay-url-127-lookalike", "127.0.0.1.nip.io is a DNS name, not an address in 127.0.0.0/8.", "/relayUrl", "PAIR-URL-002",

@@ -37,9 +37,7 @@ public enum SignalingURL {
             host = parts[0]
             if parts.count == 2 { portText = parts[1] }
             guard !host.isEmpty else { return "an empty host" }
-            guard host.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." || $0 == "_" }) else {
-                return "invalid characters in the host"
-            }
+            if let problem = hostProblem(host) { return problem }
         }
         if let portText {
             guard !portText.isEmpty, portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }),
@@ -48,6 +46,30 @@ public enum SignalingURL {
         }
         if relay && scheme == "ws" && !isLoopback(host.lowercased()) {
             return "ws:// to a host that is not loopback (a relay needs wss://)"
+        }
+        return nil
+    }
+
+    /// A host that is not a bracketed IPv6 literal is an IPv4 address when its last label is all
+    /// digits (as WHATWG URL parsers read it), else a DNS name (RFC 1123): labels of 1 to 63
+    /// ASCII letters, digits and hyphens, not starting or ending with a hyphen, at most 253 bytes.
+    static func hostProblem(_ host: Substring) -> String? {
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        if let last = labels.last, !last.isEmpty, last.allSatisfy({ $0.isASCII && $0.isNumber }) {
+            guard labels.count == 4, labels.allSatisfy({ octet in
+                !octet.isEmpty && octet.count <= 3 && octet.allSatisfy({ $0.isASCII && $0.isNumber })
+                    && (octet.count == 1 || octet.first != "0") && (Int(octet) ?? 256) <= 255
+            }) else { return "a host ending in a number that is not an IPv4 address (four decimal octets 0-255)" }
+            return nil
+        }
+        guard host.utf8.count <= 253 else { return "a host name over 253 bytes" }
+        for label in labels {
+            guard !label.isEmpty else { return "an empty label in the host name" }
+            guard label.count <= 63 else { return "a host name label over 63 characters" }
+            guard label.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
+                return "a host name with characters other than letters, digits and hyphens"
+            }
+            guard label.first != "-", label.last != "-" else { return "a host name label starting or ending with a hyphen" }
         }
         return nil
     }

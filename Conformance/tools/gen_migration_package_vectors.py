@@ -132,6 +132,13 @@ class DocFile:
         c["expected"] = {"outcome": "reject", "violations": [{"path": path, "rule": rule}]}
         self.cases.append(c)
 
+    def reject_all(self, slug, comment, doc, violations, flags=()):
+        """A document with several independent violations: all of them, in document order."""
+        rules = sorted({rule for _, rule in violations})
+        c = {"id": f"migration/{self.kind}/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "input": doc}
+        c["expected"] = {"outcome": "reject", "violations": [{"path": path, "rule": rule} for path, rule in violations]}
+        self.cases.append(c)
+
     def write(self, files=None):
         doc = {"family": "migration", "kind": self.kind, "description": self.description, "context": self.context, "cases": self.cases}
         with open(os.path.join(OUT, f"{self.kind}.json"), "w") as f:
@@ -171,6 +178,12 @@ man.reject("entity-unknown", "entityStats names exactly the four entities.", es,
 es = copy.deepcopy(M)
 es["entityStats"]["StoryEntity"]["count"] = -1
 man.reject("count-negative", "Counts are ≥ 0.", es, "/entityStats/StoryEntity/count", "MIG-MAN-004")
+my = copy.deepcopy(M)
+my["createdAt"] = "2025-01-07T08:53:20Z"
+my["entityStats"] = {"categoryCount": 3, "storyCount": 3, "mediaCount": 3}
+man.reject_all("mystory-shape", "MyStory's own backup writes createdAt as ISO 8601 and entityStats as {categoryCount, storyCount, mediaCount}: "
+               "both are reported in one run, independent checks do not hide each other.",
+               my, [("/createdAt", "CORE-TYPE-003"), ("/entityStats/CategoryEntity", "CORE-TYPE-001")], ["interop-trap", "real-implementation"])
 ms = copy.deepcopy(M)
 ms["mediaStats"]["totalBytes"] = -5
 man.reject("total-bytes-negative", "mediaStats values are ≥ 0.", ms, "/mediaStats/totalBytes", "MIG-MAN-005")
@@ -211,6 +224,10 @@ cat.reject("icon-data-not-base64", "customIconData is base64.", [category(0, ico
 cat.reject("name-blank", "A blank name.", [category(0, name="  ")], "/0/name", "MIG-EXP-001")
 cat.reject("id-not-uuid", "Ids are UUIDs.", [category(0, id="cat-1")], "/0/id", "MIG-ID-001")
 cat.reject("parent-not-uuid", "parentId is a UUID or null.", [category(0, parentId="")], "/0/parentId", "MIG-ID-001")
+cat.reject_all("every-element-reported", "Each element is checked on its own: two broken elements give two violations, and a duplicate among good ones a third.",
+               [dict(category(0), colorHex="blue"), category(1, parent=CAT[0], level=2), dict(category(2, parent=CAT[1], level=3), level=0),
+                category(1, id=CAT[1].upper())],
+               [("/0/colorHex", "MIG-EXP-001"), ("/2/level", "MIG-EXP-001"), ("/3/id", "MIG-ID-002")])
 cat.reject("id-duplicate-other-case", "The same UUID in another case is the same id.", [category(0), category(1, id=CAT[0].upper())], "/1/id", "MIG-ID-002", ["interop-trap"])
 cat.reject("created-ms", "createdAt in milliseconds.", [category(0, createdAt=T * 1000)], "/0/createdAt", "MIG-TIME-001", ["interop-trap"])
 

@@ -113,6 +113,9 @@ idea.reject("int64-beyond-2-53", "An INT64 beyond 2^53 cannot cross JSON exactly
             text=json.dumps(IDEA, ensure_ascii=False).replace('"version": {"value": 3', '"version": {"value": 9007199254740993'))
 idea.reject("declared-type-mismatch", "updatedAt declared TIMESTAMP, sent as STRING.", edit(IDEA, "fields/updatedAt", f("2025-05-15T09:06:45.000Z", "STRING")),
             ("/fields/updatedAt/type", "REC-REC-004"), ["interop-trap"])
+idea.reject("every-field-reported", "Fields are checked on their own: a missing title, a boolean isCompleted and a change tag with a space are reported together.",
+            edit(edit(edit(IDEA, "fields/title", DROP), "fields/isCompleted", f(True, "INT64")), "recordChangeTag", "t 1"),
+            [("/recordChangeTag", "REC-REC-006"), ("/fields/title", "REC-REC-005"), ("/fields/isCompleted/value", "CORE-TYPE-003")])
 idea.reject("title-missing", "title is required.", edit(IDEA, "fields/title", DROP), ("/fields/title", "REC-REC-005"))
 idea.reject("change-tag-empty", "An empty change tag.", edit(IDEA, "recordChangeTag", ""), ("/recordChangeTag", "REC-REC-006"))
 idea.reject("modified-before-created", "modified earlier than created.", edit(IDEA, "modified/timestamp", T - 1), ("/modified/timestamp", "REC-REC-007"))

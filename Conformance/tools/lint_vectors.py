@@ -31,7 +31,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 VECTORS = os.path.join(ROOT, "Vectors")
 CATALOG = os.path.join(ROOT, "Spec", "catalog.json")
 
-FLAGS = {"interop-trap", "boundary", "seed-example", "test-only"}
+FLAGS = {"interop-trap", "boundary", "seed-example", "test-only", "real-implementation"}
 INPUTS = ("input", "inputText", "inputBase64", "inputSegments", "inputFile")
 COMMON_MEMBERS = {"id", "comment", "flags", "rules", "context"}
 DOCUMENT_MEMBERS = COMMON_MEMBERS | {"input", "inputText", "inputBase64", "inputSegments", "inputFile", "inputSHA256", "expected"}

@@ -33,14 +33,26 @@ public struct MigrationFamily: ConformanceFamily {
         case "control-message":
             return json(document) { value throws(Violation) in try ControlMessage.decode(value).json }
         case "manifest":
-            return json(document) { value throws(Violation) in try Manifest.decode(value, supportedSchemaVersion: supported).canonical }
+            return all(document) { Manifest.check($0, supportedSchemaVersion: supported).map(\.canonical) }
         default:
             guard let export = ExportKind(rawValue: kind) else { return .unsupported(reason: "the migration family has no kind \(kind)") }
-            return json(document) { value throws(Violation) in try Export.decode(value, as: export).canonical }
+            return all(document) { Export.check($0, as: export).map(\.canonical) }
         }
     }
 
     static let maxDocumentBytes = PackageDocument.maxBytes
+
+    /// Documents whose checks are independent report every violation (Spec/core.md, Order of checks).
+    func all(_ document: [UInt8], _ check: (JSONValue) -> Result<JSONValue, ViolationList>) -> Outcome {
+        do throws(Violation) {
+            switch check(try JSONParser.parse(document, limits: PackageDocument.limits)) {
+            case .success(let canonical): return .accept(canonical: canonical)
+            case .failure(let list): return .reject(list.all)
+            }
+        } catch {
+            return .reject([error])
+        }
+    }
 
     func json(_ document: [UInt8], _ decode: (JSONValue) throws(Violation) -> JSONValue) -> Outcome {
         do throws(Violation) {

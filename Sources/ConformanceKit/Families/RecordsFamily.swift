@@ -38,7 +38,10 @@ public struct RecordsFamily: ConformanceFamily {
                 return .accept(canonical: ["entities": .array(names)])
             default:
                 guard Models.named(kind) != nil else { return .unsupported(reason: "the records family has no kind \(kind)") }
-                return .accept(canonical: try CloudRecord.decode(value, as: kind).canonical)
+                switch CloudRecord.check(value, as: kind) {
+                case .success(let record): return .accept(canonical: record.canonical)
+                case .failure(let list): return .reject(list.all)
+                }
             }
         } catch {
             return .reject([error])

@@ -56,50 +56,75 @@ public struct Export: Sendable {
         }
     }
 
-    /// Checks one export document element by element, then uniqueness (MIG-ID-002); the first
-    /// failing check is reported.
+    /// Throws the first violation; `check` reports them all.
     public static func decode(_ document: JSONValue, as kind: ExportKind) throws(Violation) -> Export {
+        switch check(document, as: kind) {
+        case .success(let export): return export
+        case .failure(let list): throw list.first
+        }
+    }
+
+    /// Checks one export document element by element, every element on its own (the first
+    /// failing check of each is reported), then uniqueness (MIG-ID-002) among the elements that
+    /// passed.
+    public static func check(_ document: JSONValue, as kind: ExportKind) -> Result<Export, ViolationList> {
+        let elements: [ObjectReader]
+        do throws(Violation) {
+            elements = try MigrationFields.elements(document)
+        } catch {
+            return .failure(ViolationList([error]))
+        }
+        var checks = IndependentChecks()
         var export = Export(kind: kind)
         var canonical: [JSONValue] = []
         var seen: [String: Int] = [:]
-        for (i, r) in try MigrationFields.elements(document).enumerated() {
-            let identity: String
-            let keyPath: String
-            switch kind {
-            case .categories:
-                let c = try CategoryRecord.decode(r)
-                export.categories.append(c)
-                (identity, keyPath) = (c.id.lowercased(), "id")
-                canonical.append(r.canonical(CategoryRecord.keys))
-            case .stories:
-                let s = try StoryRecord.decode(r)
-                export.stories.append(s)
-                (identity, keyPath) = (s.id.lowercased(), "id")
-                canonical.append(r.canonical(StoryRecord.keys))
-            case .media:
-                let m = try MediaRecord.decode(r)
-                export.media.append(m)
-                (identity, keyPath) = (m.id.lowercased(), "id")
-                canonical.append(r.canonical(MediaRecord.keys))
-            case .settings:
-                let s = try SettingRecord.decode(r)
-                export.settings.append(s)
-                (identity, keyPath) = (s.key, "key")
-                canonical.append(r.canonical(SettingRecord.keys))
-            case .relations:
-                let rel = try RelationRecord.decode(r)
-                export.relations.append(rel)
-                (identity, keyPath) = (rel.storyId.lowercased() + "|" + rel.categoryId.lowercased(), "categoryId")
-                canonical.append(r.canonical(RelationRecord.keys))
+        for (i, r) in elements.enumerated() {
+            let decoded = checks.check { () throws(Violation) -> (String, String) in
+                switch kind {
+                case .categories:
+                    let c = try CategoryRecord.decode(r)
+                    export.categories.append(c)
+                    canonical.append(r.canonical(CategoryRecord.keys))
+                    return (c.id.lowercased(), "id")
+                case .stories:
+                    let s = try StoryRecord.decode(r)
+                    export.stories.append(s)
+                    canonical.append(r.canonical(StoryRecord.keys))
+                    return (s.id.lowercased(), "id")
+                case .media:
+                    let m = try MediaRecord.decode(r)
+                    export.media.append(m)
+                    canonical.append(r.canonical(MediaRecord.keys))
+                    return (m.id.lowercased(), "id")
+                case .settings:
+                    let s = try SettingRecord.decode(r)
+                    export.settings.append(s)
+                    canonical.append(r.canonical(SettingRecord.keys))
+                    return (s.key, "key")
+                case .relations:
+                    let rel = try RelationRecord.decode(r)
+                    export.relations.append(rel)
+                    canonical.append(r.canonical(RelationRecord.keys))
+                    return (rel.storyId.lowercased() + "|" + rel.categoryId.lowercased(), "categoryId")
+                }
             }
+            guard let (identity, keyPath) = decoded else { continue }
             if let first = seen[identity] {
-                throw Violation(
-                    rule: MigrationRule.uniqueIDs, path: .root / i / keyPath, expected: "unique within \(kind.fileName) (UUIDs compared case-insensitively)",
-                    found: "the same as element \(first)")
+                checks.add([
+                    Violation(
+                        rule: MigrationRule.uniqueIDs, path: .root / i / keyPath, expected: "unique within \(kind.fileName) (UUIDs compared case-insensitively)",
+                        found: "the same as element \(first)")
+                ])
+                continue
             }
             seen[identity] = i
         }
-        export.canonical = .array(canonical)
-        return export
+        let result = export
+        let canonicalArray = canonical
+        return checks.result { () throws(Violation) in
+            var done = result
+            done.canonical = .array(canonicalArray)
+            return done
+        }
     }
 }

@@ -31,49 +31,89 @@ public struct Manifest: Sendable, Hashable {
     public static let brokenReasons = ["FILE_NOT_FOUND", "READ_ERROR"]
 
     /// `supportedSchemaVersion`: the newest export schema this receiver can import (MIG-MAN-003).
+    /// Throws the first violation; `check` reports them all.
     public static func decode(_ document: JSONValue, supportedSchemaVersion: Int64 = 1) throws(Violation) -> Manifest {
-        let r = try ObjectReader(document: document)
-        let backupId = try MigrationFields.uuid(r, "backupId")
-        let appVersion = try MigrationFields.nonBlank(r, "appVersion", rule: MigrationRule.appVersion)
-        let schemaVersion = try r.integer("schemaVersion")
-        guard schemaVersion >= 1, schemaVersion <= supportedSchemaVersion else {
-            throw Violation(
-                rule: MigrationRule.schemaVersion, path: r.pointer("schemaVersion"),
-                expected: "1...\(supportedSchemaVersion) (update the app to import newer backups)", found: "\(schemaVersion)")
+        switch check(document, supportedSchemaVersion: supportedSchemaVersion) {
+        case .success(let manifest): return manifest
+        case .failure(let list): throw list.first
         }
-        let createdAt = try MigrationFields.seconds(r, "createdAt")
-        let stats = try r.objectReader("entityStats")
-        var counts: [String: Int64] = [:]
-        for name in entityNames {
-            counts[name] = try MigrationFields.nonNegative(try stats.objectReader(name), "count", rule: MigrationRule.entityStats)
+    }
+
+    /// Every member group is checked on its own (backupId, appVersion, schemaVersion, createdAt,
+    /// entityStats, mediaStats, integrity, options, each brokenMedia element), so one run reports
+    /// every independent violation, in document order.
+    public static func check(_ document: JSONValue, supportedSchemaVersion: Int64 = 1) -> Result<Manifest, ViolationList> {
+        let r: ObjectReader
+        do throws(Violation) {
+            r = try ObjectReader(document: document)
+        } catch {
+            return .failure(ViolationList([error]))
         }
-        if let extra = stats.object.keys.first(where: { !entityNames.contains($0) }) {
-            throw Violation(rule: MigrationRule.entityStats, path: stats.pointer(extra), expected: "only " + entityNames.joined(separator: ", "), found: extra)
-        }
-        let media = try r.objectReader("mediaStats")
-        let totalFiles = try MigrationFields.nonNegative(media, "totalFiles", rule: MigrationRule.mediaStats)
-        let totalBytes = try MigrationFields.nonNegative(media, "totalBytes", rule: MigrationRule.mediaStats)
-        let files = try integrityFiles(try r.objectReader("integrity"))
-        let options = try r.objectReader("options")
-        let hasBroken = try options.bool("hasBrokenMedia")
-        let brokenCount = try MigrationFields.nonNegative(options, "brokenMediaCount", rule: MigrationRule.brokenMedia)
-        var broken: [BrokenMedia] = []
-        for (i, value) in (try r.optionalArray("brokenMedia") ?? []).enumerated() {
-            let b = try ObjectReader(document: value, path: r.pointer("brokenMedia") / i)
-            let mediaId = try MigrationFields.uuid(b, "mediaId")
-            let fileName = try b.string("fileName")
-            let reason = try b.string("reason")
-            guard brokenReasons.contains(reason) else {
+        var checks = IndependentChecks()
+        let backupId = checks.check { () throws(Violation) in try MigrationFields.uuid(r, "backupId") }
+        let appVersion = checks.check { () throws(Violation) in try MigrationFields.nonBlank(r, "appVersion", rule: MigrationRule.appVersion) }
+        let schemaVersion = checks.check { () throws(Violation) -> Int64 in
+            let schemaVersion = try r.integer("schemaVersion")
+            guard schemaVersion >= 1, schemaVersion <= supportedSchemaVersion else {
                 throw Violation(
-                    rule: MigrationRule.brokenMedia, path: b.pointer("reason"), expected: brokenReasons.joined(separator: " or "),
-                    found: JSONSerializer.quoted(reason))
+                    rule: MigrationRule.schemaVersion, path: r.pointer("schemaVersion"),
+                    expected: "1...\(supportedSchemaVersion) (update the app to import newer backups)", found: "\(schemaVersion)")
             }
-            broken.append(BrokenMedia(mediaId: mediaId, fileName: fileName, reason: reason))
+            return schemaVersion
         }
-        return Manifest(
-            backupId: backupId, appVersion: appVersion, schemaVersion: schemaVersion, createdAt: createdAt, entityCounts: counts,
-            totalFiles: totalFiles, totalBytes: totalBytes, files: files, hasBrokenMedia: hasBroken, brokenMediaCount: brokenCount,
-            brokenMedia: broken, canonical: r.canonical(["backupId", "appVersion", "schemaVersion", "createdAt", "entityStats", "mediaStats", "integrity", "options", "brokenMedia"]))
+        let createdAt = checks.check { () throws(Violation) in try MigrationFields.seconds(r, "createdAt") }
+        let counts = checks.check { () throws(Violation) -> [String: Int64] in
+            let stats = try r.objectReader("entityStats")
+            var counts: [String: Int64] = [:]
+            for name in entityNames {
+                counts[name] = try MigrationFields.nonNegative(try stats.objectReader(name), "count", rule: MigrationRule.entityStats)
+            }
+            if let extra = stats.object.keys.first(where: { !entityNames.contains($0) }) {
+                throw Violation(rule: MigrationRule.entityStats, path: stats.pointer(extra), expected: "only " + entityNames.joined(separator: ", "), found: extra)
+            }
+            return counts
+        }
+        let totals = checks.check { () throws(Violation) -> (Int64, Int64) in
+            let media = try r.objectReader("mediaStats")
+            return (
+                try MigrationFields.nonNegative(media, "totalFiles", rule: MigrationRule.mediaStats),
+                try MigrationFields.nonNegative(media, "totalBytes", rule: MigrationRule.mediaStats)
+            )
+        }
+        let files = checks.check { () throws(Violation) in try integrityFiles(try r.objectReader("integrity")) }
+        let flags = checks.check { () throws(Violation) -> (Bool, Int64) in
+            let options = try r.objectReader("options")
+            return (try options.bool("hasBrokenMedia"), try MigrationFields.nonNegative(options, "brokenMediaCount", rule: MigrationRule.brokenMedia))
+        }
+        var broken: [BrokenMedia] = []
+        if let list = checks.check({ () throws(Violation) in try r.optionalArray("brokenMedia") ?? [] }) {
+            for (i, value) in list.enumerated() {
+                if let entry = checks.check({ () throws(Violation) in try brokenEntry(value, at: r.pointer("brokenMedia") / i) }) { broken.append(entry) }
+            }
+        }
+        return checks.result { () throws(Violation) in
+            guard let backupId, let appVersion, let schemaVersion, let createdAt, let counts, let totals, let files, let flags else {
+                throw Violation(rule: MigrationRule.backupID, path: .root, expected: "a checked manifest", found: "an unchecked member")
+            }
+            return Manifest(
+                backupId: backupId, appVersion: appVersion, schemaVersion: schemaVersion, createdAt: createdAt, entityCounts: counts,
+                totalFiles: totals.0, totalBytes: totals.1, files: files, hasBrokenMedia: flags.0, brokenMediaCount: flags.1,
+                brokenMedia: broken,
+                canonical: r.canonical(["backupId", "appVersion", "schemaVersion", "createdAt", "entityStats", "mediaStats", "integrity", "options", "brokenMedia"]))
+        }
+    }
+
+    static func brokenEntry(_ value: JSONValue, at path: JSONPointer) throws(Violation) -> BrokenMedia {
+        let b = try ObjectReader(document: value, path: path)
+        let mediaId = try MigrationFields.uuid(b, "mediaId")
+        let fileName = try b.string("fileName")
+        let reason = try b.string("reason")
+        guard brokenReasons.contains(reason) else {
+            throw Violation(
+                rule: MigrationRule.brokenMedia, path: b.pointer("reason"), expected: brokenReasons.joined(separator: " or "),
+                found: JSONSerializer.quoted(reason))
+        }
+        return BrokenMedia(mediaId: mediaId, fileName: fileName, reason: reason)
     }
 
     /// MIG-MAN-006: digests of every file in the package; the zip's own digest cannot live inside it.

@@ -8,84 +8,131 @@ public struct CloudRecord: Sendable {
     public var decoded: DecodedRecord
     public var canonical: JSONValue
 
+    /// Throws the first violation; `check` reports them all.
     public static func decode(_ document: JSONValue, as expectedType: String? = nil) throws(Violation) -> CloudRecord {
-        let r = try ObjectReader(document: document)
-        let recordName = try r.string("recordName")
-        try checkRecordName(recordName, at: r.pointer("recordName"))
-        let recordType = try r.string("recordType")
-        if let expectedType, recordType != expectedType {
-            throw Violation(rule: RecordRule.recordType, path: r.pointer("recordType"), expected: JSONSerializer.quoted(expectedType), found: JSONSerializer.quoted(recordType))
+        switch check(document, as: expectedType) {
+        case .success(let record): return record
+        case .failure(let list): throw list.first
         }
-        guard let model = Models.named(recordType) else {
-            throw Violation(
-                rule: RecordRule.recordType, path: r.pointer("recordType"),
-                expected: "a record type of the Spec: " + Models.all.map(\.recordType).joined(separator: ", "), found: JSONSerializer.quoted(recordType))
+    }
+
+    /// The record's name and type come first (without a known type nothing else can be read);
+    /// then the change tag, each timestamp, the zone and each field are checked on their own,
+    /// so one run reports every independent violation; the model's cross-field rules run when
+    /// every field passed.
+    public static func check(_ document: JSONValue, as expectedType: String? = nil) -> Result<CloudRecord, ViolationList> {
+        let r: ObjectReader
+        let recordName: String
+        let recordType: String
+        let model: RecordModel
+        do throws(Violation) {
+            r = try ObjectReader(document: document)
+            recordName = try r.string("recordName")
+            try checkRecordName(recordName, at: r.pointer("recordName"))
+            recordType = try r.string("recordType")
+            if let expectedType, recordType != expectedType {
+                throw Violation(rule: RecordRule.recordType, path: r.pointer("recordType"), expected: JSONSerializer.quoted(expectedType), found: JSONSerializer.quoted(recordType))
+            }
+            guard let known = Models.named(recordType) else {
+                throw Violation(
+                    rule: RecordRule.recordType, path: r.pointer("recordType"),
+                    expected: "a record type of the Spec: " + Models.all.map(\.recordType).joined(separator: ", "), found: JSONSerializer.quoted(recordType))
+            }
+            model = known
+        } catch {
+            return .failure(ViolationList([error]))
         }
-        let tag = try r.optionalString("recordChangeTag")
-        if let tag, tag.isEmpty || tag.utf8.count > 256 || tag.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value > 0x7E }) {
-            throw Violation(rule: RecordRule.changeTag, path: r.pointer("recordChangeTag"), expected: "1 to 256 printable ASCII characters", found: JSONSerializer.quoted(tag))
-        }
+        var checks = IndependentChecks()
         var canonical = JSONObject(["recordName": .string(recordName), "recordType": .string(recordType)])
+        let tag = checks.check { () throws(Violation) -> String? in
+            let tag = try r.optionalString("recordChangeTag")
+            if let tag, tag.isEmpty || tag.utf8.count > 256 || tag.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value > 0x7E }) {
+                throw Violation(rule: RecordRule.changeTag, path: r.pointer("recordChangeTag"), expected: "1 to 256 printable ASCII characters", found: JSONSerializer.quoted(tag))
+            }
+            return tag
+        } ?? nil
         if let tag { canonical["recordChangeTag"] = .string(tag) }
         var stamps: [String: Int64] = [:]
         for key in ["created", "modified"] {
-            guard let stamp = try r.optionalObjectReader(key) else { continue }
-            let ms = try stamp.integer("timestamp")
-            guard (1_000_000_000_000..<10_000_000_000_000).contains(ms) else {
-                throw Violation(rule: RecordRule.timestamp, path: stamp.pointer("timestamp"), expected: "epoch milliseconds in [10^12, 10^13)", found: "\(ms)")
+            let stamp = checks.check { () throws(Violation) -> (Int64, JSONValue)? in
+                guard let stamp = try r.optionalObjectReader(key) else { return nil }
+                let ms = try stamp.integer("timestamp")
+                guard (1_000_000_000_000..<10_000_000_000_000).contains(ms) else {
+                    throw Violation(rule: RecordRule.timestamp, path: stamp.pointer("timestamp"), expected: "epoch milliseconds in [10^12, 10^13)", found: "\(ms)")
+                }
+                _ = try stamp.optionalString("userRecordName")
+                _ = try stamp.optionalString("deviceID")
+                return (ms, stamp.canonicalMembers(["timestamp", "userRecordName", "deviceID"]))
             }
-            _ = try stamp.optionalString("userRecordName")
-            _ = try stamp.optionalString("deviceID")
-            stamps[key] = ms
-            canonical[key] = stamp.canonicalMembers(["timestamp", "userRecordName", "deviceID"])
+            if let (ms, value) = stamp ?? nil {
+                stamps[key] = ms
+                canonical[key] = value
+            }
         }
         if let created = stamps["created"], let modified = stamps["modified"], modified < created {
-            throw Violation(rule: RecordRule.stamps, path: r.pointer("modified") / "timestamp", expected: "at or after created \(created)", found: "\(modified)")
+            checks.add([Violation(rule: RecordRule.stamps, path: r.pointer("modified") / "timestamp", expected: "at or after created \(created)", found: "\(modified)")])
         }
-        let deleted = try r.raw("deleted").map { _ throws(Violation) in try r.bool("deleted") } ?? false
+        let deleted = checks.check { () throws(Violation) in try r.raw("deleted").map { _ throws(Violation) in try r.bool("deleted") } ?? false } ?? false
         if deleted { canonical["deleted"] = .bool(true) }
-        if let zone = try r.optionalObjectReader("zoneID") {
+        if let zone = checks.check({ () throws(Violation) -> JSONValue? in
+            guard let zone = try r.optionalObjectReader("zoneID") else { return nil }
             let name = try zone.string("zoneName")
             guard !name.isEmpty, name.utf8.count <= 255 else {
                 throw Violation(rule: RecordRule.zone, path: zone.pointer("zoneName"), expected: "1 to 255 bytes", found: JSONSerializer.quoted(name))
             }
             _ = try zone.optionalString("ownerRecordName")
-            canonical["zoneID"] = zone.canonicalMembers(["zoneName", "ownerRecordName"])
+            return zone.canonicalMembers(["zoneName", "ownerRecordName"])
+        }) ?? nil {
+            canonical["zoneID"] = zone
         }
         // A deleted record (a tombstone in a change feed) carries no fields.
-        let fieldsReader = deleted ? try r.optionalObjectReader("fields") : try r.objectReader("fields")
+        guard let fieldsReader = checks.check({ () throws(Violation) in deleted ? try r.optionalObjectReader("fields") : try r.objectReader("fields") }) else {
+            return .failure(ViolationList(checks.violations))
+        }
         var fields: [String: FieldValue] = [:]
         var canonicalFields = JSONObject()
         for spec in model.fields {
             let path = JSONPointer.root / "fields" / spec.name
-            guard let raw = fieldsReader?.optional(spec.name) else {
-                if spec.required && !deleted {
-                    throw Violation(rule: RecordRule.requiredField, path: path, expected: "the \(spec.type.rawValue) field \(spec.name)", found: "absent")
+            let value = checks.check { () throws(Violation) -> FieldValue? in
+                guard let raw = fieldsReader?.optional(spec.name) else {
+                    if spec.required && !deleted {
+                        throw Violation(rule: RecordRule.requiredField, path: path, expected: "the \(spec.type.rawValue) field \(spec.name)", found: "absent")
+                    }
+                    return nil
                 }
-                if let value = spec.defaultValue, !deleted {
-                    canonicalFields[spec.name] = FieldValue(type: spec.type, value: value).json
+                // Ciphertext sent as text is the leak this rule exists for: name it before the generic type check.
+                if spec.encrypted, case .string(let type)? = raw["type"], type != FieldType.bytes.rawValue {
+                    throw Violation(rule: RecordRule.encrypted, path: path / "type", expected: "BYTES (ciphertext)", found: JSONSerializer.quoted(type))
                 }
+                let value = try FieldValue.decode(raw, at: path)
+                guard value.type == spec.type else {
+                    throw Violation(rule: RecordRule.fieldType, path: path / "type", expected: spec.type.rawValue, found: value.type.rawValue)
+                }
+                if spec.encrypted, (value.bytes?.count ?? 0) < 28 {
+                    throw Violation(rule: RecordRule.encrypted, path: path / "value", expected: "ciphertext of at least 28 bytes (12-byte nonce, 16-byte tag)", found: "\(value.bytes?.count ?? 0) bytes")
+                }
+                try spec.check(value, path)
+                return value
+            }
+            switch value {
+            case .some(.some(let value)):
+                fields[spec.name] = value
+                canonicalFields[spec.name] = value.json
+            case .some(.none):
+                if let value = spec.defaultValue, !deleted { canonicalFields[spec.name] = FieldValue(type: spec.type, value: value).json }
+            case .none:
                 continue
             }
-            // Ciphertext sent as text is the leak this rule exists for: name it before the generic type check.
-            if spec.encrypted, case .string(let type)? = raw["type"], type != FieldType.bytes.rawValue {
-                throw Violation(rule: RecordRule.encrypted, path: path / "type", expected: "BYTES (ciphertext)", found: JSONSerializer.quoted(type))
-            }
-            let value = try FieldValue.decode(raw, at: path)
-            guard value.type == spec.type else {
-                throw Violation(rule: RecordRule.fieldType, path: path / "type", expected: spec.type.rawValue, found: value.type.rawValue)
-            }
-            if spec.encrypted, (value.bytes?.count ?? 0) < 28 {
-                throw Violation(rule: RecordRule.encrypted, path: path / "value", expected: "ciphertext of at least 28 bytes (12-byte nonce, 16-byte tag)", found: "\(value.bytes?.count ?? 0) bytes")
-            }
-            try spec.check(value, path)
-            fields[spec.name] = value
-            canonicalFields[spec.name] = value.json
         }
         let decoded = DecodedRecord(recordName: recordName, recordType: recordType, recordChangeTag: tag, fields: fields, deleted: deleted)
-        if !deleted { try model.check(decoded) }
-        if fieldsReader != nil || !deleted { canonical["fields"] = .object(canonicalFields) }
-        return CloudRecord(decoded: decoded, canonical: .object(canonical))
+        let hasFields = fieldsReader != nil
+        let done = canonical
+        return checks.result { () throws(Violation) -> CloudRecord in
+            if !deleted { try model.check(decoded) }
+            var canonical = done
+            if hasFields || !deleted { canonical["fields"] = .object(canonicalFields) }
+            return CloudRecord(decoded: decoded, canonical: .object(canonical))
+        }
     }
 }
 

@@ -228,6 +228,9 @@ cat.reject_all("every-element-reported", "Each element is checked on its own: tw
                [dict(category(0), colorHex="blue"), category(1, parent=CAT[0], level=2), dict(category(2, parent=CAT[1], level=3), level=0),
                 category(1, id=CAT[1].upper())],
                [("/0/colorHex", "MIG-EXP-001"), ("/2/level", "MIG-EXP-001"), ("/3/id", "MIG-ID-002")])
+cat.reject_all("non-object-element", "An element that is not an object is that element's violation; the elements after it are still checked.",
+               [category(0), "not a category", dict(category(2, parent=CAT[1], level=3), level=0)],
+               [("/1", "CORE-TYPE-003"), ("/2/level", "MIG-EXP-001")])
 cat.reject("id-duplicate-other-case", "The same UUID in another case is the same id.", [category(0), category(1, id=CAT[0].upper())], "/1/id", "MIG-ID-002", ["interop-trap"])
 cat.reject("created-ms", "createdAt in milliseconds.", [category(0, createdAt=T * 1000)], "/0/createdAt", "MIG-TIME-001", ["interop-trap"])
 

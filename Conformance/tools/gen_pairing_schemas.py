@@ -41,8 +41,9 @@ NO_CONTROL = {"not": {"type": "string", "pattern": f"[{CONTROLS}]"},
 
 CODE_PATTERN = "^[0-9]{6}$"
 ALIAS_PATTERN = "^(?!pairing-code:)|^pairing-code:[0-9]{6}$"
-DID_PATTERN = ("^did:cc:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+"
-               "(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$")
+# PAIR-DID-001: did:METHOD:ID (W3C DID Core 3.1, non-empty segments); did:key is base58btc multibase.
+DID_PATTERN = ("^(?=[\\s\\S]{0,256}$)did:(?:key:z[1-9A-HJ-NP-Za-km-z]+$|(?!key:)[a-z0-9]+:(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+"
+               "(?::(?:[A-Za-z0-9._-]|%[0-9A-Fa-f]{2})+)*$)")
 # PAIR-URL-001: an IPv4 address when the last label is all digits (four octets, no leading
 # zeros), else an RFC 1123 name (labels of letters, digits, inner hyphens; at most 253 bytes).
 IPV4_OCTET = r"(?:0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])"

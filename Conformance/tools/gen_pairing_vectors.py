@@ -404,7 +404,18 @@ pa.reject("type-other", "A device-pairing payload is not an ack.", "/type", "PAI
 pa.reject("code-five-digits", "Five digits are not a code.", "/pairingCode", "PAIR-CODE-001", edit(ACK, pairingCode="48213"))
 pa.reject("code-number", "A numeric code is rejected.", "/pairingCode", "CORE-TYPE-003", edit(ACK, pairingCode=48213), flags=["interop-trap"])
 pa.reject("did-missing", "mobileDid is required.", "/mobileDid", "CORE-TYPE-001", edit(ACK, mobileDid=DROP))
-pa.reject("did-other-method", "did:key is not the cc method.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:key:z6MkhaXgBZD"))
+pa.accept("did-key", "did:key with an Ed25519 key in base58btc, as every real phone sends (ChainlessChain Android DidKeyGenerator.kt, iOS DIDManager.swift).",
+          edit(ACK, mobileDid="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"), rules=["PAIR-DID-001"], flags=["real-implementation"])
+pa.accept("did-other-method", "Any W3C DID method with a lower-case name is a DID (the desktop's own did:chainlesschain:, did:web:).",
+          edit(ACK, mobileDid="did:web:phones.example.com:li"), rules=["PAIR-DID-001"])
+pa.reject("did-key-not-base58", "did:key is base58btc multibase: 0, O, I and l are not base58 characters.", "/mobileDid", "PAIR-DID-001",
+          edit(ACK, mobileDid="did:key:z6Mk0OIl"))
+pa.reject("did-key-not-multibase", "did:key without the z (base58btc) multibase prefix.", "/mobileDid", "PAIR-DID-001",
+          edit(ACK, mobileDid="did:key:6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"))
+pa.reject("did-key-method-upper-case", "A method name is lower-case letters and digits, KEY included.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:KEY:z6Mk"),
+          flags=["interop-trap"])
+pa.reject("did-key-injection", "A did:key followed by a quote and a brace is an injection attempt.", "/mobileDid", "PAIR-DID-001",
+          edit(ACK, mobileDid='did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"}'), flags=["interop-trap"])
 pa.reject("did-empty-id", "did:cc: with no identifier.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:cc:"))
 pa.reject("did-upper-case-scheme", "The scheme is lowercase did.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="DID:cc:phone-1"), flags=["interop-trap"])
 pa.reject("did-injection", "A quote and brace in a DID are an injection attempt.", "/mobileDid", "PAIR-DID-001",
@@ -433,13 +444,13 @@ pa.accept("emoji-phone-name", "A phone name with Chinese and an emoji is kept as
 pa.accept("unknown-member-null", "An unknown member set to null is ignored like any unknown member; CORE-TYPE-002 covers declared members only.",
           edit(ACK, signature=None), ACK, rules=["CORE-TYPE-002", "CORE-TYPE-001"], flags=["interop-trap"])
 pa.reject("order-code-before-did", "Check order: pairingCode (member 2) is reported before mobileDid (member 3).", "/pairingCode", "PAIR-CODE-001",
-          edit(ACK, pairingCode="04821", mobileDid="did:key:z6Mk"), rules=["PAIR-CODE-001", "PAIR-DID-001"])
+          edit(ACK, pairingCode="04821", mobileDid="did:key:6Mk"), rules=["PAIR-CODE-001", "PAIR-DID-001"])
 pa.reject("order-device-id-before-name", "A phone's deviceInfo is checked deviceId, name, platform: the empty deviceId is reported.",
           "/deviceInfo/deviceId", "PAIR-INFO-003", edit(ACK, deviceInfo={"deviceId": "", "name": "", "platform": "windows"}),
           rules=["PAIR-INFO-003", "PAIR-INFO-001", "PAIR-INFO-002"])
 pa.reject("did-null", "mobileDid null is not absent: the member is required.", "/mobileDid", "CORE-TYPE-002", edit(ACK, mobileDid=None),
           flags=["interop-trap"])
-pa.reject("did-method-upper-case", "The method is the lowercase cc.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:CC:phone-1"),
+pa.reject("did-method-upper-case", "A method name is lower-case: CC is not cc.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:CC:phone-1"),
           flags=["interop-trap"])
 pa.reject("did-bad-percent-escape", "% must be followed by two hex digits.", "/mobileDid", "PAIR-DID-001", edit(ACK, mobileDid="did:cc:phone%2G1"))
 pa.reject("timestamp-exponent", "1.747299998e12 is not an integer literal.", "/timestamp", "CORE-TYPE-004",
@@ -474,8 +485,9 @@ dv.reject("code-number", "A code sent as a number is rejected.", "/code", "CORE-
 dv.reject("did-null", "did null is not absent: the member is required.", "/did", "CORE-TYPE-002", edit(DEVICE, did=None), flags=["interop-trap"])
 dv.reject("did-injection", "A quote and a brace in a DID are an injection attempt.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:cc:abc\"}"),
           flags=["interop-trap"])
-dv.reject("did-key-method", "did:key is not the cc method.", "/did", "PAIR-DID-001",
-          edit(DEVICE, did="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"), flags=["interop-trap"])
+dv.accept("did-key-method", "did:key, as the real Android and iOS apps put in their Flow A QR payload.",
+          edit(DEVICE, did="did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK"), rules=["PAIR-DID-001"], flags=["real-implementation"])
+dv.reject("did-key-space", "A space inside a did:key is refused.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:key:z6Mk haX"), flags=["interop-trap"])
 dv.reject("did-upper-case-scheme", "The scheme is the lowercase did.", "/did", "PAIR-DID-001", edit(DEVICE, did="DID:cc:x"), flags=["interop-trap"])
 dv.reject("did-257-chars", "A DID over 256 characters is rejected.", "/did", "PAIR-DID-001", edit(DEVICE, did="did:cc:" + "z" * 250), flags=["boundary"])
 dv.reject("device-id-ideographic-space", "A deviceId of U+3000 alone is blank.", "/deviceInfo/deviceId", "PAIR-INFO-003",
@@ -593,8 +605,8 @@ ms.reject("payload-string", "payload is an object, not JSON text in a string.", 
           {"type": "message", "to": DESK, "payload": compact(ACK)}, flags=["interop-trap"])
 ms.reject("nested-ack-bad-code", "The nested ack is checked: its five-digit code is reported under /payload.", "/payload/pairingCode", "PAIR-CODE-001",
           {"type": "message", "to": DESK, "payload": edit(ACK, pairingCode="48213")})
-ms.reject("nested-ack-bad-did", "The nested ack's DID is checked.", "/payload/mobileDid", "PAIR-DID-001",
-          {"type": "message", "to": DESK, "payload": edit(ACK, mobileDid="did:web:example.com")})
+ms.reject("nested-ack-bad-did", "The nested ack's DID is checked (a slash is no DID character).", "/payload/mobileDid", "PAIR-DID-001",
+          {"type": "message", "to": DESK, "payload": edit(ACK, mobileDid="did:web:example.com/li")})
 ms.reject("alias-code-mismatch", "An ack for 654321 sent to pairing-code:048213.", "/payload/pairingCode", "PAIR-SIG-002",
           {"type": "message", "to": "pairing-code:048213", "payload": edit(ACK, pairingCode="654321")})
 ms.reject("alias-wrong-payload", "Only pair-acks go to an alias.", "/payload/type", "PAIR-SIG-002",

@@ -1,6 +1,8 @@
 """An independent implementation of the migration package rules (Spec/migration.md section 3),
 written from the Spec with the Python standard library. It shares no code with the Swift
-reference. Every check raises Violation(rule, path) and the first one raised is the answer."""
+reference. Every check raises Violation(rule, path). A manifest or an export reports every
+independent violation (Spec/core.md "Order of checks") as one Rejected; a package, like every
+other document, the first one raised."""
 import base64
 import binascii
 import hashlib
@@ -16,6 +18,43 @@ class Violation(Exception):
     def __init__(self, rule, path):
         super().__init__(f"{rule} at {path}")
         self.rule, self.path = rule, path
+
+
+class Rejected(Violation):
+    """Every independent violation of one document, in document order. It reads as its first, so
+    a caller that keeps one violation (a package, Spec/migration.md) needs no change."""
+
+    def __init__(self, violations):
+        super().__init__(violations[0].rule, violations[0].path)
+        self.violations = violations
+
+
+def every(v):
+    """The violations to answer with: all of a Rejected, else the one."""
+    return v.violations if isinstance(v, Rejected) else [v]
+
+
+class Independent:
+    """Runs independent checks: each stops at its own first failure, the others still run
+    (Spec/core.md "Order of checks": a user fixes them all in one round)."""
+
+    def __init__(self):
+        self.found = []
+
+    def run(self, check, *args):
+        """The check's result, or None when it failed (its violation is kept)."""
+        try:
+            return check(*args)
+        except Violation as v:
+            self.add(v)
+            return None
+
+    def add(self, violation):
+        self.found.append(violation)
+
+    def done(self):
+        if self.found:
+            raise Rejected(self.found)
 
 
 def ptr(*tokens):
@@ -157,14 +196,14 @@ def safe_name(n):
 ENTITIES = ["CategoryEntity", "StoryEntity", "MediaEntity", "SettingEntity"]
 
 
-def manifest(value, supported=1):
-    o = Obj(value, "")
-    bid = uuid(o, "backupId")
-    nonblank(o, "appVersion", "MIG-MAN-002")
+def schema_version(o, supported):
     sv = o.integer("schemaVersion")
     if not 1 <= sv <= supported:
         raise Violation("MIG-MAN-003", o.at("schemaVersion"))
-    seconds(o, "createdAt")
+    return sv
+
+
+def entity_stats(o):
     stats = o.obj("entityStats")
     counts = {}
     for name in ENTITIES:
@@ -172,9 +211,15 @@ def manifest(value, supported=1):
     for k in stats.v:
         if k not in ENTITIES:
             raise Violation("MIG-MAN-004", stats.at(k))
+    return counts
+
+
+def media_stats(o):
     ms = o.obj("mediaStats")
-    total_files = nonneg(ms, "totalFiles", "MIG-MAN-005")
-    total_bytes = nonneg(ms, "totalBytes", "MIG-MAN-005")
+    return nonneg(ms, "totalFiles", "MIG-MAN-005"), nonneg(ms, "totalBytes", "MIG-MAN-005")
+
+
+def integrity(o):
     integ = o.obj("integrity")
     for k in ("zipSize", "zipSHA256"):
         if k in integ.v:
@@ -193,17 +238,40 @@ def manifest(value, supported=1):
         if not HEX64.match(digest):
             raise Violation("MIG-MAN-006", fo.at("sha256"))
         files.append((p, size, digest))
+    return files
+
+
+def options(o):
     opts = o.obj("options")
-    has_broken = opts.boolean("hasBrokenMedia")
-    broken_count = nonneg(opts, "brokenMediaCount", "MIG-MAN-007")
-    broken = []
-    for i, b in enumerate(o.array("brokenMedia", optional=True)):
-        bo = Obj(b, o.at("brokenMedia") + ptr(i))
-        mid = uuid(bo, "mediaId")
-        fname = bo.string("fileName")
-        if bo.string("reason") not in ("FILE_NOT_FOUND", "READ_ERROR"):
-            raise Violation("MIG-MAN-007", bo.at("reason"))
-        broken.append((mid, fname))
+    return opts.boolean("hasBrokenMedia"), nonneg(opts, "brokenMediaCount", "MIG-MAN-007")
+
+
+def broken_entry(b, path):
+    bo = Obj(b, path)
+    mid = uuid(bo, "mediaId")
+    fname = bo.string("fileName")
+    if bo.string("reason") not in ("FILE_NOT_FOUND", "READ_ERROR"):
+        raise Violation("MIG-MAN-007", bo.at("reason"))
+    return mid, fname
+
+
+def manifest(value, supported=1):
+    o = Obj(value, "")   # a root that is no object stops everything: nothing else can be read
+    g = Independent()
+    # The member groups of Spec/migration.md 3.2, in its table's order; none needs another's value.
+    bid = g.run(uuid, o, "backupId")
+    g.run(nonblank, o, "appVersion", "MIG-MAN-002")
+    g.run(schema_version, o, supported)
+    g.run(seconds, o, "createdAt")
+    counts = g.run(entity_stats, o)
+    totals = g.run(media_stats, o)
+    files = g.run(integrity, o)
+    opts = g.run(options, o)
+    # The array's own type is one group; when it holds, each element is one more.
+    entries = g.run(o.array, "brokenMedia", True) or []
+    broken = [g.run(broken_entry, b, o.at("brokenMedia") + ptr(i)) for i, b in enumerate(entries)]
+    g.done()
+    (total_files, total_bytes), (has_broken, broken_count) = totals, opts
     return {"backupId": bid, "counts": counts, "totalFiles": total_files, "totalBytes": total_bytes, "files": files,
             "hasBroken": has_broken, "brokenCount": broken_count, "broken": broken}
 
@@ -312,22 +380,36 @@ def relation(o):
 EXPORTS = {"categories": category, "stories": story, "media": media, "settings": setting, "relations_story_categories": relation}
 
 
+def identity(r, kind):
+    """What MIG-ID-002 keeps unique, and the member its violation names."""
+    if kind == "settings":
+        return r["key"], "key"
+    if kind == "relations_story_categories":
+        return (r["story"].lower(), r["category"].lower()), "categoryId"
+    return r["id"].lower(), "id"
+
+
+def element(value, i, kind):
+    return EXPORTS[kind](Obj(value, ptr(i)))
+
+
 def export(value, kind):
     if not isinstance(value, list):
         raise Violation("CORE-TYPE-003", "")
+    g = Independent()
     records, seen = [], {}
-    for i, element in enumerate(value):
-        r = EXPORTS[kind](Obj(element, ptr(i)))
-        if kind == "settings":
-            ident, key = r["key"], "key"
-        elif kind == "relations_story_categories":
-            ident, key = (r["story"].lower(), r["category"].lower()), "categoryId"
-        else:
-            ident, key = r["id"].lower(), "id"
+    for i, item in enumerate(value):
+        r = g.run(element, item, i, kind)   # every element checker returns a dict: None is a failure
+        if r is None:
+            continue
+        # Uniqueness among the elements that passed: a broken element's id cannot be trusted.
+        ident, key = identity(r, kind)
         if ident in seen:
-            raise Violation("MIG-ID-002", ptr(i, key))
+            g.add(Violation("MIG-ID-002", ptr(i, key)))
+            continue
         seen[ident] = i
         records.append(r)
+    g.done()
     return records
 
 

@@ -45,7 +45,8 @@ def validate(request):
             pkg.export(value, kind)
             return {"outcome": "accept", "canonical": pkg.canonical(value, kind)}
     except pkg.Violation as v:
-        return {"outcome": "reject", "violations": [{"path": v.path, "rule": v.rule}]}
+        # A manifest or an export names every independent violation; the other kinds their first.
+        return {"outcome": "reject", "violations": [{"path": e.path, "rule": e.rule} for e in pkg.every(v)]}
     if kind != "envelope":
         return {"outcome": "unsupported", "reason": f"no kind {kind}"}
     password = context.get("password")

@@ -68,9 +68,9 @@ public struct Export: Sendable {
     /// failing check of each is reported), then uniqueness (MIG-ID-002) among the elements that
     /// passed.
     public static func check(_ document: JSONValue, as kind: ExportKind) -> Result<Export, ViolationList> {
-        let elements: [ObjectReader]
+        let elements: [JSONValue]
         do throws(Violation) {
-            elements = try MigrationFields.elements(document)
+            elements = try asArray(document, at: .root)
         } catch {
             return .failure(ViolationList([error]))
         }
@@ -78,8 +78,10 @@ public struct Export: Sendable {
         var export = Export(kind: kind)
         var canonical: [JSONValue] = []
         var seen: [String: Int] = [:]
-        for (i, r) in elements.enumerated() {
+        for (i, element) in elements.enumerated() {
             let decoded = checks.check { () throws(Violation) -> (String, String) in
+                // An element that is not an object is that element's violation, not the document's.
+                let r = try ObjectReader(document: element, path: .root / i)
                 switch kind {
                 case .categories:
                     let c = try CategoryRecord.decode(r)

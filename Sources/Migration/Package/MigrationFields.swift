@@ -77,16 +77,6 @@ enum MigrationFields {
             && !name.unicodeScalars.contains { $0 == "/" || $0 == "\\" || $0.value < 0x20 }
     }
 
-    /// Objects of an array document, each with its reader.
-    static func elements(_ document: JSONValue) throws(Violation) -> [ObjectReader] {
-        let list = try asArray(document, at: .root)
-        var readers: [ObjectReader] = []
-        readers.reserveCapacity(list.count)
-        for (i, element) in list.enumerated() {
-            readers.append(try ObjectReader(document: element, path: .root / i))
-        }
-        return readers
-    }
 }
 
 extension ObjectReader {

@@ -605,6 +605,11 @@ ms.reject("payload-string", "payload is an object, not JSON text in a string.", 
           {"type": "message", "to": DESK, "payload": compact(ACK)}, flags=["interop-trap"])
 ms.reject("nested-ack-bad-code", "The nested ack is checked: its five-digit code is reported under /payload.", "/payload/pairingCode", "PAIR-CODE-001",
           {"type": "message", "to": DESK, "payload": edit(ACK, pairingCode="48213")})
+ms.accept("delivered-without-to", "The deployed relay delivers without to, with from and its own timestamp (signaling-server/index.js 328-333).",
+          {"type": "message", "from": PHONE, "payload": ACK, "timestamp": T0 + 7}, {"type": "message", "from": PHONE, "payload": ACK},
+          rules=["PAIR-PEER-001"], flags=["real-implementation"])
+ms.reject("client-message-without-to", "A message without from is a client's: it must name its target.", "/to", "CORE-TYPE-001",
+          {"type": "message", "payload": ACK})
 ms.reject("nested-ack-bad-did", "The nested ack's DID is checked (a slash is no DID character).", "/payload/mobileDid", "PAIR-DID-001",
           {"type": "message", "to": DESK, "payload": edit(ACK, mobileDid="did:web:example.com/li")})
 ms.reject("alias-code-mismatch", "An ack for 654321 sent to pairing-code:048213.", "/payload/pairingCode", "PAIR-SIG-002",

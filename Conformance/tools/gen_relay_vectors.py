@@ -63,6 +63,15 @@ case("invalid-frames", "Frames that are not a valid register or message are refu
       step(recvt(1, '{"type":"register","peerId":"a","peerId":"b"}'), st(), [send(1, err("invalid-message"), "PAIR-RELAY-001")]),
       step(recv(1, reg(DESK)), st(DESK), [send(1, registered(DESK))])], ["interop-trap"])
 
+case("ping-pong", "A ping (the keepalive real clients send) gets a pong, before or after register, and changes nothing.", ["PAIR-RELAY-002"],
+     ["PAIR-RELAY-002"],
+     [step(conn(1, A), st()), step(recv(1, {"type": "ping"}), st(), [send(1, {"type": "pong"}, "PAIR-RELAY-002")]),
+      step(recv(1, reg(DESK)), st(DESK), [send(1, registered(DESK))]),
+      step(recv(1, {"type": "ping", "timestamp": T0}), st(DESK), [send(1, {"type": "pong"}, "PAIR-RELAY-002")])], ["real-implementation"])
+case("delivery-shape-from-a-client", "A client's message with from but no to cannot be routed: invalid-message.", ["PAIR-RELAY-001"], ["PAIR-RELAY-001"],
+     [step(conn(1, A), st()), step(recv(1, reg(DESK)), st(DESK), [send(1, registered(DESK))]),
+      step(recv(1, {"type": "message", "from": DESK, "payload": ack("048213")}), st(DESK), [send(1, err("invalid-message"), "PAIR-RELAY-001")])])
+
 big = '{"type":"register","peerId":"x","pad":"' + "a" * 65536 + '"}'
 case("frame-too-large", "A frame over 64 KiB is refused with too-large before it is parsed.", ["PAIR-RELAY-001"], ["PAIR-RELAY-001"],
      [step(conn(1, A), st()), step(recvt(1, big), st(), [send(1, err("too-large"), "PAIR-RELAY-001")])], ["boundary"])

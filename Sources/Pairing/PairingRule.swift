@@ -32,6 +32,7 @@ public enum PairingRule {
     public static let manualPeerOffline: RuleID = "PAIR-MAN-002"
     public static let manualTimeout: RuleID = "PAIR-MAN-003"
     public static let relayRouting: RuleID = "PAIR-RELAY-001"
+    public static let keepalive: RuleID = "PAIR-RELAY-002"
     public static let aliasHeld: RuleID = "PAIR-SEC-001"
     public static let aliasLifetime: RuleID = "PAIR-SEC-002"
     public static let aliasSingleUse: RuleID = "PAIR-SEC-003"
@@ -42,7 +43,7 @@ public enum PairingRule {
         type, code, peerID, pairingCodeAlias, epochMillis, maxAge, notInFuture, did, activeDID, deviceName,
         platform, deviceID, signalingURL, relayURL, iceServers, iceExpiry, registerOwnID, aliasCarriesAck,
         relayErrorCode, iceServersJSON, lastSeenOrder, relayFallback, confirmationCode, displayExpiry,
-        signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, aliasHeld, aliasLifetime,
+        signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, keepalive, aliasHeld, aliasLifetime,
         aliasSingleUse, guessLimit, aliasQuota,
     ]
 }

@@ -32,7 +32,7 @@ extension LiveRunTests {
         let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", url, "--relay-window-ms", "2000", "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let report = try Self.json(run.stdout)
-        #expect(report["summary"]?["passed"] == .number(JSONNumber(16)))
+        #expect(report["summary"]?["passed"] == .number(JSONNumber(Int64(Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count))))
         #expect(report["summary"]?["skipped"] == .number(JSONNumber(0)))
         // The same short schedule against a relay that keeps the Spec's five minutes: its alias
         // is still alive and its guess window still full, and the runner says so.
@@ -76,7 +76,7 @@ extension LiveRunTests {
         #expect(report["summary"]?["failed"] == .number(JSONNumber(0)))
         #expect(report["summary"]?["skipped"] == .number(JSONNumber(3)))
         let informational = (report["cases"]?.arrayValue ?? []).filter { $0["status"] == "informational" }
-        #expect(informational.count == 13, "every played case saw the unsolicited frames")
+        #expect(informational.count == Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count - 3, "every played case saw the unsolicited frames")
         #expect(informational.first?["notes"]?.arrayValue?.first?.stringValue?.contains("peer-status") == true)
     }
 
@@ -231,9 +231,12 @@ extension LiveRunTests {
         func violations(_ id: String) -> [JSONValue] {
             cases.first { $0["id"]?.stringValue == "pairing/relay/\(id)" }?["violations"]?.arrayValue ?? []
         }
-        // Delivered messages lose `to`: the one real deviation of an otherwise good delivery.
-        #expect(
-            violations("routes-between-registered-peers").map { "\($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } == ["CORE-TYPE-001 /to"])
+        func status(_ id: String) -> String? { cases.first { $0["id"]?.stringValue == "pairing/relay/\(id)" }?["status"]?.stringValue }
+        // Its deliveries without `to`, its pong with a timestamp and its presence broadcasts are what
+        // the Spec allows (PAIR-RELAY-002, 3.5): notes, not failures.
+        #expect(status("routes-between-registered-peers") == "informational")
+        #expect(violations("routes-between-registered-peers").isEmpty)
+        #expect(status("ping-pong") == "passed" || status("ping-pong") == "informational")
         // Its error codes are not the Spec's.
         #expect(violations("message-before-register").contains { $0["rule"] == "PAIR-SIG-003" && $0["found"] == "\"REGISTRATION_REQUIRED\"" })
         // A frame over 64 KiB is accepted.

@@ -38,7 +38,7 @@ struct FieldTests {
 
     @Test(arguments: [
         ("did:cc:phone-1", true), ("did:cc:a:b.c_d-e%2F", true), ("did:cc:", false), ("did:cc:a::b", false),
-        ("DID:cc:x", false), ("did:key:z6Mk", false), ("did:cc:abc\"}", false), ("did:cc:a b", false),
+        ("DID:cc:x", false), ("did:key:z6Mk", true), ("did:key:6Mk", false), ("did:key:z6Mk0", false), ("did:cc:abc\"}", false), ("did:cc:a b", false),
         ("did:cc:%zz", false), ("did:cc:%2", false), ("did:cc:a:", false),
         ("did:cc:" + String(repeating: "a", count: 249), true), ("did:cc:" + String(repeating: "a", count: 250), false),
     ])

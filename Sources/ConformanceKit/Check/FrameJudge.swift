@@ -12,6 +12,17 @@ public enum FrameJudge {
     ///   - rule: the rule a differing declared member breaks (e.g. the relay's routing rule).
     ///   - subject: where the frame came from, e.g. "connection 2 at step 4".
     public static func judge(_ frame: [UInt8], expected: JSONValue, kind: String, context: JSONValue, rule: RuleID, subject: String) -> [Violation] {
+        // A frame of a kind no family defines (`pong`): the members the case names, and only those.
+        guard Families.defining(kind: kind) != nil else {
+            guard let found = try? JSONParser.parse(frame), case .object(let object) = expected else {
+                return [Violation(rule: rule, path: .root, expected: JSONSerializer.compact(expected), found: quote(String(decoding: frame, as: UTF8.self)), subject: subject)]
+            }
+            return object.members.compactMap { member in
+                let got = found[member.key]
+                guard got != member.value else { return nil }
+                return Violation(rule: rule, path: .root / member.key, expected: member.value.brief, found: got?.brief ?? "absent", subject: subject)
+            }
+        }
         let checked = DocumentChecker.check(frame, name: subject, kind: kind, context: context)
         guard checked.violations.isEmpty, let found = checked.canonical else { return checked.violations }
         let want = DocumentChecker.check(Array(JSONSerializer.compact(expected).utf8), name: subject, kind: kind, context: context).canonical ?? expected

@@ -23,14 +23,16 @@ public struct Register: PairingDocument {
     public var canonical: JSONValue { ["type": .string(Self.kind.rawValue), "peerId": .string(peerId)] }
 }
 
-/// `message`: `{type:"message", to, payload}` from a client; the relay adds `from` (§4.2).
+/// `message`: `{type:"message", to, payload}` from a client; the relay adds `from` (§4.2) and
+/// may leave `to` out of what it delivers (the deployed relay does).
 public struct SignalMessage: PairingDocument {
     public static let kind = PairingKind.message
-    public var to: String
+    /// Always there in what a client sends; optional in a delivery (one with `from`).
+    public var to: String?
     public var from: String?
     public var payload: PairingPayload
 
-    public init(to: String, from: String? = nil, payload: PairingPayload) {
+    public init(to: String?, from: String? = nil, payload: PairingPayload) {
         self.to = to
         self.from = from
         self.payload = payload
@@ -38,11 +40,12 @@ public struct SignalMessage: PairingDocument {
 
     public static func decode(_ reader: ObjectReader, context: PairingContext) throws(Violation) -> SignalMessage {
         try checkType(reader)
-        let to = try PeerID.read(reader, "to")
+        // A client's message names its target; a relay's delivery names its sender and may omit `to`.
+        let to = reader.raw("from") == nil ? try PeerID.read(reader, "to") : try PeerID.readOptional(reader, "to")
         let from = try PeerID.readOptional(reader, "from")
         let payloadValue = try reader.required("payload", expecting: "object")
         let payload = try PairingPayload.decode(payloadValue, at: reader.pointer("payload"), context: context)
-        if let code = PeerID.aliasCode(to) {
+        if let to, let code = PeerID.aliasCode(to) {
             guard case .pairAck(let ack) = payload else {
                 throw Violation(
                     rule: PairingRule.aliasCarriesAck, path: reader.pointer("payload") / "type",
@@ -59,7 +62,8 @@ public struct SignalMessage: PairingDocument {
     }
 
     public var canonical: JSONValue {
-        var o = JSONObject(["type": .string(Self.kind.rawValue), "to": .string(to)])
+        var o = JSONObject(["type": .string(Self.kind.rawValue)])
+        if let to { o["to"] = .string(to) }
         if let from { o["from"] = .string(from) }
         o["payload"] = payload.canonical
         return .object(o)

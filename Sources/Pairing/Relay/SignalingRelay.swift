@@ -107,6 +107,9 @@ public struct SignalingRelay: Sendable {
             return [self.error(id, error.rule == CoreRule.size ? .tooLarge : .invalidMessage, PairingRule.relayRouting)]
         }
         switch value["type"] {
+        case .string("ping")?:
+            // PAIR-RELAY-002: the keepalive real clients send; it changes nothing.
+            return [.send(id, ["type": "pong"], rule: PairingRule.keepalive)]
         case .string("register")?:
             do throws(Violation) {
                 let register = try Register.decode(value, context: PairingContext(now: at))
@@ -173,10 +176,12 @@ public struct SignalingRelay: Sendable {
         guard let sender = connections[id], let from = sender.peerIds.first else {
             return [error(id, .notRegistered, PairingRule.relayRouting)]
         }
-        let forwarded = SignalMessage(to: message.to, from: from, payload: message.payload).canonical
-        guard PeerID.aliasCode(message.to) != nil else {
-            guard let target = peers[message.to] else {
-                return [.send(id, PeerOffline(peerId: message.to).canonical, rule: PairingRule.relayRouting)]
+        // A message a client sends names its target (a `from` without `to` is a delivery's shape).
+        guard let to = message.to else { return [error(id, .invalidMessage, PairingRule.relayRouting)] }
+        let forwarded = SignalMessage(to: to, from: from, payload: message.payload).canonical
+        guard PeerID.aliasCode(to) != nil else {
+            guard let target = peers[to] else {
+                return [.send(id, PeerOffline(peerId: to).canonical, rule: PairingRule.relayRouting)]
             }
             return [.send(target, forwarded, rule: nil)]
         }
@@ -184,21 +189,21 @@ public struct SignalingRelay: Sendable {
         if guessing(sender.source, at: at) {
             return [error(id, .rateLimited, PairingRule.guessLimit)]
         }
-        guard let alias = aliases[message.to] else {
+        guard let alias = aliases[to] else {
             sources[sender.source, default: SourceWindow()].misses.append(at)
-            if let registeredAt = spent[message.to], at - registeredAt <= policy.aliasLifetime {
-                return [.send(id, PeerOffline(peerId: message.to).canonical, rule: PairingRule.aliasSingleUse)]
+            if let registeredAt = spent[to], at - registeredAt <= policy.aliasLifetime {
+                return [.send(id, PeerOffline(peerId: to).canonical, rule: PairingRule.aliasSingleUse)]
             }
-            return [.send(id, PeerOffline(peerId: message.to).canonical, rule: PairingRule.relayRouting)]
+            return [.send(id, PeerOffline(peerId: to).canonical, rule: PairingRule.relayRouting)]
         }
         // PAIR-SEC-002: an alias lives five minutes.
         if at - alias.registeredAt > policy.aliasLifetime {
-            aliases[message.to] = nil
+            aliases[to] = nil
             return [error(id, .aliasExpired, PairingRule.aliasLifetime)]
         }
         // PAIR-SEC-003: one delivery per alias; the code is spent.
-        aliases[message.to] = nil
-        spent[message.to] = alias.registeredAt
+        aliases[to] = nil
+        spent[to] = alias.registeredAt
         return [.send(alias.connection, forwarded, rule: nil)]
     }
 

@@ -272,7 +272,9 @@ write("desktop-pairing", "desktop-pairing", "3.1 (seed 002 §4.1)", "The QR payl
        "relayUrl": member(dict(url(True), description="The relay (PAIR-URL-002: the PAIR-URL-001 syntax, and wss "
                                                       "except on loopback)."), True, ["PAIR-URL-002"]),
        "iceServers": member(ice_servers_array(), False, ["PAIR-ICE-001"]),
-       "iceExpiry": member(seconds(), False, ["PAIR-ICE-002"], integer=True)})
+       "iceExpiry": member({"type": "integer", "anyOf": [{"const": 0}, seconds(), {"type": "null"}],
+                            "description": "Epoch seconds, or 0: no ICE credentials, no expiry (PAIR-ICE-002)."},
+                           False, ["PAIR-ICE-002"], integer=True)})
 
 write("pair-ack", "pair-ack", "3.2 (seed 002 §4.2)", "The phone's answer to a desktop QR or a typed code",
       ["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001", "PAIR-INFO-003", "PAIR-INFO-001", "PAIR-INFO-002",

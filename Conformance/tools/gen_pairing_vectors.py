@@ -354,8 +354,9 @@ dp.reject("order-ice-server-depth-first", "Elements are checked in document orde
           rules=["PAIR-ICE-001", "CORE-TYPE-003"])
 dp.reject("order-ice-urls-depth-first", "Inside urls, element 0's scheme is checked before element 1's type.", "/iceServers/0/urls/0", "PAIR-ICE-001",
           edit(QR, iceServers=[{"urls": ["https://turn.chainlesschain.com", 3478]}]), rules=["PAIR-ICE-001", "CORE-TYPE-003"])
-dp.reject("ice-expiry-zero", "0 (no ICE credentials) is allowed only in a stored paired-desktop record, not in the QR payload.", "/iceExpiry",
-          "PAIR-ICE-002", edit(QR, iceExpiry=0), flags=["interop-trap"])
+dp.accept("ice-expiry-zero", "0 is no expiry: a STUN-only desktop puts it in the QR (desktop-pair-handlers.js 543).",
+          edit(QR, iceExpiry=0), rules=["PAIR-ICE-002"], flags=["interop-trap", "real-implementation"])
+dp.reject("ice-expiry-one", "1 is neither 0 nor a seconds value of this era.", "/iceExpiry", "PAIR-ICE-002", edit(QR, iceExpiry=1), flags=["boundary"])
 dp.reject("ice-expiry-10-to-11", "10^11 is the smallest value taken for milliseconds: rejected.", "/iceExpiry", "PAIR-ICE-002", edit(QR, iceExpiry=10**11),
           flags=["boundary"])
 dp.reject("ice-expiry-below-10-to-9", "999999999 is below the epoch-seconds range.", "/iceExpiry", "PAIR-ICE-002", edit(QR, iceExpiry=10**9 - 1),

@@ -17,19 +17,19 @@ public enum EpochTime {
         return value
     }
 
-    /// `iceExpiry`; `zeroAllowed` for the stored record, where 0 means "no ICE credentials".
-    public static func readSeconds(_ reader: ObjectReader, _ key: String, zeroAllowed: Bool) throws(Violation) -> Int64? {
+    /// `iceExpiry`: seconds, or 0 for "no ICE credentials, no expiry" (PAIR-ICE-002); required in
+    /// the stored record, optional in the QR payload.
+    public static func readSeconds(_ reader: ObjectReader, _ key: String, required: Bool) throws(Violation) -> Int64? {
         let value: Int64
-        if zeroAllowed {
+        if required {
             value = try reader.integer(key)
         } else {
             guard let v = try reader.optionalInteger(key) else { return nil }
             value = v
         }
-        guard secondsRange.contains(value) || (zeroAllowed && value == 0) else {
+        guard secondsRange.contains(value) || value == 0 else {
             throw Violation(
-                rule: PairingRule.iceExpiry, path: reader.pointer(key),
-                expected: "epoch seconds in [10^9, 10^11)" + (zeroAllowed ? " or 0" : ""), found: "\(value)" + unitHint(value))
+                rule: PairingRule.iceExpiry, path: reader.pointer(key), expected: "epoch seconds in [10^9, 10^11) or 0", found: "\(value)" + unitHint(value))
         }
         return value
     }

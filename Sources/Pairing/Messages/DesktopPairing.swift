@@ -45,7 +45,8 @@ public struct DesktopPairing: PairingDocument {
             iceServers = try IceServer.readList(value, at: reader.pointer("iceServers"))
             iceServersJson = JSONSerializer.compact(value)
         }
-        let iceExpiry = try EpochTime.readSeconds(reader, "iceExpiry", zeroAllowed: false)
+        // 0 is "no expiry": STUN-only desktops send it (PAIR-ICE-002).
+        let iceExpiry = try EpochTime.readSeconds(reader, "iceExpiry", required: false)
         return DesktopPairing(
             code: code, pcPeerId: pcPeerId, deviceInfo: deviceInfo, timestamp: timestamp, signalingUrl: signalingUrl,
             relayUrl: relayUrl, iceServers: iceServers, iceServersJson: iceServersJson, iceExpiry: iceExpiry)

@@ -49,7 +49,7 @@ public struct PairedDesktop: PairingDocument {
         if let text = iceServersJson {
             try checkIceServersJSON(text, at: reader.pointer("iceServersJson"))
         }
-        let iceExpiry = try EpochTime.readSeconds(reader, "iceExpiry", zeroAllowed: true) ?? 0
+        let iceExpiry = try EpochTime.readSeconds(reader, "iceExpiry", required: true) ?? 0
         let pairedAt = try EpochTime.readMillis(reader, "pairedAt")
         let lastSeenAt = try EpochTime.readMillis(reader, "lastSeenAt")
         guard lastSeenAt >= pairedAt else {

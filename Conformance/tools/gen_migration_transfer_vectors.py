@@ -66,7 +66,7 @@ files.append(cm)
 HS = msg("Handshake", {"protocolVersion": 1, "role": "sender", "sessionId": SSESSION, "appVersion": "1.2.0", "schemaVersion": 1,
                        "device": {"name": "Li's old iPhone"}, "maxWindow": 8, "maxChunkSize": 1048576})
 cm.doc("handshake", "A sender's Handshake.", ok(HS), ["MIG-MSG-001", "MIG-MSG-002"], ["seed-example"], HS)
-cm.doc("handshake-unknown-member", "Unknown members are ignored and dropped.", ok(HS), ["MIG-MSG-002"], ["interop-trap"],
+cm.doc("handshake-unknown-member", "Unknown members are ignored and dropped.", ok(HS), ["MIG-MSG-002", "CORE-MEMBER-001"], ["interop-trap"],
        msg("Handshake", dict(HS["payload"], batteryLevel=0.8)))
 cm.doc("type-lower-case", "Types are the seed's names, case-sensitive.", bad("/type", "MIG-MSG-001"), ["MIG-MSG-001"], ["interop-trap"], msg("handshake", HS["payload"]))
 cm.doc("payload-missing", "Every message has a payload object.", bad("/payload", "CORE-TYPE-001"), ["CORE-TYPE-001"], (), {"type": "StartBackup"})

@@ -116,7 +116,7 @@ dp.accept("future-sixty-seconds", "A payload dated 60000 ms ahead of the phone's
 unknown = edit(QR, extra={"nested": [1, 2, {"deep": True}]}, deviceInfo__arch="x64", qrVersion=2)
 unknown["iceServers"] = [dict(ICE[0], credentialType="password"), ICE[1]]
 dp.accept("unknown-members-ignored", "Unknown members, also inside deviceInfo and ICE entries, are ignored and dropped from the canonical form.",
-          unknown, QR, rules=["PAIR-TYPE-001", "PAIR-ICE-001"], flags=["interop-trap"])
+          unknown, QR, rules=["PAIR-TYPE-001", "PAIR-ICE-001", "CORE-MEMBER-001"], flags=["interop-trap"])
 dp.accept("peer-id-256-bytes", "A pcPeerId of exactly 256 UTF-8 bytes is accepted.", edit(QR, pcPeerId="d" * 256),
           rules=["PAIR-PEER-001"], flags=["boundary"])
 dp.accept("peer-id-mixed-case-kept", "Peer ids are opaque: case and inner spaces are kept as sent.",

@@ -90,7 +90,7 @@ idea.accept("new-record-minimal", "A new record: no change tag, no metadata, no 
 idea.accept("upper-case-record-name", "recordName and id compare case-insensitively (iOS writes upper-case UUIDs).",
             edit(IDEA, "recordName", ID.upper()), edit(IDEA, "recordName", ID.upper()), ["REC-IDEA-001"], ["interop-trap"])
 idea.accept("unknown-field-ignored", "A field a newer app version added is ignored and dropped.",
-            edit(IDEA, "fields/priority", f(2, "INT64")), IDEA, ["REC-REC-004"], ["interop-trap"])
+            edit(IDEA, "fields/priority", f(2, "INT64")), IDEA, ["REC-REC-004", "CORE-MEMBER-001"], ["interop-trap"])
 t256 = "字" * 255 + "😀"
 idea.accept("title-256-scalars", "A title of exactly 256 scalars (the last one an emoji) is accepted.", edit(IDEA, "fields/title", f(t256, "STRING")),
             edit(IDEA, "fields/title", f(t256, "STRING")), ["REC-LEN-001", "REC-IDEA-002"], ["boundary"])

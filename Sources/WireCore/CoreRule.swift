@@ -26,7 +26,10 @@ public enum CoreRule {
     /// A document's `type` (or the requested kind) names a kind some family defines.
     public static let knownKind: RuleID = "CORE-KIND-001"
 
+    /// Undeclared members are ignored and dropped from the canonical form.
+    public static let unknownMembers: RuleID = "CORE-MEMBER-001"
+
     public static let all: [RuleID] = [
-        syntax, unicode, duplicateKey, size, depth, numberRange, required, notNull, type, integer, knownKind,
+        syntax, unicode, duplicateKey, size, depth, numberRange, required, notNull, type, integer, knownKind, unknownMembers,
     ]
 }

@@ -160,3 +160,25 @@ final class Unsupporting: Peer {
 enum ReportTestError: Error {
     case noRejectingCase
 }
+
+/// A testee that keeps one undeclared member in every canonical form it answers.
+final class KeepsUnknownMembers: Peer {
+    var name: String { "keeps unknown members" }
+    func evaluate(_ request: TesteeRequest) -> Result<Outcome, PeerFailure> {
+        guard case .accept(.object(var canonical)) = Reference.answer(request) else { return .success(Reference.answer(request)) }
+        canonical["extra"] = 1
+        return .success(.accept(canonical: .object(canonical)))
+    }
+    func close() {}
+}
+
+extension ReportTests {
+    /// A canonical answer that keeps an undeclared member is blamed on CORE-MEMBER-001 at that member.
+    @Test func keptUnknownMembersAreBlamedOnTheirRule() throws {
+        let vector = try #require(Fixture.cases.first { $0.id == "pairing/desktop-pairing/unknown-members-ignored" })
+        let report = Runner.run([vector], against: KeepsUnknownMembers())
+        let violation = try #require(report.results.first?.violations.first)
+        #expect(violation.rule == CoreRule.unknownMembers)
+        #expect(violation.path.description == "/extra")
+    }
+}

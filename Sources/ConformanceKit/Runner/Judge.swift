@@ -55,7 +55,10 @@ public enum Judge {
         switch (vector.body, outcome) {
         case (.document(_, _, .accept(let canonical)), .accept(let found)):
             let violations = JSONDiff.differences(expected: canonical, found: found).map {
-                Violation(rule: rule, path: $0.path, expected: "canonical " + $0.expected, found: $0.found, subject: vector.id)
+                // A member the canonical form must not have is an undeclared member kept.
+                Violation(
+                    rule: $0.expected == "absent" ? CoreRule.unknownMembers : rule, path: $0.path, expected: "canonical " + $0.expected,
+                    found: $0.found, subject: vector.id)
             }
             return Judgement(
                 violations: violations, grade: Grade(verdict: .agreed, diagnosis: .notApplicable, canonical: violations.isEmpty ? .agreed : .disagreed))

@@ -9,6 +9,8 @@ public struct Catalog: Sendable {
         public let level: String
         public let title: String
         public let source: String
+        /// `accepting-only` for rules that constrain answers, never documents (CORE-MEMBER-001).
+        public var vectors: String? = nil
     }
 
     public let rules: [Rule]
@@ -29,7 +31,7 @@ public struct Catalog: Sendable {
                 rules.append(
                     Rule(
                         id: RuleID(try r.string("id")), chapter: try r.string("chapter"), level: try r.string("level"),
-                        title: try r.string("title"), source: try r.string("source")))
+                        title: try r.string("title"), source: try r.string("source"), vectors: try r.optionalString("vectors")))
             }
             return Catalog(rules: rules)
         } catch {

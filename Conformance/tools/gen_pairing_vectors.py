@@ -788,6 +788,24 @@ pd.reject("last-seen-fraction", "1747386400000.0 is not an integer literal.", "/
 pd.reject("last-seen-seconds", "lastSeenAt in seconds fails PAIR-TIME-001 before it is compared with pairedAt.", "/lastSeenAt", "PAIR-TIME-001",
           edit(RECORD, lastSeenAt=T0 // 1000), rules=["PAIR-TIME-001", "PAIR-STORE-002"], flags=["interop-trap"])
 
+# ------------------------------------------------------------------ real implementations (evidence: Spec beside PAIR-DID-001)
+ms.accept("real-android-pair-ack", "ChainlessChain Android's Flow B pair-ack as its envelope carries it (ScanDesktopPairingViewModel.kt 128-138, 3b0b2dc): did:key, ANDROID_ID deviceId.",
+          {"type": "message", "to": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "payload": {"type": "pair-ack", "pairingCode": "482913", "mobileDid": "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "deviceInfo": {"deviceId": "3f8a2c9d1b7e4a60", "name": "24115RA8EC", "platform": "android"}, "timestamp": 1747300012345}},
+          {"type": "message", "to": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "payload": {"type": "pair-ack", "pairingCode": "482913", "mobileDid": "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "deviceInfo": {"deviceId": "3f8a2c9d1b7e4a60", "name": "24115RA8EC", "platform": "android"}, "timestamp": 1747300012345}},
+          rules=["PAIR-DID-001"], flags=["real-implementation"], context={"now": 1747300013000, "activeDid": PHONE})
+ms.accept("real-ios-pair-ack", "ChainlessChain iOS's Flow B pair-ack, keys sorted (ScanDesktopPairingViewModel.swift 84-94, WebSocketSignalClient.swift 226): did:key, upper-case UUID deviceId.",
+          {"payload": {"deviceInfo": {"deviceId": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "name": "iPhone", "platform": "ios"}, "mobileDid": "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "pairingCode": "482913", "timestamp": 1747300012345, "type": "pair-ack"}, "to": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "type": "message"},
+          {"type": "message", "to": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "payload": {"type": "pair-ack", "pairingCode": "482913", "mobileDid": "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "deviceInfo": {"deviceId": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "name": "iPhone", "platform": "ios"}, "timestamp": 1747300012345}},
+          rules=["PAIR-DID-001"], flags=["real-implementation"], context={"now": 1747300013000, "activeDid": PHONE})
+dv.accept("real-android-qr", "ChainlessChain Android's Flow A QR payload (DesktopPairingViewModel.kt 86-99, 3b0b2dc).",
+          {"type": "device-pairing", "code": "573920", "did": "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "deviceInfo": {"deviceId": "3f8a2c9d1b7e4a60", "name": "24115RA8EC", "platform": "android"}, "timestamp": 1747300000000},
+          {"type": "device-pairing", "code": "573920", "did": "did:key:z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK", "deviceInfo": {"deviceId": "3f8a2c9d1b7e4a60", "name": "24115RA8EC", "platform": "android"}, "timestamp": 1747300000000},
+          rules=["PAIR-DID-001"], flags=["real-implementation"], context={"now": 1747300013000, "activeDid": PHONE})
+dp.accept("real-desktop-without-lan", "ChainlessChain desktop's QR with no LAN address: signalingUrl null, the public relay (desktop-pair-handlers.js 549-563, 92d6d8c).",
+          {"type": "desktop-pairing", "code": "482913", "pcPeerId": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "deviceInfo": {"name": "DESKTOP-7F3K2QH", "platform": "win32", "version": "v1.1"}, "signalingUrl": None, "relayUrl": "wss://signaling.chainlesschain.com", "timestamp": 1747300000000},
+          {"type": "desktop-pairing", "code": "482913", "pcPeerId": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "deviceInfo": {"name": "DESKTOP-7F3K2QH", "platform": "win32", "version": "v1.1"}, "timestamp": 1747300000000, "relayUrl": "wss://signaling.chainlesschain.com"},
+          rules=["PAIR-URL-001", "PAIR-URL-002"], flags=["real-implementation"], context={"now": 1747300013000, "activeDid": PHONE})
+
 total = 0
 for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd):
     n = f.write()

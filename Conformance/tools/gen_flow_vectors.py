@@ -557,6 +557,14 @@ case(mc, "manual", "timeout-tick",
       step(confirmation(conf("731904"), DEADLINE + 2), failed("PAIR-MAN-003")),
       step(RETRY, ENTERING)], ["boundary"])
 
+case(mc, "manual", "sixty-second-wait",
+     "A phone that waits 60 s (the real iOS app, ManualPairingViewModel.swift 46) arms its timer and fails at submittedAt + 60001.",
+     ["PAIR-MAN-003"], ["PAIR-MAN-003"],
+     [step(submit("731904"), submitting("731904"), [register(S), send(S, "pairing-code:731904", ack("731904", SUB)), set_timer(SUB + 60001)]),
+      step(tick(SUB + 60000), submitting("731904")),
+      step(confirmation(conf("731904"), SUB + 60001), failed("PAIR-MAN-003"), [drop("PAIR-MAN-003")])],
+     ["boundary", "real-implementation"], context={"confirmationWait": 60000})
+
 case(mc, "manual", "confirmation-at-deadline-accepted",
      "A confirmation exactly 300000 ms after the submit is accepted.",
      ["PAIR-MAN-003", "PAIR-FLOWA-001"], [],

@@ -42,7 +42,13 @@ public struct PairingFamily: ConformanceFamily {
             switch machine {
             case "flow-b": return .trace(try PairingMachineJSON.runFlowB(phone: phone, events: events))
             case "flow-a": return .trace(try PairingMachineJSON.runFlowA(phone: phone, events: events))
-            case "manual": return .trace(try PairingMachineJSON.runManual(phone: phone, events: events))
+            case "manual":
+                // context.confirmationWait: a phone's own wait, 1 to 300000 ms (PAIR-MAN-003).
+                let wait = try ContextReader(value: context).integer("confirmationWait") ?? PairingTimeouts.validity
+                guard (1...PairingTimeouts.validity).contains(wait) else {
+                    return .invalidRequest(reason: "context.confirmationWait must be 1 to \(PairingTimeouts.validity) ms")
+                }
+                return .trace(try PairingMachineJSON.runManual(phone: phone, confirmationWait: wait, events: events))
             case "relay": return .trace(try PairingMachineJSON.runRelay(events: events))
             default: return .unsupported(reason: "the pairing family has no machine \(machine)")
             }

@@ -106,9 +106,9 @@ enum PairingMachineJSON {
             }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
     }
 
-    static func runManual(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+    static func runManual(phone: PhoneContext, confirmationWait: EpochMillis, events: [JSONValue]) throws(Problem) -> [MachineStep] {
         try run(
-            ManualPairingMachine(phone: phone), events: events,
+            ManualPairingMachine(phone: phone, confirmationWait: confirmationWait), events: events,
             decode: { e throws(Problem) -> ManualPairingMachine.Event in
                 switch e.name {
                 case "submit": return .submit(code: try e.string("code"), at: try e.at())

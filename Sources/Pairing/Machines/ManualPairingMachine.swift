@@ -31,13 +31,18 @@ public struct ManualPairingMachine: Sendable {
     public private(set) var state: State = .entering
     public let phone: PhoneContext
 
-    public init(phone: PhoneContext) {
+    /// How long a submitted code waits for its confirmation: at most the desktop's 5 minutes
+    /// (PAIR-MAN-003); a phone may wait less (the real iOS app waits 60 s).
+    public let confirmationWait: EpochMillis
+
+    public init(phone: PhoneContext, confirmationWait: EpochMillis = PairingTimeouts.validity) {
+        self.confirmationWait = min(max(confirmationWait, 1), PairingTimeouts.validity)
         self.phone = phone
     }
 
     public mutating func handle(_ event: Event) -> [PairingAction] {
         // PAIR-MAN-003: past the deadline every event finds a timed-out flow.
-        if case .submitting(_, let submittedAt) = state, let at = event.time, at - submittedAt > PairingTimeouts.validity {
+        if case .submitting(_, let submittedAt) = state, let at = event.time, at - submittedAt > confirmationWait {
             state = .failed(timedOut)
             if case .confirmation = event { return [.drop(timedOut)] }
             return []
@@ -89,7 +94,7 @@ public struct ManualPairingMachine: Sendable {
         state = .submitting(code: code, submittedAt: time)
         return [
             .register(url: url, peerId: did), .send(url: url, message: message),
-            .setTimer(at: time + PairingTimeouts.validity + 1),
+            .setTimer(at: time + confirmationWait + 1),
         ]
     }
 }

@@ -302,7 +302,7 @@ bad["entities"][1]["relationships"][0]["ordered"] = True
 md.reject("every-finding", "All CloudKit incompatibilities, in model order.", bad,
           [("/entities/0/uniquenessConstraints/0", "REC-MODEL-001"), ("/entities/0/relationships/0/optional", "REC-MODEL-002"),
            ("/entities/0/relationships/0/deleteRule", "REC-MODEL-004"), ("/entities/1/attributes/1/valueTransformerName", "REC-MODEL-006"),
-           ("/entities/1/attributes/3/type", "REC-MODEL-006"), ("/entities/1/attributes/4/derived", "REC-MODEL-005"),
+           ("/entities/1/attributes/4/derived", "REC-MODEL-005"),
            ("/entities/1/relationships/0/ordered", "REC-MODEL-002")])
 v2 = copy.deepcopy(VALID)
 v2["entities"][0]["attributes"][1] = attr("name", "String", False, "", renamingIdentifier="title")
@@ -320,7 +320,91 @@ v3["entities"].append({"name": "Tag", "attributes": [attr("name", "String")]})
 md.accept("evolution-additive", "New optional or defaulted attributes and a new entity are fine.", v3, {"entities": ["Card", "CardField", "Tag"]},
           ["REC-EVOL-001", "REC-EVOL-002", "REC-EVOL-003", "REC-EVOL-004"], context={"previous": VALID})
 v4 = {"entities": [VALID["entities"][0]]}
-md.reject("entity-removed", "A removed entity.", v4, [("/entities", "REC-EVOL-001")], context={"previous": VALID})
+md.reject("entity-removed", "A removed entity (and the relationship still pointing at it).", v4,
+          [("/entities/0/relationships/0/destination", "REC-MODEL-008"), ("/entities", "REC-EVOL-001")], context={"previous": VALID})
+
+md.accept("float-decimal-and-xcode-transformer", "Float and Decimal are mirrored (Apple refuses only Undefined and ObjectID), and NSSecureUnarchiveFromData is the name Xcode writes.",
+          {"entities": [{"name": "Entry", "attributes": [attr("rating", "Float"), attr("amount", "Decimal"),
+                                                         attr("tags", "Transformable", valueTransformerName="NSSecureUnarchiveFromData")]}]},
+          {"entities": ["Entry"]}, ["REC-MODEL-006"], ["real-implementation"])
+md.reject("undefined-and-object-id", "Undefined and ObjectID attributes are what CloudKit refuses; a Transformable without a secure transformer too.",
+          {"entities": [{"name": "Entry", "attributes": [attr("any", "Undefined"), attr("ref", "ObjectID"), attr("blob", "Transformable"),
+                                                         attr("old", "Transformable", valueTransformerName="NSKeyedUnarchiveFromData")]}]},
+          [("/entities/0/attributes/0/type", "REC-MODEL-006"), ("/entities/0/attributes/1/type", "REC-MODEL-006"),
+           ("/entities/0/attributes/2/valueTransformerName", "REC-MODEL-006"), ("/entities/0/attributes/3/valueTransformerName", "REC-MODEL-006")])
+md.reject("required-by-default", "An attribute or relationship that does not say optional is required, as in Core Data's XML.",
+          {"entities": [{"name": "A", "attributes": [{"name": "title", "type": "String"}],
+                         "relationships": [{"name": "b", "destination": "B", "inverse": "a", "deleteRule": "Nullify"}]},
+                        {"name": "B", "attributes": [], "relationships": [{"name": "a", "destination": "A", "optional": True, "inverse": "b", "deleteRule": "Nullify"}]}]},
+          [("/entities/0/attributes/0/optional", "REC-MODEL-007"), ("/entities/0/relationships/0/optional", "REC-MODEL-002")])
+CONF = {"entities": [{"name": "Card", "attributes": [attr("id", "UUID")],
+                      "relationships": [{"name": "cache", "destination": "Cache", "optional": True, "inverse": "card", "deleteRule": "Nullify"},
+                                        {"name": "ghost", "destination": "Ghost", "optional": True, "inverse": "card", "deleteRule": "Nullify"}]},
+                     {"name": "Cache", "attributes": [attr("key", "String", False)], "uniquenessConstraints": [["key"]],
+                      "relationships": [{"name": "card", "destination": "Card", "optional": True, "inverse": "cache", "deleteRule": "Nullify"}]}],
+        "configurations": [{"name": "Cloud", "cloudKit": True, "entities": ["Card"]}, {"name": "Local", "cloudKit": False, "entities": ["Cache"]}]}
+md.reject("configurations", "Only the CloudKit configuration's entities are checked (the local cache's unique key and required attribute are fine), "
+          "and none of them may point out of it or to an entity that does not exist (Apple).",
+          CONF, [("/entities/0/relationships/0/destination", "REC-MODEL-008"), ("/entities/0/relationships/1/destination", "REC-MODEL-008")])
+LOCAL = {"entities": [{"name": "Card", "attributes": [attr("id", "UUID"), attr("title", "String")]}], "cloudKit": False}
+md.accept("evolution-of-an-unsynced-version", "A previous version that never reached CloudKit binds nothing: removing its attribute is fine.",
+          {"entities": [{"name": "Card", "attributes": [attr("id", "UUID")]}]}, {"entities": ["Card"]}, ["REC-EVOL-001"], context={"previous": LOCAL})
+
+# Xcode's XML form (an .xcdatamodel's contents), read with Core Data's defaults.
+xm = File(kind="xcdatamodel", description="Core Data models as Xcode writes them (.xcdatamodel/contents), read with Core Data's defaults (Spec records.md 7).")
+files.append(xm)
+
+
+def xml_model(entities, configurations=()):
+    out = ['<?xml version="1.0" encoding="UTF-8" standalone="yes"?>',
+           '<model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" lastSavedToolsVersion="22522" systemVersion="23C71" '
+           'minimumToolsVersion="Automatic" sourceLanguage="Swift" userDefinedModelVersionIdentifier="">']
+    for name, body in entities:
+        out.append(f'    <entity name="{name}" representedClassName="{name}" syncable="YES" codeGenerationType="class">')
+        out += ["        " + line for line in body]
+        out.append("    </entity>")
+    for name, cloud, members in configurations:
+        out.append(f'    <configuration name="{name}"' + (' usedWithCloudKit="YES"' if cloud else "") + ">")
+        out += [f'        <memberEntity name="{m}"/>' for m in members]
+        out.append("    </configuration>")
+    out.append("</model>")
+    return "\n".join(out) + "\n"
+
+
+CARD = ['<attribute name="createdAt" optional="YES" attributeType="Date" usesScalarValueType="NO"/>',
+        '<attribute name="id" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>',
+        '<attribute name="isPinned" attributeType="Boolean" defaultValueString="NO" usesScalarValueType="YES"/>',
+        '<attribute name="rating" optional="YES" attributeType="Float" defaultValueString="0.0" usesScalarValueType="YES"/>',
+        '<attribute name="tags" optional="YES" attributeType="Transformable" valueTransformerName="NSSecureUnarchiveFromData" customClassName="[String]"/>',
+        '<attribute name="title" attributeType="String" defaultValueString=""/>',
+        '<relationship name="fields" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="CardField" inverseName="card" inverseEntity="CardField"/>']
+FIELD = ['<attribute name="label" optional="YES" attributeType="String"/>',
+         '<attribute name="order" attributeType="Integer 16" defaultValueString="0" usesScalarValueType="YES"/>',
+         '<relationship name="card" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Card" inverseName="fields" inverseEntity="Card"/>']
+CACHE = ['<attribute name="key" attributeType="String"/>',
+         '<uniquenessConstraints>', '    <uniquenessConstraint>', '        <constraint value="key"/>', '    </uniquenessConstraint>', '</uniquenessConstraints>']
+CONFS = [("Cloud", True, ["Card", "CardField"]), ("Local", False, ["LocalCache"])]
+GOOD = xml_model([("Card", CARD), ("CardField", FIELD), ("LocalCache", CACHE)], CONFS)
+xm.case("cloudkit-ready", "A model shaped like the public apps': Float, a secure transformer as Xcode names it, Integer 16, defaults; a unique key in a local-only configuration.",
+        ["REC-MODEL-001", "REC-MODEL-006", "REC-MODEL-007", "REC-MODEL-008"], ["real-implementation"], None, inputText=GOOD,
+        expected={"outcome": "accept", "canonical": {"entities": ["Card", "CardField", "LocalCache"]}})
+BAD_CARD = [line.replace('optional="YES" attributeType="UUID"', 'attributeType="UUID"') for line in CARD]
+BAD_CARD.append('<attribute name="owner" optional="YES" attributeType="Object ID"/>')
+BAD_CARD.append('<relationship name="cache" optional="YES" maxCount="1" deletionRule="Deny" destinationEntity="LocalCache"/>')
+BAD = xml_model([("Card", BAD_CARD), ("CardField", FIELD), ("LocalCache", CACHE)], CONFS)
+xm.case("core-data-defaults", "Without optional=\"YES\" an attribute is required (here without a default); Object ID is refused; a relationship "
+        "into the local configuration, without inverse, with Deny. Paths point into the model's JSON form, in the XML's order.",
+        ["REC-MODEL-002", "REC-MODEL-003", "REC-MODEL-004", "REC-MODEL-006", "REC-MODEL-007", "REC-MODEL-008"], [], None, inputText=BAD,
+        expected={"outcome": "reject", "violations": [
+            {"path": "/entities/0/attributes/1/optional", "rule": "REC-MODEL-007"},
+            {"path": "/entities/0/attributes/6/type", "rule": "REC-MODEL-006"},
+            {"path": "/entities/0/relationships/1/destination", "rule": "REC-MODEL-008"},
+            {"path": "/entities/0/relationships/1/inverse", "rule": "REC-MODEL-003"},
+            {"path": "/entities/0/relationships/1/deleteRule", "rule": "REC-MODEL-004"}]})
+V1 = xml_model([("Card", CARD + ['<attribute name="subtitle" optional="YES" attributeType="String"/>']), ("CardField", FIELD), ("LocalCache", CACHE)], CONFS)
+xm.case("evolution-from-the-previous-version", "Against the version before it (context.previous, its contents): an attribute removed.",
+        ["REC-EVOL-001"], [], {"previous": V1}, inputText=GOOD,
+        expected={"outcome": "reject", "violations": [{"path": "/entities/0/attributes", "rule": "REC-EVOL-001"}]})
 
 # ------------------------------------------------------------------ machines
 def iso(ms):

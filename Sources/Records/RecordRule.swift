@@ -40,6 +40,7 @@ public enum RecordRule {
     public static let derived: RuleID = "REC-MODEL-005"
     public static let attributeType: RuleID = "REC-MODEL-006"
     public static let requiredDefault: RuleID = "REC-MODEL-007"
+    public static let configuration: RuleID = "REC-MODEL-008"
     public static let removed: RuleID = "REC-EVOL-001"
     public static let renamed: RuleID = "REC-EVOL-002"
     public static let typeChanged: RuleID = "REC-EVOL-003"
@@ -50,7 +51,7 @@ public enum RecordRule {
         ideaIdentity, ideaFields, habitFields, habitLogReference, habitLogDate, mirrored, encrypted, syncState,
         syncStateConsistency, syncLog, transitions, obsolete, retention, batches, initialSync, backoff, staleTag, lastWrite,
         userChoice, propertyMerge, uniqueConstraint, optionalRelationship, inverse, denyRule, derived, attributeType,
-        requiredDefault, removed, renamed, typeChanged, newRequired,
+        requiredDefault, configuration, removed, renamed, typeChanged, newRequired,
     ]
 }
 

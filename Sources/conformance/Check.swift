@@ -64,6 +64,15 @@ struct Check: ParsableCommand {
             let url = URL(fileURLWithPath: file)
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
+            if file != "-" && exists && (kind == "xcdatamodel" || (kind == nil && ModelFileChecker.handles(url))) {
+                do {
+                    results.append(try ModelFileChecker.check(url))
+                } catch {
+                    FileHandle.standardError.write(Data("conformance check: \(error.description)\n".utf8))
+                    throw ExitCode(Status.usage)
+                }
+                continue
+            }
             if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
                 results.append(PackageChecker.check(url, password: password, policy: policy))
                 continue

@@ -141,3 +141,64 @@ struct CheckMemoryTests {
         #expect(peak < 200 * 1024, "peak \(peak) KiB")
     }
 }
+
+/// Xcode's model files, read directly (Spec records.md 7).
+@Suite("check reads Core Data models")
+struct ModelFileTests {
+    static func xml(_ attributes: [String]) -> String {
+        """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0" minimumToolsVersion="Automatic" sourceLanguage="Swift">
+            <entity name="Card" representedClassName="Card" syncable="YES">
+        \(attributes.map { "        " + $0 }.joined(separator: "\n"))
+            </entity>
+            <configuration name="Cloud" usedWithCloudKit="YES"><memberEntity name="Card"/></configuration>
+        </model>
+        """
+    }
+
+    static func bundle(_ versions: [(String, [String])], current: String) throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("models-\(UUID().uuidString)/Vault.xcdatamodeld")
+        for (name, attributes) in versions {
+            let folder = root.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data(xml(attributes).utf8).write(to: folder.appendingPathComponent("contents"))
+        }
+        let plist = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
+            <plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>\(current)</string></dict></plist>
+            """
+        try Data(plist.utf8).write(to: root.appendingPathComponent(".xccurrentversion"))
+        return root
+    }
+
+    static let v1 = [#"<attribute name="id" optional="YES" attributeType="UUID"/>"#, #"<attribute name="note" optional="YES" attributeType="String"/>"#]
+
+    @Test func aBundleIsCheckedAtItsCurrentVersionAgainstThePreviousOne() throws {
+        let additive = try Self.bundle(
+            [("Vault.xcdatamodel", Self.v1), ("Vault 2.xcdatamodel", Self.v1 + [#"<attribute name="rating" optional="YES" attributeType="Float"/>"#])],
+            current: "Vault 2.xcdatamodel")
+        let ok = try Fixture.run("conformance", ["check", additive.path])
+        #expect(ok.status == 0, "\(ok.stdout)\(ok.stderr)")
+        #expect(ok.stdout.contains("Vault 2.xcdatamodel against Vault.xcdatamodel"), "\(ok.stdout)")
+        // Version 10 sorts after version 2 (numbers, not text); it drops an attribute and adds a required one.
+        let breaking = try Self.bundle(
+            [("Vault.xcdatamodel", Self.v1), ("Vault 2.xcdatamodel", Self.v1), ("Vault 10.xcdatamodel", [Self.v1[0], #"<attribute name="title" attributeType="String"/>"#])],
+            current: "Vault 10.xcdatamodel")
+        let bad = try Fixture.run("conformance", ["check", "--format", "json", breaking.path])
+        #expect(bad.status == 1)
+        #expect(bad.stdout.contains(#""rule": "REC-MODEL-007""#), "\(bad.stdout)")
+        #expect(bad.stdout.contains(#""rule": "REC-EVOL-001""#), "\(bad.stdout)")
+        #expect(bad.stdout.contains("Vault 10.xcdatamodel against Vault 2.xcdatamodel"), "\(bad.stdout)")
+    }
+
+    @Test func whatIsNotAModelIsAUsageError() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notmodel-\(UUID().uuidString).xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("{\"entities\": []}".utf8).write(to: folder.appendingPathComponent("contents"))
+        let run = try Fixture.run("conformance", ["check", folder.path])
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("not XML"), "\(run.stderr)")
+    }
+}

@@ -8,13 +8,14 @@ public struct RecordsFamily: ConformanceFamily {
     public init() {}
 
     public let name = "records"
-    public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model"] }
+    public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model", "xcdatamodel"] }
     public let machines = ["idea-sync", "log-retention", "sync-queue", "initial-sync", "record-zone"]
     public var rules: [RuleID] { RecordRule.all }
 
     public func kind(forType type: String) -> String? { nil }
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
+        if kind == "xcdatamodel" { return xcdatamodel(document, context: context) }
         let value: JSONValue
         do throws(Violation) {
             value = try JSONParser.parse(document)
@@ -43,6 +44,26 @@ public struct RecordsFamily: ConformanceFamily {
                 case .failure(let list): return .reject(list.all)
                 }
             }
+        } catch {
+            return .reject([error])
+        }
+    }
+
+    /// An `.xcdatamodel`'s `contents` (Xcode's XML) checked like a JSON model; `context.previous`
+    /// is the previous version's `contents` as a string.
+    func xcdatamodel(_ document: [UInt8], context: JSONValue) -> Outcome {
+        let model: JSONValue
+        var previous: JSONValue?
+        do throws(CoreDataModelXML.Problem) {
+            model = try CoreDataModelXML.read(document)
+            if case .string(let text)? = context["previous"] { previous = try CoreDataModelXML.read(Array(text.utf8)) }
+        } catch {
+            return .invalidRequest(reason: error.description)
+        }
+        do throws(Violation) {
+            let findings = try ModelChecker.check(model, previous: previous)
+            if !findings.isEmpty { return .reject(findings) }
+            return .accept(canonical: ["entities": .array((model["entities"]?.arrayValue ?? []).compactMap { $0["name"] })])
         } catch {
             return .reject([error])
         }

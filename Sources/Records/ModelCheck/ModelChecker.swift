@@ -5,8 +5,13 @@ import WireCore
 /// CloudKit schemas cannot evolve through (seed 003 "模型迁移"). Unlike documents, a model gets
 /// every finding, in model order: a team fixes them all at once.
 public enum ModelChecker {
-    /// Attribute types CloudKit mirroring stores (seed 003 §3).
-    public static let supportedTypes = ["String", "Integer16", "Integer32", "Integer64", "Double", "Boolean", "Date", "Binary", "UUID", "URI", "Transformable"]
+    /// Attribute types CloudKit mirroring stores: every Core Data type but Undefined and ObjectID
+    /// (Apple, "Creating a Core Data Model for CloudKit"; seed 003 §3 listed fewer).
+    public static let supportedTypes = [
+        "String", "Integer16", "Integer32", "Integer64", "Decimal", "Double", "Float", "Boolean", "Date", "Binary", "UUID", "URI", "Transformable",
+    ]
+    /// Transformers that unarchive insecurely (any class): a Transformable needs a secure one.
+    public static let insecureTransformers: Set<String> = ["NSKeyedUnarchiveFromData", "NSUnarchiveFromData"]
 
     struct Attribute {
         var name: String
@@ -21,6 +26,8 @@ public enum ModelChecker {
         var name: String
         var attributes: [Attribute]
         var path: JSONPointer
+        /// Mirrored to CloudKit (the model's flag, or membership of a CloudKit configuration).
+        var synced: Bool
     }
 
     public static func check(_ model: JSONValue, previous: JSONValue? = nil) throws(Violation) -> [Violation] {
@@ -37,11 +44,24 @@ public enum ModelChecker {
     /// Reads the entities and records every CloudKit incompatibility on the way (REC-MODEL-*).
     static func readEntities(_ model: JSONValue, findings: inout [Violation]) throws(Violation) -> [Entity] {
         let root = try ObjectReader(document: model)
-        let synced = (try root.optional("cloudKit").map { _ throws(Violation) in try root.bool("cloudKit") }) ?? true
+        let modelSynced = (try root.optional("cloudKit").map { _ throws(Violation) in try root.bool("cloudKit") }) ?? true
+        // Configurations: when one is used with CloudKit, only its entities are mirrored.
+        var cloudEntities: Set<String>?
+        for (i, value) in (try root.optionalArray("configurations") ?? []).enumerated() {
+            let c = try ObjectReader(document: value, path: root.pointer("configurations") / i)
+            guard (try c.optional("cloudKit").map { _ throws(Violation) in try c.bool("cloudKit") }) == true else { continue }
+            cloudEntities = cloudEntities ?? []
+            for (j, member) in (try c.optionalArray("entities") ?? []).enumerated() {
+                cloudEntities = (cloudEntities ?? []).union([try asString(member, at: c.pointer("entities") / j)])
+            }
+        }
+        let names = Set(try root.array("entities").map { value throws(Violation) in try ObjectReader(document: value).string("name") })
+        func isSynced(_ name: String) -> Bool { modelSynced && (cloudEntities?.contains(name) ?? true) }
         var entities: [Entity] = []
         for (i, value) in try root.array("entities").enumerated() {
             let e = try ObjectReader(document: value, path: root.pointer("entities") / i)
             let name = try e.string("name")
+            let synced = isSynced(name)
             var attributes: [Attribute] = []
             for (j, c) in (try e.optionalArray("uniquenessConstraints") ?? []).enumerated() where synced {
                 findings.append(Violation(
@@ -50,8 +70,9 @@ public enum ModelChecker {
             }
             for (j, a) in (try e.optionalArray("attributes") ?? []).enumerated() {
                 let r = try ObjectReader(document: a, path: e.pointer("attributes") / j)
+                // Core Data's default: required unless declared optional (the XML omits optional="NO").
                 let attribute = Attribute(
-                    name: try r.string("name"), type: try r.string("type"), optional: (try r.optional("optional").map { _ throws(Violation) in try r.bool("optional") }) ?? true,
+                    name: try r.string("name"), type: try r.string("type"), optional: (try r.optional("optional").map { _ throws(Violation) in try r.bool("optional") }) ?? false,
                     hasDefault: r.optional("defaultValue") != nil, renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
                 attributes.append(attribute)
                 guard synced else { continue }
@@ -67,10 +88,15 @@ public enum ModelChecker {
                     findings.append(Violation(
                         rule: RecordRule.attributeType, path: r.pointer("type"), expected: "one of " + supportedTypes.joined(separator: ", "),
                         found: JSONSerializer.quoted(attribute.type)))
-                } else if attribute.type == "Transformable", try r.optionalString("valueTransformerName") != "NSSecureUnarchiveFromDataTransformer" {
-                    findings.append(Violation(
-                        rule: RecordRule.attributeType, path: r.pointer("valueTransformerName"),
-                        expected: "NSSecureUnarchiveFromDataTransformer for a Transformable", found: r.optional("valueTransformerName")?.brief ?? "absent"))
+                } else if attribute.type == "Transformable" {
+                    // Xcode writes NSSecureUnarchiveFromData; a custom secure subclass has its own name.
+                    let transformer = try r.optionalString("valueTransformerName")
+                    if transformer == nil || insecureTransformers.contains(transformer ?? "") {
+                        findings.append(Violation(
+                            rule: RecordRule.attributeType, path: r.pointer("valueTransformerName"),
+                            expected: "a secure transformer (NSSecureUnarchiveFromData or a subclass of it) for a Transformable",
+                            found: r.optional("valueTransformerName")?.brief ?? "absent"))
+                    }
                 }
                 if !attribute.optional && !attribute.hasDefault {
                     findings.append(Violation(
@@ -81,7 +107,17 @@ public enum ModelChecker {
             for (j, rel) in (try e.optionalArray("relationships") ?? []).enumerated() where synced {
                 let r = try ObjectReader(document: rel, path: e.pointer("relationships") / j)
                 _ = try r.string("name")
-                if (try r.optional("optional").map { _ throws(Violation) in try r.bool("optional") }) == false {
+                // Apple: entities in a CloudKit configuration have no relationship out of it.
+                if let destination = try r.optionalString("destination") {
+                    if !names.contains(destination) {
+                        findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: JSONSerializer.quoted(destination)))
+                    } else if !isSynced(destination) {
+                        findings.append(Violation(
+                            rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity CloudKit mirrors too",
+                            found: "\(JSONSerializer.quoted(destination)), outside the CloudKit configuration"))
+                    }
+                }
+                if (try r.optional("optional").map { _ throws(Violation) in try r.bool("optional") }) != true {
                     findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("optional"), expected: "an optional relationship", found: "required"))
                 }
                 if (try r.optional("ordered").map { _ throws(Violation) in try r.bool("ordered") }) == true {
@@ -94,7 +130,7 @@ public enum ModelChecker {
                     findings.append(Violation(rule: RecordRule.denyRule, path: r.pointer("deleteRule"), expected: "Nullify, Cascade or No Action", found: "\"Deny\""))
                 }
             }
-            entities.append(Entity(name: name, attributes: attributes, path: e.path))
+            entities.append(Entity(name: name, attributes: attributes, path: e.path, synced: synced))
         }
         return entities
     }
@@ -103,7 +139,8 @@ public enum ModelChecker {
     static func evolution(from before: [Entity], to after: [Entity]) -> [Violation] {
         var findings: [Violation] = []
         for entity in after {
-            guard let old = before.first(where: { $0.name == entity.name }) else { continue }
+            // A version that never reached CloudKit binds nothing (REC-EVOL-*).
+            guard let old = before.first(where: { $0.name == entity.name }), old.synced else { continue }
             for attribute in entity.attributes {
                 if let previous = old.attributes.first(where: { $0.name == attribute.name }) {
                     if previous.type != attribute.type {
@@ -123,7 +160,7 @@ public enum ModelChecker {
                     rule: RecordRule.removed, path: entity.path / "attributes", expected: "the attribute \(previous.name) kept", found: "removed"))
             }
         }
-        for old in before where !after.contains(where: { $0.name == old.name }) {
+        for old in before where old.synced && !after.contains(where: { $0.name == old.name }) {
             findings.append(Violation(rule: RecordRule.removed, path: .root / "entities", expected: "the entity \(old.name) kept", found: "removed"))
         }
         return findings

@@ -1,0 +1,70 @@
+import Foundation
+import Records
+import WireCore
+
+/// `conformance check` on Xcode's Core Data model files: an `.xcdatamodeld` folder (its current
+/// version, and the evolution from the version before it), an `.xcdatamodel` folder or its
+/// `contents` file. What cannot be read as a model is a usage error, never a violation.
+public enum ModelFileChecker {
+    public struct Unreadable: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Whether `url` names a model file this checker reads.
+    public static func handles(_ url: URL) -> Bool {
+        ["xcdatamodeld", "xcdatamodel"].contains(url.pathExtension) || url.lastPathComponent == "contents"
+    }
+
+    public static func check(_ url: URL) throws(Unreadable) -> DocumentChecker.Result {
+        let (current, previous, name) = try load(url)
+        var context = JSONObject()
+        if let previous { context["previous"] = .string(String(decoding: previous, as: UTF8.self)) }
+        // Read here first: a file that is not a model is the user's mistake, not the model's.
+        do {
+            _ = try CoreDataModelXML.read(current)
+            if let previous { _ = try CoreDataModelXML.read(previous) }
+        } catch {
+            throw Unreadable(description: "\(url.path): \(error)")
+        }
+        switch RecordsFamily().validate(kind: "xcdatamodel", document: current, context: .object(context)) {
+        case .accept(let canonical):
+            return DocumentChecker.Result(name: name, kind: "xcdatamodel", violations: [], canonical: canonical)
+        case .reject(let violations):
+            return DocumentChecker.Result(
+                name: name, kind: "xcdatamodel", violations: violations.map { v in
+                    var copy = v
+                    copy.subject = name
+                    return copy
+                }, canonical: nil)
+        case .unsupported(let reason), .invalidRequest(let reason):
+            throw Unreadable(description: "\(url.path): \(reason)")
+        case .trace:
+            throw Unreadable(description: "\(url.path): not a model")
+        }
+    }
+
+    /// The current version's `contents`, the previous version's if any, and a name for reports.
+    static func load(_ url: URL) throws(Unreadable) -> ([UInt8], [UInt8]?, String) {
+        func read(_ file: URL) throws(Unreadable) -> [UInt8] {
+            guard let data = FileManager.default.contents(atPath: file.path) else { throw Unreadable(description: "cannot read \(file.path)") }
+            return [UInt8](data)
+        }
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            let names = ((try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []).filter { $0.hasSuffix(".xcdatamodel") }
+            guard !names.isEmpty else { throw Unreadable(description: "\(url.path) holds no .xcdatamodel version") }
+            var files: [(name: String, contents: [UInt8])] = []
+            for name in names { files.append((name, try read(url.appendingPathComponent(name).appendingPathComponent("contents")))) }
+            let plist = FileManager.default.contents(atPath: url.appendingPathComponent(".xccurrentversion").path)
+            let bundle = CoreDataModelBundle(files: files, currentName: plist.flatMap { CoreDataModelBundle.currentName(plist: [UInt8]($0)) })
+            let (current, previous) = bundle.currentAndPrevious
+            let currentName = bundle.versions[bundle.current].name
+            let previousName = bundle.current > 0 ? " against " + bundle.versions[bundle.current - 1].name : ""
+            return (current, previous, "\(url.lastPathComponent) (\(currentName)\(previousName))")
+        case "xcdatamodel":
+            return (try read(url.appendingPathComponent("contents")), nil, url.lastPathComponent)
+        default:
+            return (try read(url), nil, url.path)
+        }
+    }
+}

@@ -36,8 +36,6 @@ CARD_FIELD = {"recordName": "CD_CardField_6F1A", "recordType": "CD_CardField",
               "fields": {"CD_entityName": f("CardField", "STRING"), "CD_id": f("7d1c0e9a-5b2f-4a8e-9c3d-2e1f0a9b8c7d", "STRING"),
                          "CD_card": f("CD_Card_1A2B", "STRING"), "CD_label": f("Password", "STRING"),
                          "CD_encryptedValue": f("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygp", "BYTES"), "CD_order": f(0, "INT64")}}
-CD_IDEA = {"recordName": "CD_Idea_3F2C", "recordType": "CD_Idea",
-           "fields": {"CD_entityName": f("Idea", "STRING"), **{"CD_" + k: v for k, v in IDEA["fields"].items()}}}
 
 
 def edit(doc, path, value):
@@ -133,14 +131,6 @@ idea.reject("is-completed-two", "isCompleted is 0 or 1.", edit(IDEA, "fields/isC
 idea.reject("updated-before-created", "updatedAt before createdAt.", edit(IDEA, "fields/updatedAt", f(T - 1, "TIMESTAMP")), ("/fields/updatedAt/value", "REC-IDEA-002"))
 idea.reject("version-negative", "version is ≥ 0.", edit(IDEA, "fields/version", f(-1, "INT64")), ("/fields/version/value", "REC-IDEA-002"))
 
-cdi = File(kind="CD_Idea", description="Idea as Core Data mirrors it to CloudKit (seed 003; Spec records.md 3).")
-files.append(cdi)
-cdi.accept("mirrored", "CD_-prefixed fields and CD_entityName; the record name is Core Data's own.", CD_IDEA, CD_IDEA, ["REC-CD-001"], ["seed-example"])
-cdi.reject("entity-name-wrong", "CD_entityName must name the entity.", edit(CD_IDEA, "fields/CD_entityName", f("Ideas", "STRING")), ("/fields/CD_entityName/value", "REC-CD-001"))
-cdi.reject("entity-name-missing", "CD_entityName is required.", edit(CD_IDEA, "fields/CD_entityName", DROP), ("/fields/CD_entityName", "REC-REC-005"))
-cdi.reject("mirrored-rule-still-applies", "The entity's rules hold under CD_ names.", edit(CD_IDEA, "fields/CD_updatedAt", f(T - 1, "TIMESTAMP")),
-           ("/fields/CD_updatedAt/value", "REC-IDEA-002"))
-
 cf = File(kind="CD_CardField", description="QuickVault card fields with encrypted values (seed 003).")
 files.append(cf)
 cf.accept("encrypted-bytes", "The encrypted value as BYTES: nonce, ciphertext, tag.", CARD_FIELD, CARD_FIELD, ["REC-ENC-001", "REC-CD-001"], ["seed-example"])
@@ -152,6 +142,14 @@ cf.reject("encrypted-too-short", "27 bytes cannot hold a nonce and a tag.", edit
 cf.reject("bytes-not-base64", "BYTES must be base64.", edit(CARD_FIELD, "fields/CD_encryptedValue", f("not base64!", "BYTES")), ("/fields/CD_encryptedValue/value", "REC-REC-003"))
 cf.reject("card-reference-bad", "A mirrored relationship holds a record name.", edit(CARD_FIELD, "fields/CD_card", f("", "STRING")), ("/fields/CD_card/value", "REC-REC-001"))
 cf.reject("order-negative", "order is ≥ 0.", edit(CARD_FIELD, "fields/CD_order", f(-1, "INT64")), ("/fields/CD_order/value", "REC-CD-001"))
+ASSET = f({"fileChecksum": "AbCdEf0123456789", "size": 1250000}, "ASSETID")
+as_asset = edit(edit(CARD_FIELD, "fields/CD_encryptedValue", DROP), "fields/CD_encryptedValue_ckAsset", ASSET)
+cf.accept("encrypted-value-as-asset", "Core Data moved a large ciphertext into an asset: CD_encryptedValue_ckAsset replaces the BYTES field.",
+          as_asset, as_asset, ["REC-CD-002", "REC-REC-005"], ["real-implementation"])
+cf.reject("value-and-asset", "Both the BYTES field and its asset form.", edit(CARD_FIELD, "fields/CD_encryptedValue_ckAsset", ASSET),
+          ("/fields/CD_encryptedValue_ckAsset", "REC-CD-002"))
+cf.reject("asset-not-assetid", "The asset form is an ASSETID.", edit(as_asset, "fields/CD_encryptedValue_ckAsset", f("AAEC", "BYTES")),
+          ("/fields/CD_encryptedValue_ckAsset/type", "REC-REC-004"))
 
 hb = File(kind="Habit", description="Habit records (seed 004 §3).")
 files.append(hb)
@@ -170,13 +168,27 @@ hb.reject("name-missing", "name is required.", edit(HABIT, "fields/name", DROP),
 hl = File(kind="HabitLog", description="HabitLog records (seed 004 §3).")
 files.append(hl)
 hl.accept("seed-fields", "A log referencing its habit, dated by UTC day.", LOG, LOG, ["REC-HLOG-001", "REC-HLOG-002", "REC-HABIT-001"], ["seed-example"])
+SHANGHAI = edit(LOG, "fields/date", f(1736265600000, "TIMESTAMP"))
+hl.accept("local-midnight", "2025-01-08 00:00 in UTC+8 (1736265600000), as the habit tracker writes it (Calendar.current): some zone's midnight.",
+          SHANGHAI, SHANGHAI, ["REC-HLOG-002"], ["real-implementation"])
+hl.accept("local-midnight-in-the-writer-zone", "With the writer's zone known, its midnight is accepted.", SHANGHAI, SHANGHAI, ["REC-HLOG-002"],
+          ["real-implementation"], context={"timeZone": "Asia/Shanghai"})
+hl.accept("utc-midnight-in-any-zone", "UTC midnight is accepted whatever the writer's zone.", LOG, LOG, ["REC-HLOG-002"], context={"timeZone": "America/New_York"})
+KATHMANDU = edit(LOG, "fields/date", f(1736273700000, "TIMESTAMP"))
+hl.accept("quarter-hour-zone", "Midnight of 2025-01-08 in Kathmandu (UTC+5:45), with the zone given.", KATHMANDU, KATHMANDU, ["REC-HLOG-002"], ["boundary"],
+          context={"timeZone": "Asia/Kathmandu"})
+HAVANA = edit(LOG, "fields/date", f(1710046800000, "TIMESTAMP"))
+hl.accept("day-starting-at-one", "Havana skipped 00:00-01:00 on 2024-03-10: that day starts at 01:00 local (05:00 UTC).", HAVANA, HAVANA, ["REC-HLOG-002"],
+          ["boundary"], context={"timeZone": "America/Havana"})
+hl.reject("other-zone-midnight", "Shanghai's midnight is not the start of a day in New York (the writer's zone).", SHANGHAI,
+          ("/fields/date/value", "REC-HLOG-002"), context={"timeZone": "America/New_York"})
 noaction = edit(LOG, "fields/habit", f({"recordName": "habit-1"}, "REFERENCE"))
 hl.accept("reference-action-absent", "A reference without action (NONE).", noaction, noaction, ["REC-HLOG-001"])
 hl.reject("habit-as-string", "habit as a STRING record name instead of a REFERENCE.", edit(LOG, "fields/habit", f("habit-1", "STRING")), ("/fields/habit/type", "REC-REC-004"), ["interop-trap"])
 hl.reject("reference-validate", "VALIDATE is not a HabitLog action.", edit(LOG, "fields/habit", f({"recordName": "habit-1", "action": "VALIDATE"}, "REFERENCE")),
           ("/fields/habit/value/action", "REC-HLOG-001"))
 hl.reject("reference-no-name", "A reference needs a record name.", edit(LOG, "fields/habit", f({"action": "NONE"}, "REFERENCE")), ("/fields/habit/value/recordName", "CORE-TYPE-001"))
-hl.reject("date-with-time", "A date with a time of day (local midnight in UTC+8 is 16:00 UTC).", edit(LOG, "fields/date", f(1747267200000 - 8 * 3600000, "TIMESTAMP")),
+hl.reject("date-with-time", "A date with a time of day no zone has as midnight (09:10 UTC).", edit(LOG, "fields/date", f(1747267200000 + 9 * 3600000 + 10 * 60000, "TIMESTAMP")),
           ("/fields/date/value", "REC-HLOG-002"), ["interop-trap"])
 hl.reject("count-negative", "count is ≥ 0.", edit(LOG, "fields/count", f(-1, "INT64")), ("/fields/count/value", "REC-HABIT-001"))
 
@@ -405,6 +417,85 @@ V1 = xml_model([("Card", CARD + ['<attribute name="subtitle" optional="YES" attr
 xm.case("evolution-from-the-previous-version", "Against the version before it (context.previous, its contents): an attribute removed.",
         ["REC-EVOL-001"], [], {"previous": V1}, inputText=GOOD,
         expected={"outcome": "reject", "violations": [{"path": "/entities/0/attributes", "rule": "REC-EVOL-001"}]})
+
+md.reject("reserved-names", "IdeaBox's Idea as a Core Data entity: `description` is an NSObject method and Core Data refuses the name (a relationship named entity too).",
+          {"entities": [{"name": "Idea", "attributes": [attr("id", "UUID"), attr("title", "String"), attr("description", "String")],
+                         "relationships": [{"name": "entity", "destination": "Idea", "optional": True, "inverse": "entity", "deleteRule": "Nullify"}]}]},
+          [("/entities/0/attributes/2/name", "REC-MODEL-009"), ("/entities/0/relationships/0/name", "REC-MODEL-009")], ["real-implementation"])
+md.accept("names-beside-reserved-ones", "Names that only contain a reserved one are fine: ideaDescription, hashValue, entityName.",
+          {"entities": [{"name": "Idea", "attributes": [attr("ideaDescription", "String"), attr("hashValue", "Integer64"), attr("entityName", "String")]}]},
+          {"entities": ["Idea"]}, ["REC-MODEL-009"])
+v5 = copy.deepcopy(VALID)
+v5["entities"][1]["relationships"][0]["name"] = "owner"
+v5["entities"][1]["relationships"][0]["renamingIdentifier"] = "card"
+v5["entities"][0]["relationships"][0]["inverse"] = "owner"
+v6 = copy.deepcopy(VALID)
+del v6["entities"][0]["relationships"]
+del v6["entities"][1]["relationships"]
+md.reject("relationship-renamed", "A to-one relationship renamed between versions: its field CD_card would become CD_owner.", v5,
+          [("/entities/1/relationships/0/name", "REC-EVOL-002")], context={"previous": VALID})
+md.reject("relationships-removed", "Both sides of a relationship removed between versions.", v6,
+          [("/entities/0/relationships", "REC-EVOL-001"), ("/entities/1/relationships", "REC-EVOL-001")], context={"previous": VALID})
+
+# Records checked against the record types derived from the app's own model.
+mr = File(kind="mirrored-record", description="CD_ records checked against the types derived from the app's Core Data model in context.model (Spec records.md 3, REC-CD-002).")
+files.append(mr)
+ATTACH = ['<attribute name="encryptedData" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>',
+          '<attribute name="fileName" attributeType="String" defaultValueString=""/>',
+          '<attribute name="fileType" optional="YES" attributeType="String"/>',
+          '<attribute name="id" optional="YES" attributeType="UUID" usesScalarValueType="NO"/>',
+          '<attribute name="size" attributeType="Integer 64" defaultValueString="0" usesScalarValueType="YES"/>',
+          '<attribute name="thumbnail" optional="YES" attributeType="Binary" allowsCloudEncryption="YES"/>',
+          '<attribute name="createdAt" attributeType="Date" usesScalarValueType="NO"/>',
+          '<relationship name="card" optional="YES" maxCount="1" deletionRule="Nullify" destinationEntity="Card" inverseName="attachments" inverseEntity="Card"/>']
+CARD_X = ['<attribute name="title" optional="YES" attributeType="String"/>',
+          '<attribute name="rating" optional="YES" attributeType="Float" defaultValueString="0.0" usesScalarValueType="YES"/>',
+          '<attribute name="price" optional="YES" attributeType="Decimal" defaultValueString="0.0"/>',
+          '<relationship name="attachments" optional="YES" toMany="YES" deletionRule="Cascade" destinationEntity="CardAttachment" inverseName="card" inverseEntity="CardAttachment"/>']
+NOTE = ['<attribute name="body" optional="YES" attributeType="String"/>']
+APP = xml_model([("Card", CARD_X), ("CardAttachment", ATTACH), ("PhotoCard", NOTE), ("LocalCache", CACHE)],
+                [("Cloud", True, ["Card", "CardAttachment", "PhotoCard"]), ("Local", False, ["LocalCache"])]).replace(
+    '<entity name="PhotoCard" representedClassName="PhotoCard" syncable="YES" codeGenerationType="class">',
+    '<entity name="PhotoCard" representedClassName="PhotoCard" parentEntity="Card" syncable="YES" codeGenerationType="class">')
+THUMB = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygp"
+ATT = {"recordName": "8D1F2C3A-51B7-4C09-9E55-0A6F3B2C1D01", "recordType": "CD_CardAttachment",
+       "fields": {"CD_entityName": f("CardAttachment", "STRING"), "CD_encryptedData_ckAsset": ASSET, "CD_fileName": f("scan.pdf", "STRING"),
+                  "CD_fileType": f("pdf", "STRING"), "CD_id": f("8d1f2c3a-51b7-4c09-9e55-0a6f3b2c1d01", "STRING"), "CD_size": f(1250000, "INT64"),
+                  "CD_thumbnail": f(THUMB, "ENCRYPTED_BYTES"), "CD_createdAt": f(T, "TIMESTAMP"),
+                  "CD_card": f("C0A8E1D2-0000-4000-8000-00000000C0DE", "STRING")}}
+CTX = {"model": APP}
+ATT_CANON = {"recordName": ATT["recordName"], "recordType": "CD_CardAttachment",
+             "fields": {k: ATT["fields"][k] for k in ["CD_entityName", "CD_encryptedData_ckAsset", "CD_fileName", "CD_fileType", "CD_id", "CD_size",
+                                                      "CD_thumbnail", "CD_createdAt", "CD_card"]}}
+mr.accept("attachment-with-asset-and-encrypted-thumbnail", "Every field from the model: a large Binary as CD_encryptedData_ckAsset, the cloud-encrypted "
+          "thumbnail as ENCRYPTED_BYTES, the to-one card as a record name.", ATT, ATT_CANON, ["REC-CD-001", "REC-CD-002", "REC-ENC-002"], ["real-implementation"], context=CTX)
+PHOTO = {"recordName": "C0A8E1D2-0000-4000-8000-00000000C0DE", "recordType": "CD_Card",
+         "fields": {"CD_entityName": f("PhotoCard", "STRING"), "CD_title": f("Passport", "STRING"), "CD_rating": f(4.5, "DOUBLE"),
+                    "CD_price": f("12.50", "STRING"), "CD_body": f("scan of page 2", "STRING")}}
+mr.accept("subentity-under-its-root", "PhotoCard inherits from Card: its records are CD_Card, CD_entityName says PhotoCard; Float is a DOUBLE, Decimal a STRING.",
+          PHOTO, PHOTO, ["REC-CD-001", "REC-CD-002"], context=CTX)
+price_double = edit(PHOTO, "fields/CD_price", f(12.5, "DOUBLE"))
+mr.accept("decimal-as-double", "Decimal as a DOUBLE is accepted too: Apple does not document which.", price_double, price_double, ["REC-REC-004"], context=CTX)
+mr.accept("model-in-json-form", "The same model in the JSON form (as SwiftData teams write it).", PHOTO, PHOTO, ["REC-CD-002"],
+          context={"model": {"entities": [{"name": "Card", "attributes": [attr("title", "String"), attr("rating", "Float"), attr("price", "Decimal")]},
+                                          {"name": "PhotoCard", "parent": "Card", "attributes": [attr("body", "String")]}]}})
+mr.reject("undeclared-and-mistyped", "Fields the model does not have are reported, not dropped: the design's CD_deviceId, the to-many "
+          "CD_attachments; CD_fileType sent as INT64 for a String attribute; a plaintext thumbnail where the model encrypts it.",
+          edit(edit(edit(edit(ATT, "fields/CD_fileType", f(3, "INT64")), "fields/CD_thumbnail", f(THUMB, "BYTES")), "fields/CD_deviceId", f("iPhone", "STRING")),
+               "fields/CD_attachments", f("x", "STRING")),
+          [("/fields/CD_fileType/type", "REC-REC-004"), ("/fields/CD_thumbnail/type", "REC-ENC-002"), ("/fields/CD_deviceId", "REC-CD-002"),
+           ("/fields/CD_attachments", "REC-CD-002")], ["interop-trap"], context=CTX)
+mr.reject("encrypted-where-the-model-does-not", "ENCRYPTED_STRING for an attribute the model does not encrypt is a type mismatch.",
+          edit(ATT, "fields/CD_fileType", f("pdf", "ENCRYPTED_STRING")), ("/fields/CD_fileType/type", "REC-REC-004"), context=CTX)
+mr.reject("required-absent", "createdAt is required without a default: a record without it is incomplete.", edit(ATT, "fields/CD_createdAt", DROP),
+          ("/fields/CD_createdAt", "REC-REC-005"), context=CTX)
+mr.reject("subentity-field-on-the-root", "CD_entityName must name an entity of the hierarchy.", edit(PHOTO, "fields/CD_entityName", f("Attachment", "STRING")),
+          ("/fields/CD_entityName/value", "REC-CD-001"), context=CTX)
+mr.reject("local-only-entity", "LocalCache is in the local configuration: CloudKit has no CD_LocalCache.",
+          {"recordName": "cache-1", "recordType": "CD_LocalCache", "fields": {"CD_entityName": f("LocalCache", "STRING"), "CD_key": f("k", "STRING")}},
+          ("/recordType", "REC-REC-002"), context=CTX)
+mr.reject("subentity-type", "A subentity's records use the root's type, never CD_PhotoCard.", edit(PHOTO, "recordType", "CD_PhotoCard"),
+          ("/recordType", "REC-REC-002"), context=CTX)
 
 # ------------------------------------------------------------------ machines
 def iso(ms):

@@ -20,6 +20,8 @@ public enum RecordRule {
     public static let habitLogDate: RuleID = "REC-HLOG-002"
     public static let mirrored: RuleID = "REC-CD-001"
     public static let encrypted: RuleID = "REC-ENC-001"
+    public static let derivedFields: RuleID = "REC-CD-002"
+    public static let cloudEncrypted: RuleID = "REC-ENC-002"
     public static let syncState: RuleID = "REC-SYNC-001"
     public static let syncStateConsistency: RuleID = "REC-SYNC-002"
     public static let syncLog: RuleID = "REC-SLOG-001"
@@ -41,6 +43,7 @@ public enum RecordRule {
     public static let attributeType: RuleID = "REC-MODEL-006"
     public static let requiredDefault: RuleID = "REC-MODEL-007"
     public static let configuration: RuleID = "REC-MODEL-008"
+    public static let reservedName: RuleID = "REC-MODEL-009"
     public static let removed: RuleID = "REC-EVOL-001"
     public static let renamed: RuleID = "REC-EVOL-002"
     public static let typeChanged: RuleID = "REC-EVOL-003"
@@ -48,10 +51,10 @@ public enum RecordRule {
 
     public static let all: [RuleID] = [
         recordName, recordType, fieldValue, fieldType, requiredField, changeTag, stamps, zone, timestamp, isoTime, length,
-        ideaIdentity, ideaFields, habitFields, habitLogReference, habitLogDate, mirrored, encrypted, syncState,
+        ideaIdentity, ideaFields, habitFields, habitLogReference, habitLogDate, mirrored, derivedFields, encrypted, cloudEncrypted, syncState,
         syncStateConsistency, syncLog, transitions, obsolete, retention, batches, initialSync, backoff, staleTag, lastWrite,
         userChoice, propertyMerge, uniqueConstraint, optionalRelationship, inverse, denyRule, derived, attributeType,
-        requiredDefault, configuration, removed, renamed, typeChanged, newRequired,
+        requiredDefault, configuration, reservedName, removed, renamed, typeChanged, newRequired,
     ]
 }
 

@@ -27,10 +27,17 @@ struct Check: ParsableCommand {
     @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
     @Option(help: "Lowest PBKDF2 iteration count accepted (test vectors only; default 600000).") var minimumIterations: UInt32?
     @Option(help: "The previous version of a Core Data model, to check schema evolution (implies --kind model).") var previous: String?
+    @Option(help: ArgumentHelp(
+        "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, or the JSON form): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
+        valueName: "model")) var model: String?
+    @Option(help: "The writer's time zone (an IANA name such as Asia/Shanghai), for day-valued fields.") var timeZone: String?
 
     func validate() throws {
         if let now, now < 0 || now > maxSafeInteger {
             throw ValidationError("--now is epoch milliseconds in 0...2^53-1, not \(now)")
+        }
+        if let timeZone, TimeZone(identifier: timeZone) == nil {
+            throw ValidationError("--time-zone \(timeZone) is not a time zone identifier (e.g. Asia/Shanghai, UTC)")
         }
         if let kind, Families.defining(kind: kind) == nil {
             let closest = DocumentChecker.closestNames(to: kind, in: Families.allKinds)
@@ -55,6 +62,15 @@ struct Check: ParsableCommand {
                 throw ValidationError("\(previous): \(error)")
             }
         }
+        if let model {
+            do {
+                context["model"] = try ModelFileChecker.contextModel(URL(fileURLWithPath: model))
+            } catch {
+                FileHandle.standardError.write(Data("conformance check: --model \(error.description)\n".utf8))
+                throw ExitCode(Status.usage)
+            }
+        }
+        if let timeZone { context["timeZone"] = .string(timeZone) }
         var policy = EnvelopePolicy.standard
         if let minimumIterations {
             context["minimumIterations"] = .number(JSONNumber(Int64(minimumIterations)))
@@ -97,7 +113,7 @@ struct Check: ParsableCommand {
                 continue
             }
             bytes = [UInt8](data)
-            let documentKind = kind ?? (previous != nil ? "model" : nil) ?? PackageChecker.kind(forFileName: url.lastPathComponent)
+            let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? PackageChecker.kind(forFileName: url.lastPathComponent)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
         switch format {

@@ -82,8 +82,8 @@ struct CheckCommandTests {
         let record = try Fixture.run("conformance", ["check", "-"], stdin: Array(log.utf8))
         #expect(record.status == 1)
         #expect(record.stdout.contains("REC-REC-004 at \"/fields/habit/type\""))
-        let v1 = #"{"entities":[{"name":"Idea","attributes":[{"name":"title","type":"String"}]}]}"#
-        let v2 = #"{"entities":[{"name":"Idea","attributes":[{"name":"title","type":"Integer64"}]}]}"#
+        let v1 = #"{"entities":[{"name":"Idea","attributes":[{"name":"title","type":"String","optional":true}]}]}"#
+        let v2 = #"{"entities":[{"name":"Idea","attributes":[{"name":"title","type":"Integer64","optional":true}]}]}"#
         try Data(v1.utf8).write(to: scratch.appendingPathComponent("v1.json"))
         try Data(v2.utf8).write(to: scratch.appendingPathComponent("v2.json"))
         let ok = try Fixture.run("conformance", ["check", scratch.appendingPathComponent("v1.json").path])
@@ -191,6 +191,43 @@ struct ModelFileTests {
         #expect(bad.stdout.contains(#""rule": "REC-MODEL-007""#), "\(bad.stdout)")
         #expect(bad.stdout.contains(#""rule": "REC-EVOL-001""#), "\(bad.stdout)")
         #expect(bad.stdout.contains("Vault 10.xcdatamodel against Vault 2.xcdatamodel"), "\(bad.stdout)")
+    }
+
+    /// `--model`: a record is checked against the CD_ types of the bundle's current version.
+    @Test func recordsAreCheckedAgainstTheAppsModel() throws {
+        let version = Self.v1 + [
+            #"<attribute name="scan" optional="YES" attributeType="Binary" allowsExternalBinaryDataStorage="YES"/>"#,
+            #"<attribute name="secret" optional="YES" attributeType="String" allowsCloudEncryption="YES"/>"#,
+        ]
+        let model = try Self.bundle([("Vault.xcdatamodel", version)], current: "Vault.xcdatamodel")
+        func record(_ fields: String) -> [UInt8] {
+            Array(#"{"recordName":"C0A8E1D2-0000-4000-8000-00000000C0DE","recordType":"CD_Card","fields":{"CD_entityName":{"value":"Card","type":"STRING"},\#(fields)}}"#.utf8)
+        }
+        let asset = #""CD_scan_ckAsset":{"value":{"fileChecksum":"AQID","size":2000000},"type":"ASSETID"},"CD_secret":{"value":"PIN 1234","type":"ENCRYPTED_STRING"}"#
+        let ok = try Fixture.run("conformance", ["check", "--model", model.path, "-"], stdin: record(asset))
+        #expect(ok.status == 0, "\(ok.stdout)\(ok.stderr)")
+        #expect(ok.stdout.contains("(mirrored-record)"), "\(ok.stdout)")
+        let wrong = #""CD_note":{"value":3,"type":"INT64"},"CD_secret":{"value":"PIN 1234","type":"STRING"},"CD_thumbnail":{"value":"AAEC","type":"BYTES"}"#
+        let bad = try Fixture.run("conformance", ["check", "--format", "json", "--model", model.path, "-"], stdin: record(wrong))
+        #expect(bad.status == 1)
+        let found = try JSONParser.parse(Array(bad.stdout.utf8))["documents"]?.arrayValue?.first?["violations"]?.arrayValue ?? []
+        let pairs = found.compactMap { v -> String? in
+            guard let rule = v["rule"]?.stringValue, let path = v["path"]?.stringValue else { return nil }
+            return rule + " " + path
+        }
+        #expect(pairs == ["REC-REC-004 /fields/CD_note/type", "REC-ENC-002 /fields/CD_secret/type", "REC-CD-002 /fields/CD_thumbnail"], "\(bad.stdout)")
+        let unreadable = try Fixture.run("conformance", ["check", "--model", "/nonexistent/Model.xcdatamodeld", "-"], stdin: record(asset))
+        #expect(unreadable.status == 2, "\(unreadable.stdout)\(unreadable.stderr)")
+    }
+
+    /// `--time-zone`: a HabitLog dated at the writer's midnight is judged in the writer's zone.
+    @Test func habitLogDaysFollowTheWritersZone() throws {
+        let log = Array(#"{"recordName":"log-1","recordType":"HabitLog","fields":{"habit":{"value":{"recordName":"habit-1"},"type":"REFERENCE"},"date":{"value":1736265600000,"type":"TIMESTAMP"},"count":{"value":1,"type":"INT64"}}}"#.utf8)
+        #expect(try Fixture.run("conformance", ["check", "--time-zone", "Asia/Shanghai", "-"], stdin: log).status == 0)
+        let elsewhere = try Fixture.run("conformance", ["check", "--time-zone", "Europe/Berlin", "-"], stdin: log)
+        #expect(elsewhere.status == 1)
+        #expect(elsewhere.stdout.contains(#"REC-HLOG-002 at "/fields/date/value""#), "\(elsewhere.stdout)")
+        #expect(try Fixture.run("conformance", ["check", "--time-zone", "Nowhere/City", "-"], stdin: log).status == 2)
     }
 
     @Test func whatIsNotAModelIsAUsageError() throws {

@@ -43,6 +43,28 @@ public enum ModelFileChecker {
         }
     }
 
+    /// A model for `context.model` (`check --model`): an Xcode model file's current version as
+    /// its XML text, or a file in the JSON model form parsed.
+    public static func contextModel(_ url: URL) throws(Unreadable) -> JSONValue {
+        if handles(url) {
+            let (current, _, _) = try load(url)
+            do {
+                _ = try CoreDataModelXML.read(current)
+            } catch {
+                throw Unreadable(description: "\(url.path): \(error)")
+            }
+            return .string(String(decoding: current, as: UTF8.self))
+        }
+        guard let data = FileManager.default.contents(atPath: url.path) else { throw Unreadable(description: "cannot read \(url.path)") }
+        do throws(Violation) {
+            let model = try JSONParser.parse([UInt8](data))
+            _ = try MirroredRecordTypes.derive(from: model)
+            return model
+        } catch {
+            throw Unreadable(description: "\(url.path) is neither an Xcode model nor a model in the JSON form: \(error.description)")
+        }
+    }
+
     /// The current version's `contents`, the previous version's if any, and a name for reports.
     static func load(_ url: URL) throws(Unreadable) -> ([UInt8], [UInt8]?, String) {
         func read(_ file: URL) throws(Unreadable) -> [UInt8] {

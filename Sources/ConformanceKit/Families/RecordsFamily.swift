@@ -1,14 +1,16 @@
+import Foundation
 import Records
 import WireCore
 
 /// The records family (Spec records.md) behind the kit's JSON interface. Kinds: each record
 /// type (checked as a CloudKit Web Services record of that type), `sync-state`, `sync-log`,
-/// `conflict` and `model`.
+/// `conflict`, `model`, `xcdatamodel`, and `mirrored-record` (a record checked against the record
+/// types derived from the app's own model, given in `context.model`).
 public struct RecordsFamily: ConformanceFamily {
     public init() {}
 
     public let name = "records"
-    public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model", "xcdatamodel"] }
+    public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model", "xcdatamodel", "mirrored-record"] }
     public let machines = ["idea-sync", "log-retention", "sync-queue", "initial-sync", "record-zone"]
     public var rules: [RuleID] { RecordRule.all }
 
@@ -16,6 +18,12 @@ public struct RecordsFamily: ConformanceFamily {
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
         if kind == "xcdatamodel" { return xcdatamodel(document, context: context) }
+        // The writer's zone, for day-valued fields (REC-HLOG-002).
+        var timeZone: TimeZone?
+        if let name = context["timeZone"]?.stringValue {
+            guard let zone = TimeZone(identifier: name) else { return .invalidRequest(reason: "context.timeZone \(name) is not a time zone identifier") }
+            timeZone = zone
+        }
         let value: JSONValue
         do throws(Violation) {
             value = try JSONParser.parse(document)
@@ -32,6 +40,27 @@ public struct RecordsFamily: ConformanceFamily {
                 return .accept(canonical: try ObjectReader(document: value).givenMembers(SyncLogDocument.keys))
             case "conflict":
                 return .accept(canonical: try conflict(value))
+            case "mirrored-record":
+                guard let model = context["model"], model != .null else {
+                    return .invalidRequest(reason: "a mirrored-record is checked against context.model (the app's Core Data model: its JSON form, or Xcode's XML as a string)")
+                }
+                let json: JSONValue
+                if case .string(let xml) = model {
+                    do throws(CoreDataModelXML.Problem) {
+                        json = try CoreDataModelXML.read(Array(xml.utf8))
+                    } catch {
+                        return .invalidRequest(reason: "context.model: \(error.description)")
+                    }
+                } else {
+                    json = model
+                }
+                let types: [RecordModel]
+                do throws(Violation) {
+                    types = try MirroredRecordTypes.derive(from: json)
+                } catch {
+                    return .invalidRequest(reason: "context.model is not a model: \(error.description)")
+                }
+                return record(value, as: nil, in: CloudRecord.Context(models: types, timeZone: timeZone))
             case "model":
                 let findings = try ModelChecker.check(value, previous: context["previous"].flatMap { $0 == .null ? nil : $0 })
                 if !findings.isEmpty { return .reject(findings) }
@@ -39,13 +68,17 @@ public struct RecordsFamily: ConformanceFamily {
                 return .accept(canonical: ["entities": .array(names)])
             default:
                 guard Models.named(kind) != nil else { return .unsupported(reason: "the records family has no kind \(kind)") }
-                switch CloudRecord.check(value, as: kind) {
-                case .success(let record): return .accept(canonical: record.canonical)
-                case .failure(let list): return .reject(list.all)
-                }
+                return record(value, as: kind, in: CloudRecord.Context(timeZone: timeZone))
             }
         } catch {
             return .reject([error])
+        }
+    }
+
+    func record(_ value: JSONValue, as kind: String?, in context: CloudRecord.Context) -> Outcome {
+        switch CloudRecord.check(value, as: kind, in: context) {
+        case .success(let record): return .accept(canonical: record.canonical)
+        case .failure(let list): return .reject(list.all)
         }
     }
 

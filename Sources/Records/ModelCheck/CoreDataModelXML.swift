@@ -67,6 +67,7 @@ public enum CoreDataModelXML {
                 sawModel = true
             case "entity":
                 entity = JSONObject(["name": .string(a["name"] ?? "")])
+                if let parent = a["parentEntity"] { entity?["parent"] = .string(parent) }
                 attributes = []
                 relationships = []
                 constraints = []
@@ -79,6 +80,7 @@ public enum CoreDataModelXML {
                 if yes("derived") { o["derived"] = true }
                 if let id = a["elementID"] { o["renamingIdentifier"] = .string(id) }
                 if let name = a["valueTransformerName"] { o["valueTransformerName"] = .string(name) }
+                if yes("allowsCloudEncryption") { o["allowsCloudEncryption"] = true }
                 attributes.append(.object(o))
             case "relationship":
                 var o = JSONObject([

@@ -12,6 +12,16 @@ public enum ModelChecker {
     ]
     /// Transformers that unarchive insecurely (any class): a Transformable needs a secure one.
     public static let insecureTransformers: Set<String> = ["NSKeyedUnarchiveFromData", "NSUnarchiveFromData"]
+    /// Names a property cannot take: NSObject's and NSManagedObject's methods without
+    /// parameters (Apple, NSPropertyDescription: "you cannot give a property the name
+    /// description"). Xcode refuses such a model before CloudKit sees it.
+    public static let reservedNames: Set<String> = [
+        "description", "debugDescription", "hash", "class", "superclass", "self", "zone", "isProxy", "retainCount", "autorelease", "retain",
+        "release", "copy", "mutableCopy", "init", "dealloc", "entity", "objectID", "managedObjectContext", "isInserted", "inserted",
+        "isUpdated", "updated", "isDeleted", "deleted", "hasChanges", "hasPersistentChangedValues", "isFault", "fault", "faultingState",
+        "changedValues", "changedValuesForCurrentEvent", "awakeFromFetch", "awakeFromInsert", "willSave", "didSave", "willTurnIntoFault",
+        "didTurnIntoFault", "prepareForDeletion", "validateForDelete", "validateForInsert", "validateForUpdate",
+    ]
 
     struct Attribute {
         var name: String
@@ -19,12 +29,25 @@ public enum ModelChecker {
         var optional: Bool
         var hasDefault: Bool
         var renamingIdentifier: String?
+        /// `allowsCloudEncryption`: CloudKit stores it in `encryptedValues`.
+        var cloudEncrypted = false
+        var path: JSONPointer
+    }
+
+    struct Relationship {
+        var name: String
+        var destination: String?
+        var toMany: Bool
+        var renamingIdentifier: String?
         var path: JSONPointer
     }
 
     struct Entity {
         var name: String
+        /// The entity it inherits from: CloudKit stores a hierarchy under its root's record type.
+        var parent: String?
         var attributes: [Attribute]
+        var relationships: [Relationship]
         var path: JSONPointer
         /// Mirrored to CloudKit (the model's flag, or membership of a CloudKit configuration).
         var synced: Bool
@@ -49,7 +72,7 @@ public enum ModelChecker {
         var cloudEntities: Set<String>?
         for (i, value) in (try root.optionalArray("configurations") ?? []).enumerated() {
             let c = try ObjectReader(document: value, path: root.pointer("configurations") / i)
-            guard (try c.optional("cloudKit").map { _ throws(Violation) in try c.bool("cloudKit") }) == true else { continue }
+            guard try flag(c, "cloudKit") else { continue }
             cloudEntities = cloudEntities ?? []
             for (j, member) in (try c.optionalArray("entities") ?? []).enumerated() {
                 cloudEntities = (cloudEntities ?? []).union([try asString(member, at: c.pointer("entities") / j)])
@@ -72,16 +95,20 @@ public enum ModelChecker {
                 let r = try ObjectReader(document: a, path: e.pointer("attributes") / j)
                 // Core Data's default: required unless declared optional (the XML omits optional="NO").
                 let attribute = Attribute(
-                    name: try r.string("name"), type: try r.string("type"), optional: (try r.optional("optional").map { _ throws(Violation) in try r.bool("optional") }) ?? false,
-                    hasDefault: r.optional("defaultValue") != nil, renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
+                    name: try r.string("name"), type: try r.string("type"), optional: try flag(r, "optional"),
+                    hasDefault: r.optional("defaultValue") != nil, renamingIdentifier: try r.optionalString("renamingIdentifier"),
+                    cloudEncrypted: try flag(r, "allowsCloudEncryption"), path: r.path)
                 attributes.append(attribute)
+                if reservedNames.contains(attribute.name) {
+                    findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(attribute.name)))
+                }
                 guard synced else { continue }
-                if (try r.optional("unique").map { _ throws(Violation) in try r.bool("unique") }) == true {
+                if try flag(r, "unique") {
                     findings.append(Violation(
                         rule: RecordRule.uniqueConstraint, path: r.pointer("unique"),
                         expected: "no unique attribute (@Attribute(.unique) is a uniqueness constraint)", found: "true"))
                 }
-                if (try r.optional("derived").map { _ throws(Violation) in try r.bool("derived") }) == true {
+                if try flag(r, "derived") {
                     findings.append(Violation(rule: RecordRule.derived, path: r.pointer("derived"), expected: "no derived attribute", found: "true"))
                 }
                 if !supportedTypes.contains(attribute.type) {
@@ -104,9 +131,17 @@ public enum ModelChecker {
                         expected: "optional, or a default value (a record from another device may lack the field)", found: "required without default"))
                 }
             }
-            for (j, rel) in (try e.optionalArray("relationships") ?? []).enumerated() where synced {
+            var relationships: [Relationship] = []
+            for (j, rel) in (try e.optionalArray("relationships") ?? []).enumerated() {
                 let r = try ObjectReader(document: rel, path: e.pointer("relationships") / j)
-                _ = try r.string("name")
+                let relationship = Relationship(
+                    name: try r.string("name"), destination: try r.optionalString("destination"), toMany: try flag(r, "toMany"),
+                    renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
+                relationships.append(relationship)
+                if reservedNames.contains(relationship.name) {
+                    findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(relationship.name)))
+                }
+                guard synced else { continue }
                 // Apple: entities in a CloudKit configuration have no relationship out of it.
                 if let destination = try r.optionalString("destination") {
                     if !names.contains(destination) {
@@ -117,10 +152,10 @@ public enum ModelChecker {
                             found: "\(JSONSerializer.quoted(destination)), outside the CloudKit configuration"))
                     }
                 }
-                if (try r.optional("optional").map { _ throws(Violation) in try r.bool("optional") }) != true {
+                if !(try flag(r, "optional")) {
                     findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("optional"), expected: "an optional relationship", found: "required"))
                 }
-                if (try r.optional("ordered").map { _ throws(Violation) in try r.bool("ordered") }) == true {
+                if try flag(r, "ordered") {
                     findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("ordered"), expected: "an unordered relationship", found: "ordered"))
                 }
                 if try r.optionalString("inverse") == nil {
@@ -130,9 +165,14 @@ public enum ModelChecker {
                     findings.append(Violation(rule: RecordRule.denyRule, path: r.pointer("deleteRule"), expected: "Nullify, Cascade or No Action", found: "\"Deny\""))
                 }
             }
-            entities.append(Entity(name: name, attributes: attributes, path: e.path, synced: synced))
+            entities.append(Entity(name: name, parent: try e.optionalString("parent"), attributes: attributes, relationships: relationships, path: e.path, synced: synced))
         }
         return entities
+    }
+
+    /// A boolean member that is false when absent (Core Data's XML omits `NO`).
+    static func flag(_ r: ObjectReader, _ key: String) throws(Violation) -> Bool {
+        try r.optional(key).map { _ throws(Violation) in try r.bool(key) } ?? false
     }
 
     /// REC-EVOL-*: only new optional attributes (or with defaults) and new entities may appear.
@@ -158,6 +198,18 @@ public enum ModelChecker {
             for previous in old.attributes where !entity.attributes.contains(where: { $0.name == previous.name || $0.renamingIdentifier == previous.name }) {
                 findings.append(Violation(
                     rule: RecordRule.removed, path: entity.path / "attributes", expected: "the attribute \(previous.name) kept", found: "removed"))
+            }
+            // A to-one relationship is a field of the record (CD_<name>); removing any leaves
+            // older devices writing what the schema no longer has.
+            for relationship in entity.relationships where !old.relationships.contains(where: { $0.name == relationship.name }) {
+                if let from = relationship.renamingIdentifier, old.relationships.contains(where: { $0.name == from }) {
+                    findings.append(Violation(
+                        rule: RecordRule.renamed, path: relationship.path / "name", expected: "the previous name \(from) (CloudKit cannot rename a field)", found: relationship.name))
+                }
+            }
+            for previous in old.relationships where !entity.relationships.contains(where: { $0.name == previous.name || $0.renamingIdentifier == previous.name }) {
+                findings.append(Violation(
+                    rule: RecordRule.removed, path: entity.path / "relationships", expected: "the relationship \(previous.name) kept", found: "removed"))
             }
         }
         for old in before where old.synced && !after.contains(where: { $0.name == old.name }) {

@@ -1,3 +1,4 @@
+import Foundation
 import WireCore
 
 /// The record types of seeds 001, 003 and 004, and their Core Data mirrorings.
@@ -70,9 +71,12 @@ public enum Models {
                 }
             },
             FieldSpec("date", .timestamp) { value, path throws(Violation) in
-                // "只存储日期部分": the user's calendar day, as that day's 00:00:00.000 UTC.
-                guard let ms = value.int64, ms % 86_400_000 == 0 else {
-                    throw Violation(rule: RecordRule.habitLogDate, path: path / "value", expected: "a day at 00:00:00.000 UTC (a multiple of 86400000)", found: value.value.brief)
+                // "只存储日期部分": a day's start in some time zone. UTC offsets are whole quarter
+                // hours, so without the writer's zone a day's start is a multiple of 15 minutes.
+                guard let ms = value.int64, ms % 900_000 == 0 else {
+                    throw Violation(
+                        rule: RecordRule.habitLogDate, path: path / "value", expected: "the start of a day (a multiple of 900000 ms: midnight in some time zone)",
+                        found: value.value.brief)
                 }
             },
             FieldSpec("count", .int64, check: FieldRules.atLeast(0, rule: RecordRule.habitFields)),
@@ -81,6 +85,18 @@ public enum Models {
         ]
     ) { record throws(Violation) in
         try FieldRules.notBefore("updatedAt", "createdAt", rule: RecordRule.habitFields, in: record)
+        try startOfDay("date", rule: RecordRule.habitLogDate, in: record)
+    }
+
+    /// With the writer's time zone known, a day is that zone's midnight or UTC's (REC-HLOG-002).
+    static func startOfDay(_ field: String, rule: RuleID, in record: DecodedRecord) throws(Violation) {
+        guard let zone = record.timeZone, let ms = record.fields[field]?.int64, ms % 86_400_000 != 0 else { return }
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = zone
+        let date = Date(timeIntervalSince1970: Double(ms) / 1000)
+        guard calendar.startOfDay(for: date) != date else { return }
+        throw Violation(
+            rule: rule, path: record.path(field) / "value", expected: "the start of a day in \(zone.identifier) or in UTC", found: "\(ms)")
     }
 
     /// Seed 003 (QuickVault, Core Data mirrored): a card and its encrypted fields and attachments.
@@ -103,7 +119,7 @@ public enum Models {
             // To-one relationships are mirrored as the related record's name, and are optional (seed 003 §Core Data 模型要求 2).
             FieldSpec("card", .string, required: false) { value, path throws(Violation) in try checkRecordName(value.string ?? "", at: path / "value") },
             FieldSpec("label", .string, check: FieldRules.maxLength(256)),
-            FieldSpec("encryptedValue", .bytes, encrypted: true),
+            FieldSpec("encryptedValue", .bytes, encrypted: true).externalizable(),
             FieldSpec("order", .int64, check: FieldRules.atLeast(0, rule: RecordRule.mirrored)),
         ])
 
@@ -113,12 +129,13 @@ public enum Models {
             FieldSpec("id", .string, check: FieldRules.uuid(rule: RecordRule.mirrored)),
             FieldSpec("card", .string, required: false) { value, path throws(Violation) in try checkRecordName(value.string ?? "", at: path / "value") },
             FieldSpec("fileName", .string, check: FieldRules.nonBlank(max: 255, rule: RecordRule.mirrored)),
-            FieldSpec("encryptedData", .bytes, encrypted: true),
-            FieldSpec("mimeType", .string, required: false),
+            FieldSpec("encryptedData", .bytes, required: false, encrypted: true).externalizable(),
+            // QuickVault's attribute; the design's `mimeType` never shipped (Spec records.md, evidence).
+            FieldSpec("fileType", .string, required: false),
         ])
 
     public static let all: [RecordModel] = [
-        idea, habit, habitLog, idea.mirrored(), card.mirrored(), cardField.mirrored(), cardAttachment.mirrored(),
+        idea, habit, habitLog, card.mirrored(), cardField.mirrored(), cardAttachment.mirrored(),
     ]
 
     public static func named(_ recordType: String) -> RecordModel? { all.first { $0.recordType == recordType } }

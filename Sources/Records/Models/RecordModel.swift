@@ -11,6 +11,13 @@ public struct FieldSpec: Sendable {
     public var defaultValue: JSONValue?
     /// Holds ciphertext (seed 003): BYTES of at least a nonce and a tag (REC-ENC-001).
     public var encrypted: Bool
+    /// Travels as `ENCRYPTED_<type>` (Core Data's `allowsCloudEncryption`, REC-ENC-002).
+    public var cloudEncrypted = false
+    /// Other types a writer may use for this field (Core Data's Decimal, REC-CD-002).
+    public var alternativeTypes: [FieldType] = []
+    /// May arrive instead as `<name>_ckAsset`, an ASSETID: Core Data moves a large value into
+    /// an asset (REC-CD-002).
+    public var assetAlternative = false
     /// The field's own rules, after its type has been checked.
     public var check: @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void
 
@@ -27,10 +34,22 @@ public struct FieldSpec: Sendable {
     }
 }
 
+extension FieldSpec {
+    /// The same field, which Core Data may move into `<name>_ckAsset` when it outgrows the record.
+    func externalizable() -> FieldSpec {
+        var copy = self
+        copy.assetAlternative = true
+        return copy
+    }
+}
+
 /// A record type: its fields and the rules that span fields.
 public struct RecordModel: Sendable {
     public var recordType: String
     public var fields: [FieldSpec]
+    /// Every field is declared: one the model does not have is reported (REC-CD-002). The
+    /// Spec's own types list only the fields it rules on and pass others through.
+    public var closed = false
     /// Rules across fields (and the record name), run after every field passed.
     public var check: @Sendable (DecodedRecord) throws(Violation) -> Void
 
@@ -78,6 +97,8 @@ public struct DecodedRecord: Sendable {
     public var deleted: Bool
     /// `CD_` when cross-field rules see a mirrored record under its plain names.
     public var fieldPrefix = ""
+    /// The writer's time zone, when the caller knows it (REC-HLOG-002).
+    public var timeZone: TimeZone?
 
     public func path(_ field: String) -> JSONPointer { .root / "fields" / (fieldPrefix + field) }
 }

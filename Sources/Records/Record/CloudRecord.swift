@@ -8,9 +8,23 @@ public struct CloudRecord: Sendable {
     public var decoded: DecodedRecord
     public var canonical: JSONValue
 
+    /// What a record is checked against: its record types (the Spec's, or those derived from an
+    /// app's Core Data model) and, when known, the writer's time zone.
+    public struct Context: Sendable {
+        public var models: [RecordModel]
+        public var timeZone: TimeZone?
+
+        public init(models: [RecordModel] = Models.all, timeZone: TimeZone? = nil) {
+            self.models = models
+            self.timeZone = timeZone
+        }
+
+        public static let spec = Context()
+    }
+
     /// Throws the first violation; `check` reports them all.
-    public static func decode(_ document: JSONValue, as expectedType: String? = nil) throws(Violation) -> CloudRecord {
-        switch check(document, as: expectedType) {
+    public static func decode(_ document: JSONValue, as expectedType: String? = nil, in context: Context = .spec) throws(Violation) -> CloudRecord {
+        switch check(document, as: expectedType, in: context) {
         case .success(let record): return record
         case .failure(let list): throw list.first
         }
@@ -20,7 +34,7 @@ public struct CloudRecord: Sendable {
     /// then the change tag, each timestamp, the zone and each field are checked on their own,
     /// so one run reports every independent violation; the model's cross-field rules run when
     /// every field passed.
-    public static func check(_ document: JSONValue, as expectedType: String? = nil) -> Result<CloudRecord, ViolationList> {
+    public static func check(_ document: JSONValue, as expectedType: String? = nil, in context: Context = .spec) -> Result<CloudRecord, ViolationList> {
         let r: ObjectReader
         let recordName: String
         let recordType: String
@@ -33,10 +47,11 @@ public struct CloudRecord: Sendable {
             if let expectedType, recordType != expectedType {
                 throw Violation(rule: RecordRule.recordType, path: r.pointer("recordType"), expected: JSONSerializer.quoted(expectedType), found: JSONSerializer.quoted(recordType))
             }
-            guard let known = Models.named(recordType) else {
+            guard let known = context.models.first(where: { $0.recordType == recordType }) else {
                 throw Violation(
                     rule: RecordRule.recordType, path: r.pointer("recordType"),
-                    expected: "a record type of the Spec: " + Models.all.map(\.recordType).joined(separator: ", "), found: JSONSerializer.quoted(recordType))
+                    expected: "a record type of " + (context.models.allSatisfy(\.closed) ? "the model: " : "the Spec: ") + context.models.map(\.recordType).joined(separator: ", "),
+                    found: JSONSerializer.quoted(recordType))
             }
             model = known
         } catch {
@@ -93,38 +108,44 @@ public struct CloudRecord: Sendable {
         var canonicalFields = JSONObject()
         for spec in model.fields {
             let path = JSONPointer.root / "fields" / spec.name
+            let assetName = spec.name + "_ckAsset"
+            let asset = spec.assetAlternative ? fieldsReader?.optional(assetName) : nil
             let value = checks.check { () throws(Violation) -> FieldValue? in
                 guard let raw = fieldsReader?.optional(spec.name) else {
+                    if let asset {
+                        return try assetField(asset, at: .root / "fields" / assetName)
+                    }
                     if spec.required && !deleted {
-                        throw Violation(rule: RecordRule.requiredField, path: path, expected: "the \(spec.type.rawValue) field \(spec.name)", found: "absent")
+                        throw Violation(rule: RecordRule.requiredField, path: path, expected: "the \(spec.typeDescription) field \(spec.name)", found: "absent")
                     }
                     return nil
                 }
-                // Ciphertext sent as text is the leak this rule exists for: name it before the generic type check.
-                if spec.encrypted, case .string(let type)? = raw["type"], type != FieldType.bytes.rawValue {
-                    throw Violation(rule: RecordRule.encrypted, path: path / "type", expected: "BYTES (ciphertext)", found: JSONSerializer.quoted(type))
+                if asset != nil {
+                    throw Violation(
+                        rule: RecordRule.derivedFields, path: .root / "fields" / assetName, expected: "either \(spec.name) or \(assetName), not both", found: "both")
                 }
-                let value = try FieldValue.decode(raw, at: path)
-                guard value.type == spec.type else {
-                    throw Violation(rule: RecordRule.fieldType, path: path / "type", expected: spec.type.rawValue, found: value.type.rawValue)
-                }
-                if spec.encrypted, (value.bytes?.count ?? 0) < 28 {
-                    throw Violation(rule: RecordRule.encrypted, path: path / "value", expected: "ciphertext of at least 28 bytes (12-byte nonce, 16-byte tag)", found: "\(value.bytes?.count ?? 0) bytes")
-                }
-                try spec.check(value, path)
-                return value
+                return try field(raw, as: spec, at: path)
             }
             switch value {
             case .some(.some(let value)):
-                fields[spec.name] = value
-                canonicalFields[spec.name] = value.json
+                let name = value.type == .assetID && spec.type != .assetID ? assetName : spec.name
+                fields[name] = value
+                canonicalFields[name] = value.json
             case .some(.none):
-                if let value = spec.defaultValue, !deleted { canonicalFields[spec.name] = FieldValue(type: spec.type, value: value).json }
+                if let value = spec.defaultValue, !deleted { canonicalFields[spec.name] = FieldValue(type: spec.type, value: value, cloudEncrypted: spec.cloudEncrypted).json }
             case .none:
                 continue
             }
         }
-        let decoded = DecodedRecord(recordName: recordName, recordType: recordType, recordChangeTag: tag, fields: fields, deleted: deleted)
+        // A type derived from the app's own model knows every field: any other is reported, not dropped.
+        if model.closed, let fieldsReader {
+            for name in fieldsReader.object.keys where !model.declares(name) {
+                checks.add([Violation(
+                    rule: RecordRule.derivedFields, path: .root / "fields" / name, expected: "a field the model gives \(model.recordType)", found: "an undeclared field")])
+            }
+        }
+        var decoded = DecodedRecord(recordName: recordName, recordType: recordType, recordChangeTag: tag, fields: fields, deleted: deleted)
+        decoded.timeZone = context.timeZone
         let hasFields = fieldsReader != nil
         let done = canonical
         return checks.result { () throws(Violation) -> CloudRecord in
@@ -133,6 +154,55 @@ public struct CloudRecord: Sendable {
             if hasFields || !deleted { canonical["fields"] = .object(canonicalFields) }
             return CloudRecord(decoded: decoded, canonical: .object(canonical))
         }
+    }
+}
+
+extension CloudRecord {
+    /// One field against its declaration: ciphertext sent as text first (the leak REC-ENC-001
+    /// exists for), then the type, CloudKit encryption, ciphertext size and the field's own rules.
+    static func field(_ raw: JSONValue, as spec: FieldSpec, at path: JSONPointer) throws(Violation) -> FieldValue {
+        if spec.encrypted, case .string(let type)? = raw["type"], !type.hasSuffix(FieldType.bytes.rawValue) {
+            throw Violation(rule: RecordRule.encrypted, path: path / "type", expected: "BYTES (ciphertext)", found: JSONSerializer.quoted(type))
+        }
+        let value = try FieldValue.decode(raw, at: path)
+        guard value.type == spec.type || spec.alternativeTypes.contains(value.type) else {
+            throw Violation(rule: RecordRule.fieldType, path: path / "type", expected: spec.typeDescription, found: value.typeName)
+        }
+        if spec.cloudEncrypted && !value.cloudEncrypted {
+            throw Violation(
+                rule: RecordRule.cloudEncrypted, path: path / "type", expected: "ENCRYPTED_\(value.type.rawValue) (the model encrypts this attribute)", found: value.typeName)
+        }
+        if !spec.cloudEncrypted && value.cloudEncrypted {
+            throw Violation(rule: RecordRule.fieldType, path: path / "type", expected: spec.typeDescription, found: value.typeName)
+        }
+        if spec.encrypted, (value.bytes?.count ?? 0) < 28 {
+            throw Violation(rule: RecordRule.encrypted, path: path / "value", expected: "ciphertext of at least 28 bytes (12-byte nonce, 16-byte tag)", found: "\(value.bytes?.count ?? 0) bytes")
+        }
+        try spec.check(value, path)
+        return value
+    }
+
+    /// A large value Core Data moved into an asset: `<name>_ckAsset`, an ASSETID.
+    static func assetField(_ raw: JSONValue, at path: JSONPointer) throws(Violation) -> FieldValue {
+        let value = try FieldValue.decode(raw, at: path)
+        guard value.type == .assetID else {
+            throw Violation(rule: RecordRule.fieldType, path: path / "type", expected: FieldType.assetID.rawValue, found: value.typeName)
+        }
+        return value
+    }
+}
+
+extension FieldSpec {
+    /// The declared type as a reader sees it: `ENCRYPTED_BYTES`, `STRING or DOUBLE`.
+    var typeDescription: String {
+        ([type] + alternativeTypes).map { (cloudEncrypted ? "ENCRYPTED_" : "") + $0.rawValue }.joined(separator: " or ")
+    }
+}
+
+extension RecordModel {
+    /// Whether `name` is one of this type's fields, or the asset form of one.
+    func declares(_ name: String) -> Bool {
+        fields.contains { $0.name == name || ($0.assetAlternative && $0.name + "_ckAsset" == name) }
     }
 }
 

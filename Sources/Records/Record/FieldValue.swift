@@ -40,10 +40,23 @@ public enum FieldType: String, CaseIterable, Sendable {
 public struct FieldValue: Sendable, Hashable {
     public var type: FieldType
     public var value: JSONValue
+    /// Sent as `ENCRYPTED_<type>`: CloudKit's `encryptedValues` (CKTool JS's encrypted field
+    /// values), which carry the same value shape as the plain type.
+    public var cloudEncrypted: Bool
 
-    public init(type: FieldType, value: JSONValue) {
+    public init(type: FieldType, value: JSONValue, cloudEncrypted: Bool = false) {
         self.type = type
         self.value = value
+        self.cloudEncrypted = cloudEncrypted
+    }
+
+    /// The type as it travels: `STRING`, or `ENCRYPTED_STRING` for a CloudKit-encrypted one.
+    public var typeName: String { (cloudEncrypted ? "ENCRYPTED_" : "") + type.rawValue }
+
+    /// Apple encrypts neither references (kept readable for the server) nor assets (encrypted
+    /// anyway), so these have no `ENCRYPTED_` form.
+    static func encryptable(_ type: FieldType) -> Bool {
+        ![.reference, .referenceList, .assetID, .assetIDList].contains(type)
     }
 
     public var string: String? { value.stringValue }
@@ -51,15 +64,17 @@ public struct FieldValue: Sendable, Hashable {
     public var bytes: Data? { value.stringValue.flatMap { Data(base64Encoded: $0) } }
     public var referenceName: String? { value["recordName"]?.stringValue }
 
-    public var json: JSONValue { ["value": value, "type": .string(type.rawValue)] }
+    public var json: JSONValue { ["value": value, "type": .string(typeName)] }
 
     /// Reads `{value, type}` at `path`.
     static func decode(_ json: JSONValue, at path: JSONPointer) throws(Violation) -> FieldValue {
         let r = try ObjectReader(document: json, path: path)
         let typeName = try r.string("type")
-        guard let type = FieldType(rawValue: typeName) else {
+        let encrypted = typeName.hasPrefix("ENCRYPTED_")
+        guard let type = FieldType(rawValue: encrypted ? String(typeName.dropFirst("ENCRYPTED_".count)) : typeName), !encrypted || encryptable(type) else {
             throw Violation(
-                rule: RecordRule.fieldValue, path: r.pointer("type"), expected: "a CloudKit type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, REFERENCE, ASSETID, LOCATION, or a _LIST)",
+                rule: RecordRule.fieldValue, path: r.pointer("type"),
+                expected: "a CloudKit type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, REFERENCE, ASSETID, LOCATION, or a _LIST; ENCRYPTED_ before any but REFERENCE and ASSETID)",
                 found: JSONSerializer.quoted(typeName))
         }
         let value = try r.required("value", expecting: "the value")
@@ -70,7 +85,7 @@ public struct FieldValue: Sendable, Hashable {
         } else {
             try check(value, as: type, at: r.pointer("value"))
         }
-        return FieldValue(type: type, value: value)
+        return FieldValue(type: type, value: value, cloudEncrypted: encrypted)
     }
 
     static func check(_ value: JSONValue, as type: FieldType, at path: JSONPointer) throws(Violation) {

@@ -1,9 +1,10 @@
 """Writes Vectors/migration/envelope.json and its binary files Vectors/migration/envelope/*.enc.
 
-The files are sealed by the independent Python implementation (Conformance/testees/python/
-msbk_envelope.py) with fixed salts and nonce prefixes; the Swift reference must produce the same
-bytes from the same inputs (MigrationTests). Tampered variants are made by one edit each, and the
-expected outcome of each edit is the one the Spec assigns to it (Spec/migration.md section 2).
+The files are sealed by the generators' own forge (Conformance/tools/msbk_forge.py, written from
+the Spec independently of the Python testee) with fixed salts and nonce prefixes; the Swift
+reference must produce the same bytes from the same inputs (MigrationTests), and the testee must
+open them. Tampered variants are made by one edit each, and the expected outcome of each edit is
+the one the Spec assigns to it (Spec/migration.md section 2).
 Iteration counts of 1000 are test-only: those cases say so in their context and flags."""
 import hashlib
 import json
@@ -12,8 +13,8 @@ import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "testees", "python"))
-import msbk_envelope as env  # noqa: E402
+sys.path.insert(0, HERE)
+import msbk_forge as forge  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "Vectors", "migration")
 PW = "correct horse 电池 staple"
@@ -27,7 +28,7 @@ def payload(n):
 
 
 def sealed(n, size=4096, iterations=1000, password=PW):
-    return env.seal(payload(n), password, SALT, PREFIX, iterations, size)
+    return forge.seal(payload(n), password, SALT, PREFIX, iterations, size)
 
 
 cases = []
@@ -75,14 +76,14 @@ add("one-full-segment", "Exactly one full segment: no empty segment follows.", s
 add("three-segments", "Two full segments and a tail.", sealed(10000), accept(10000, 4096), ["MIG-ENV-008", "MIG-ENV-009"])
 add("default-segment-size", "64 KiB segments, the default.", sealed(100000, 1 << 16), accept(100000, 1 << 16), ["MIG-ENV-003"])
 add("password-nfd", "A password typed decomposed (e + U+0301) opens what its precomposed form sealed: passwords are NFC-normalized.",
-    env.seal(payload(100), "café", SALT, PREFIX, 1000, 4096), accept(100, 4096), ["MIG-ENV-004"], ("test-only", "interop-trap"),
+    forge.seal(payload(100), "café", SALT, PREFIX, 1000, 4096), accept(100, 4096), ["MIG-ENV-004"], ("test-only", "interop-trap"),
     {"password": "cafe\u0301"})
 add("standard-iterations", "600000 iterations, the production default and minimum, opens under the standard policy.",
     sealed(300, iterations=600000), accept(300, 4096, 600000), ["MIG-ENV-003"], ("boundary",), {"password": PW, "minimumIterations": None})
 
 base = sealed(10000)
 frame = 4096 + 20
-H = env.HEADER_LENGTH
+H = forge.HEADER_LENGTH
 add("zip-not-envelope", "A bare zip is not an envelope.", b"PK\x03\x04" + bytes(200), reject("/header/magic", "MIG-ENV-001"), ["MIG-ENV-001"], ("interop-trap",))
 add("empty-file", "An empty file is not an envelope.", b"", reject("/header/magic", "MIG-ENV-001"), ["MIG-ENV-001"], ("boundary",))
 add("magic-changed", "One changed magic byte.", flip(base, 3), reject("/header/magic", "MIG-ENV-001"), ["MIG-ENV-001"])
@@ -121,19 +122,19 @@ add("tag-bit-flipped", "One bit flipped in the last segment's tag.", flip(base, 
 add("index-field-changed", "Segment 1's clear index says 7.", put(base, H + frame, struct.pack(">I", 7)), reject("/segments/1", "MIG-ENV-009"), ["MIG-ENV-009"])
 # The last frame sealed without the last-segment flag: what a truncating attacker would need.
 b = bytearray(base)
-key_check, header_key, payload_key = env._keys(PW, SALT, 1000)
+key_check, header_key, payload_key = forge.keys(PW, SALT, 1000)
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM  # noqa: E402
 last = payload(10000)[2 * 4096:]
-b[H + 2 * frame:] = struct.pack(">I", 2) + AESGCM(payload_key).encrypt(env._nonce(PREFIX, 2, False), last, base[65:97])
+b[H + 2 * frame:] = struct.pack(">I", 2) + AESGCM(payload_key).encrypt(forge.nonce(PREFIX, 2, False), last, base[65:97])
 add("last-flag-missing", "A final segment sealed as non-final is rejected (STREAM's last-segment flag).", bytes(b),
     reject("/segments/2", "MIG-ENV-009"), ["MIG-ENV-009"], ("test-only", "interop-trap"))
 
 # A whole package packed by the Swift reference in its deterministic mode (see Vectors/README.md):
-# its expected summary is what this independent implementation finds when it opens it.
+# its expected summary is what the forge finds when it opens it.
 GOLDEN = os.path.join(HERE, "..", "..", "Vectors", "migration", "envelope", "golden-pack.enc")
 with open(GOLDEN, "rb") as f:
     golden = f.read()
-golden_plain, golden_header = env.open_envelope(golden, PW, (1000, 10_000_000))
+golden_plain, golden_header = forge.open_envelope(golden, PW, (1000, 10_000_000))
 add("golden-pack", "A whole package from `reference-peer pack --deterministic 11` (sample store seed 11): the Python implementation opens the Swift one's output.",
     golden, {"outcome": "accept", "canonical": {"plaintextLength": len(golden_plain), "plaintextSHA256": hashlib.sha256(golden_plain).hexdigest(),
                                                 "segmentSize": golden_header["segmentSize"], "iterations": golden_header["iterations"],

@@ -4,7 +4,8 @@ and the zip files under Vectors/migration/package/.
 
 A small, complete package is built here by hand (Python zipfile, entries stored, sorted, one
 date); each rejecting case makes one edit, and its expected first violation is the one the
-Spec's check order gives. Nothing is computed by the implementations under test."""
+Spec's check order gives. Nothing is computed by the implementations under test: the golden
+pack is opened and summarized by the generators' own forge (Conformance/tools/msbk_forge.py)."""
 import copy
 import hashlib
 import io
@@ -14,6 +15,9 @@ import sys
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import msbk_forge as forge  # noqa: E402
+
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "Vectors", "migration")
 BID = "3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f"
 T = 1736240000
@@ -439,15 +443,11 @@ pkg("two-folders", "Entries outside the one Backup-{id} folder.", make_zip(files
 pkg("not-a-zip", "Random bytes are not an archive.", bytes(range(256)) * 4, bad("", "MIG-PKG-006"), ["MIG-PKG-006"])
 
 # The zip inside the golden pack (Vectors/migration/envelope/golden-pack.enc), as the Swift
-# reference wrote it with ZIPFoundation; its summary is what this independent implementation finds.
-sys.path.insert(0, os.path.join(HERE, "..", "testees", "python"))
-import msbk_envelope  # noqa: E402
-import msbk_package  # noqa: E402
-
+# reference wrote it with ZIPFoundation; its summary is what the forge finds.
 with open(os.path.join(HERE, "..", "..", "Vectors", "migration", "envelope", "golden-pack.enc"), "rb") as f:
-    golden_zip, _ = msbk_envelope.open_envelope(f.read(), "correct horse 电池 staple", (1000, 10_000_000))
+    golden_zip, _ = forge.open_envelope(f.read(), "correct horse 电池 staple", (1000, 10_000_000))
 pkg("golden-pack", "The zip of a whole package written by the Swift reference (sample store seed 11, one broken media).", golden_zip,
-    {"outcome": "accept", "canonical": msbk_package.package(golden_zip)}, ["MIG-PKG-001", "MIG-PKG-002", "MIG-PKG-005"], ["seed-example"])
+    {"outcome": "accept", "canonical": forge.package_summary(golden_zip)}, ["MIG-PKG-001", "MIG-PKG-002", "MIG-PKG-005"], ["seed-example"])
 
 os.makedirs(os.path.join(OUT, "package"), exist_ok=True)
 for name, data in pkg_files.items():

@@ -99,7 +99,7 @@ case("alias-delivers-once", "A pairing-code alias receives one pair-ack; a secon
 s, ids = setup(AL)
 s.append(step(recv(2, msg(AL, ack("654321"))), st(*ids), [send(2, err("invalid-message"), "PAIR-RELAY-001")]))
 case("alias-rejects-foreign-code", "A pair-ack for another code sent to an alias breaks PAIR-SIG-002 and is refused, the alias stays.",
-     ["PAIR-SIG-002"], ["PAIR-RELAY-001"], s)
+     ["PAIR-SIG-002", "PAIR-RELAY-001"], ["PAIR-RELAY-001"], s)
 
 s, ids = setup(AL)
 s += [step(conn(3, C), st(*ids)), step(recv(3, reg(AL)), st(*ids), [send(3, err("alias-taken"), "PAIR-SEC-001")]),

@@ -230,6 +230,29 @@ struct ModelFileTests {
         #expect(try Fixture.run("conformance", ["check", "--time-zone", "Nowhere/City", "-"], stdin: log).status == 2)
     }
 
+    /// Foundation's XMLParser on Linux traps on a name that is not UTF-8 (it force-unwraps the
+    /// name); these files once killed `check`. Each is now refused before parsing, exit 2.
+    static let hostile: [(bytes: [UInt8], reason: String)] = {
+        let name: [UInt8] = Array(#"<model><entity name="A"/><e"#.utf8) + [0xFF, 0xFE] + Array("/></model>".utf8)
+        let attribute: [UInt8] = Array("<model><entity n".utf8) + [0xC3] + Array(#"="A"/></model>"#.utf8)
+        let nul: [UInt8] = Array(#"<model><entity name="A"/><e"#.utf8) + [0] + Array("x/></model>".utf8)
+        let dtd: [UInt8] = Array(#"<!DOCTYPE m [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><model>&b;</model>"#.utf8)
+        let latin1: [UInt8] = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><model/>"#.utf8)
+        return [(name, "not UTF-8"), (attribute, "not UTF-8"), (nul, "NUL"), (dtd, "document type"), (latin1, "encoding other than UTF-8")]
+    }()
+
+    @Test(arguments: 0..<5)
+    func hostileModelFilesAreRefusedBeforeParsing(index: Int) throws {
+        let (bytes, reason) = Self.hostile[index]
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(bytes).write(to: folder.appendingPathComponent("contents"))
+        let run = try Fixture.run("conformance", ["check", folder.path])
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains(reason), "\(run.stderr)")
+    }
+
     @Test func whatIsNotAModelIsAUsageError() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("notmodel-\(UUID().uuidString).xcdatamodel")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -16,6 +16,7 @@ public enum CoreDataModelXML {
 
     /// The model as the checker reads it, or why the bytes are not a Core Data model.
     public static func read(_ bytes: [UInt8]) throws(Problem) -> JSONValue {
+        try screen(bytes)
         let reader = Reader()
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = reader
@@ -25,6 +26,32 @@ public enum CoreDataModelXML {
         }
         guard reader.sawModel else { throw Problem(description: "XML without a <model> element: not a Core Data model") }
         return reader.model
+    }
+
+    /// What Foundation's XMLParser must never see. On Linux it force-unwraps every element,
+    /// attribute and comment name as UTF-8, so a name with invalid UTF-8 (which libxml2's
+    /// recovery mode passes on) traps the process; a DTD could expand entities. Xcode writes
+    /// UTF-8 without a DTD, so anything else is not one of its model files.
+    static func screen(_ bytes: [UInt8]) throws(Problem) {
+        // Decoding repairs invalid sequences: the text differs from the bytes exactly when they are not UTF-8.
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard text.utf8.elementsEqual(bytes) else {
+            throw Problem(description: "not UTF-8 text (Xcode writes model files in UTF-8)")
+        }
+        if bytes.contains(0) { throw Problem(description: "a NUL character, which XML does not allow") }
+        if text.contains("<!DOCTYPE") || text.contains("<!ENTITY") {
+            throw Problem(description: "a document type declaration (Xcode's model files have none)")
+        }
+        // The prolog may name only UTF-8: libxml2 would transcode anything else.
+        if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
+            let prolog = text[..<end.lowerBound].lowercased()
+            if let at = prolog.range(of: "encoding") {
+                let rest = prolog[at.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
+                guard rest.hasPrefix("utf-8") || rest.hasPrefix("utf8") else {
+                    throw Problem(description: "an encoding other than UTF-8 in the XML declaration")
+                }
+            }
+        }
     }
 
     /// Xcode's attribute type names, as the JSON form spells them.

@@ -376,6 +376,24 @@ sd.steps("resume-without-handshake", "A reconnected receiver greets first: Resum
                      ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": []})},
                       ss("failed", 2, [], [], reason="protocol-error"),
                       [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
+sd.steps("greeted-connection-lost-before-resume", "A receiver that greeted and dropped before ResumeTransfer greets again on its next connection: "
+         "a resume without that Handshake is out of order.", ["MIG-XFER-006", "MIG-XFER-003"], ["MIG-XFER-006"],
+         to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "connected", "at": T + 8}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 9, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),
+                     ({"event": "disconnected", "at": T + 10}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "connected", "at": T + 11}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 12, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": []})},
+                      ss("failed", 2, [], [], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
+sd.steps("receiver-never-returns", "No receiver back for more than 120 s after a disconnect ends the session (reason timeout); "
+         "the wait counts from the last connection's end.", ["MIG-XFER-005"], [],
+         to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "connected", "at": T + 60000}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "disconnected", "at": T + 61000}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "tick", "at": T + 181000}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "tick", "at": T + 181001}, ss("failed", 2, [], [], reason="timeout"), [])],
+         flags=["boundary"])
 sd.steps("binary-frame-ends-session", "The sender receives control messages only: a binary frame ends the session.", ["MIG-WS-001"], ["MIG-WS-001"],
          to_start[:2] + [({"event": "binary", "at": T + 2, "frame": b64(frame(0, CHUNK0))}, ss("failed", 2, reason="protocol-error"),
                           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-WS-001")])])

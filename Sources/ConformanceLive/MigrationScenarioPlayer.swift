@@ -102,7 +102,7 @@ struct MigrationScenarioPlayer {
                     guard let password else { return .notChecked }
                     return ReceiverPeer.check(header: header, password: password, policy: EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound))
                 }))
-        return MigrationTransferJSON.name(ending.state)
+        return ending.state.phase.rawValue
     }
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.
@@ -126,7 +126,7 @@ struct MigrationScenarioPlayer {
                 },
                 prepare: { package },
                 report: collector.report))
-        return MigrationTransferJSON.name(state)
+        return state.phase.rawValue
     }
 }
 

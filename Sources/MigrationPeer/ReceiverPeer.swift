@@ -59,7 +59,7 @@ public enum ReceiverPeer {
         public var pinAccepted: Bool
 
         public var lockoutOutcome: PINLockout.SessionOutcome {
-            if state == .locked { return .locked }
+            if state.phase == .locked { return .locked }
             return pinAccepted ? .pinAccepted : .other
         }
     }
@@ -129,13 +129,11 @@ public enum ReceiverPeer {
 
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await connect(after: .zero) }
-            group.addTask {
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: .milliseconds(200))
-                    mailbox.yield(.tick)
-                }
+            var alarm = DeadlineAlarm()
+            defer {
+                alarm.cancel()
+                group.cancelAll()
             }
-            defer { group.cancelAll() }
 
             var current: (writer: WebSocketWriter, id: UUID)?
             var file = resumedFile
@@ -192,6 +190,7 @@ public enum ReceiverPeer {
                 case .passwordChecked(let check):
                     pending.append(.passwordChecked(check, at: now))
                 case .tick:
+                    alarm.rang()
                     pending.append(.tick(at: now))
                 }
                 while !pending.isEmpty {
@@ -218,11 +217,10 @@ public enum ReceiverPeer {
                             if held % 16 == 0 || held == journal.meta.chunkCount {
                                 hooks.report(.progress(TransferProgress(bytes: min(journal.meta.fileSize, held * Int64(journal.meta.chunkSize)), total: journal.meta.fileSize)))
                             }
-                        case .verifyFile(let expected):
-                            guard let meta = machine.meta else { continue }
+                        case .verifyFile(let meta):
                             try file?.synchronize()
                             let digest = try FileSystem.sha256(of: incoming.temporaryFile(meta))
-                            pending.append(.fileVerified(digest == expected, at: clock.now()))
+                            pending.append(.fileVerified(digest == meta.envelopeSHA256, at: clock.now()))
                         case .restore(let meta):
                             try? file?.close()
                             file = nil
@@ -235,19 +233,20 @@ public enum ReceiverPeer {
                             await current?.writer.close()
                         case .reject(let violation):
                             hooks.report(.violation(violation))
-                        case .setTimer, .sendChunk, .askPIN, .prepareBackup:
+                        case .sendChunk, .askPIN, .prepareBackup:
                             continue
                         }
                     }
                 }
-                switch machine.state {
+                switch machine.phase {
                 case .done, .failed, .locked:
                     return Ending(state: machine.state, pinAccepted: machine.pinAccepted)
                 case .disconnected where lostConnection:
                     group.addTask { await connect(after: options.reconnectDelay) }
                 default:
-                    continue
+                    break
                 }
+                alarm.set(machine.nextDeadline, now: clock.now()) { mailbox.yield(.tick) }
             }
             return Ending(state: machine.state, pinAccepted: machine.pinAccepted)
         }

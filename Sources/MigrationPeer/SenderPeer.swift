@@ -9,9 +9,8 @@ import WireCore
 /// disconnect it waits for the same receiver to come back and resume.
 public enum SenderPeer {
     public struct Options: Sendable {
+        /// The machine's limits, the reconnect wait among them (`reconnectTimeout`).
         public var configuration = SenderMachine.Configuration()
-        /// Give up when no receiver has come back for this long after a disconnect.
-        public var reconnectTimeout: Duration = .seconds(120)
         /// Faults injected into the chunk frames sent.
         public var faults = ChunkFaults()
         public init() {}
@@ -65,12 +64,14 @@ public enum SenderPeer {
                     }
                 }
             }
-            group.addTask { await tick(mailbox) }
-            defer { group.cancelAll() }
+            var alarm = DeadlineAlarm()
+            defer {
+                alarm.cancel()
+                group.cancelAll()
+            }
 
             var current: (writer: WebSocketWriter, id: UUID)?
             var reader: ChunkReader?
-            var disconnectedAt: ContinuousClock.Instant?
             var sentAfterAck = 0
             var line = FaultyLine<ByteBuffer>(options.faults) { frame in
                 var frame = frame
@@ -90,7 +91,6 @@ public enum SenderPeer {
                         continue
                     }
                     current = (writer, id)
-                    disconnectedAt = nil
                     hooks.report(.log("receiver connected"))
                     actions = machine.handle(.connected(at: now))
                 case .received(let message, let id):
@@ -107,7 +107,6 @@ public enum SenderPeer {
                 case .disconnected(let id, let error):
                     guard current?.id == id else { continue }
                     current = nil
-                    disconnectedAt = .now
                     hooks.report(.log("receiver disconnected" + (error.map { ": \($0)" } ?? "")))
                     actions = machine.handle(.disconnected(at: now))
                 case .pin(let pin):
@@ -124,9 +123,7 @@ public enum SenderPeer {
                     hooks.report(.log(why))
                     actions = machine.handle(.userCancel(at: now))
                 case .tick:
-                    if let since = disconnectedAt, machine.state == .waitingReconnect, since.duration(to: .now) > options.reconnectTimeout {
-                        throw TransferFailure("the receiver did not come back within \(options.reconnectTimeout)")
-                    }
+                    alarm.rang()
                     actions = machine.handle(.tick(at: now))
                 }
                 for action in actions {
@@ -135,7 +132,7 @@ public enum SenderPeer {
                         try? await current?.writer.send(text: ControlFrame.encode(message))
                     case .sendChunk(let index):
                         guard let reader, let writer = current?.writer else { continue }
-                        if machine.acked.contains(index) { sentAfterAck += 1 }
+                        if machine.state.transfer?.acked.contains(index) == true { sentAfterAck += 1 }
                         let (frames, disconnect) = line.pass(try reader.frame(index))
                         for frame in frames { try? await writer.send(binary: frame) }
                         if disconnect {
@@ -144,7 +141,8 @@ public enum SenderPeer {
                         }
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {
                             let meta = reader.package.meta
-                            hooks.report(.progress(TransferProgress(bytes: min(meta.fileSize, Int64(machine.acked.count) * Int64(meta.chunkSize)), total: meta.fileSize)))
+                            let acked = Int64(machine.state.transfer?.acked.count ?? 0)
+                            hooks.report(.progress(TransferProgress(bytes: min(meta.fileSize, acked * Int64(meta.chunkSize)), total: meta.fileSize)))
                         }
                     case .askPIN(let left):
                         group.addTask {
@@ -160,29 +158,25 @@ public enum SenderPeer {
                         await current?.writer.close()
                     case .reject(let violation):
                         hooks.report(.violation(violation))
-                    case .showPIN, .confirmWipe, .checkPassword, .openFile, .writeChunk, .persistJournal, .verifyFile, .restore, .setTimer:
+                    case .showPIN, .confirmWipe, .checkPassword, .openFile, .writeChunk, .persistJournal, .verifyFile, .restore:
                         continue  // the receiver's actions
                     }
                 }
-                switch machine.state {
+                switch machine.phase {
                 case .done, .failed, .locked:
+                    if case .failed(.cancelled(.timeout), _) = machine.state, current == nil {
+                        hooks.report(.log("the receiver did not come back within \(options.configuration.reconnectTimeout) ms"))
+                    }
                     if let meta = reader?.package.meta {
-                        if machine.state == .done { hooks.report(.progress(TransferProgress(bytes: meta.fileSize, total: meta.fileSize))) }
+                        if machine.phase == .done { hooks.report(.progress(TransferProgress(bytes: meta.fileSize, total: meta.fileSize))) }
                         hooks.report(.log("\(line.count) chunk frames sent for \(meta.chunkCount) chunks, \(sentAfterAck) of them already acknowledged"))
                     }
                     return machine.state
                 default:
-                    continue
+                    alarm.set(machine.nextDeadline, now: clock.now()) { mailbox.yield(.tick) }
                 }
             }
             return machine.state
-        }
-    }
-
-    static func tick(_ mailbox: AsyncStream<Input>.Continuation) async {
-        while !Task.isCancelled {
-            try? await Task.sleep(for: .milliseconds(200))
-            mailbox.yield(.tick)
         }
     }
 }

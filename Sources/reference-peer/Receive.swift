@@ -93,8 +93,9 @@ struct Receive: AsyncParsableCommand {
             do {
                 let ending = try await ReceiverPeer.run(options: options, hooks: hooks)
                 lockout.sessionEnded(ending.lockoutOutcome, at: clock.now())
-                if ending.state != .done {
-                    console.say("receive: ended \(ending.state)")
+                if ending.state.phase != .done {
+                    let reason = if case .failed(let why, _) = ending.state { " (\(why.wireName))" } else { "" }
+                    console.say("receive: ended \(ending.state.phase.rawValue)\(reason)")
                     failed += 1
                     if sessions != 1 { try? FileManager.default.removeItem(at: store.transfer) }
                 }

@@ -49,7 +49,7 @@ struct Send: AsyncParsableCommand {
         var options = SenderPeer.Options()
         options.configuration.chunkSize = Int(chunkSize.bytes)
         options.configuration.maxWindow = window
-        options.reconnectTimeout = .seconds(reconnectTimeout)
+        options.configuration.reconnectTimeout = Int64(reconnectTimeout) * 1000
         options.configuration.handshakeTimeout = handshakeTimeoutMs
         let store = DeviceStore(URL(fileURLWithPath: self.store))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reference-peer-send-\(UUID().uuidString)")
@@ -79,13 +79,14 @@ struct Send: AsyncParsableCommand {
         var session = 1
         while true {
             let state = try await SenderPeer.run(on: listener, options: options, hooks: hooks)
-            if state == .done {
+            if state.phase == .done {
                 console.say("send: done, the receiver verified the package")
-            } else if state == .failed(ControlMessage.CancelReason.wrongPassword.rawValue) {
+            } else if case .failed(.cancelled(.wrongPassword), _) = state {
                 console.say("send: the receiver's password does not open the package (wrong-password); no chunk was sent")
                 failed += 1
             } else {
-                console.say("send: ended \(state)")
+                let reason = if case .failed(let why, _) = state { " (\(why.wireName))" } else { "" }
+                console.say("send: ended \(state.phase.rawValue)\(reason)")
                 failed += 1
             }
             guard sessions == 0 || session < sessions else { break }

@@ -115,7 +115,7 @@ struct NetworkMigrationTests {
             ])
         #expect(run.status == 1)
         #expect(run.stderr.contains("the password does not open this backup"), "\(run.stderr)")
-        #expect(run.stderr.contains("ended failed(\"wrong-password\")"), "\(run.stderr)")
+        #expect(run.stderr.contains("ended failed (wrong-password)"), "\(run.stderr)")
         #expect(!run.stderr.contains("restoring"), "\(run.stderr)")
         Fixture.wait(sender)
         #expect(sender.terminationStatus == 1)

@@ -104,7 +104,7 @@ struct TransferHarness {
                 let frame = Frame.text(message.json)
                 deliver(frame, toReceiver: true, faulty: Self.isChunkTraffic(frame))
             case .sendChunk(let index):
-                if sender.acked.contains(index) { resentAfterAck.append(index) }
+                if sender.state.transfer?.acked.contains(index) == true { resentAfterAck.append(index) }
                 let start = index * meta.chunkSize
                 let data = Array(package[start..<min(package.count, start + meta.chunkSize)])
                 deliver(.binary(BackupChunk(backupId: meta.backupId, index: index, offset: Int64(start), data: data).encoded), toReceiver: true, faulty: true)
@@ -139,7 +139,7 @@ struct TransferHarness {
             case .persistJournal(let j):
                 journal = j
             case .verifyFile(let expected):
-                feed(receiver: .fileVerified(SHA256.hash(data: file).hexEncoded == expected, at: now))
+                feed(receiver: .fileVerified(SHA256.hash(data: file).hexEncoded == expected.envelopeSHA256, at: now))
             case .restore:
                 restored = true
             case .reject(let v):
@@ -205,16 +205,16 @@ struct TransferHarness {
     mutating func run(limit: Int = 200_000, cuts: Double = 0, restarts: Double = 0) {
         connect()
         for _ in 0..<limit {
-            if sender.state == .done && receiver.state == .done { return }
+            if sender.phase == .done && receiver.phase == .done { return }
             if case .failed = sender.state { return }
             if case .failed = receiver.state { return }
             if !connected {
-                if sender.state == .locked || receiver.state == .locked { return }
+                if sender.phase == .locked || receiver.phase == .locked { return }
                 connect()
                 continue
             }
             // Cuts and restarts hit the transfer itself; before it, a cut means starting over (a new PIN).
-            if receiver.state == .transferring {
+            if receiver.phase == .transferring {
                 if chance(cuts) { disconnect(); continue }
                 if chance(restarts) { restartReceiver(); continue }
             }
@@ -229,18 +229,18 @@ struct TransferTests {
     func cleanTransfer(window: Int) {
         var h = TransferHarness(size: 100_000, chunkSize: 4096, window: window, seed: 1, faults: 0)
         h.run()
-        #expect(h.sender.state == .done)
-        #expect(h.receiver.state == .done)
+        #expect(h.sender.phase == .done)
+        #expect(h.receiver.phase == .done)
         #expect(h.restored)
         #expect(h.file == h.package)
-        #expect(h.sender.sends.values.allSatisfy { $0 == 1 }, "no fault, no chunk twice")
+        #expect(h.sender.state.transfer?.sends.values.allSatisfy { $0 == 1 } == true, "no fault, no chunk twice")
     }
 
     @Test(arguments: 0..<40)
     func faultyNetworkStillDelivers(seed: UInt64) {
         var h = TransferHarness(size: 120_000, chunkSize: 4096, window: 1 + Int(seed % 8), seed: seed, faults: 0.08)
         h.run(cuts: 0.002, restarts: 0.001)
-        #expect(h.receiver.state == .done, "\(h.receiver.state) / \(h.sender.state): \(h.rejects)")
+        #expect(h.receiver.phase == .done, "\(h.receiver.state) / \(h.sender.state): \(h.rejects)")
         #expect(h.file == h.package)
         #expect(h.resentAfterAck == [], "acknowledged chunks were sent again: \(h.resentAfterAck)")
         #expect(h.rejects.filter { $0.contains("MIG-XFER-001") } == [], "the receiver's window check is unsound under faults")
@@ -249,15 +249,15 @@ struct TransferTests {
     @Test func fiveWrongPINsLockTheSession() {
         var h = TransferHarness(size: 10_000, chunkSize: 4096, window: 2, seed: 3, faults: 0, wrongPINs: 5)
         h.run()
-        #expect(h.receiver.state == .locked)
-        #expect(h.sender.state == .locked)
+        #expect(h.receiver.phase == .locked)
+        #expect(h.sender.phase == .locked)
         #expect(h.file.isEmpty)
     }
 
     @Test func fourWrongPINsThenTheRightOne() {
         var h = TransferHarness(size: 10_000, chunkSize: 4096, window: 2, seed: 4, faults: 0, wrongPINs: 4)
         h.run()
-        #expect(h.receiver.state == .done)
+        #expect(h.receiver.phase == .done)
     }
 
     @Test func pinIsDrawnUniformlyFromTheRandomBytes() {
@@ -270,11 +270,11 @@ struct TransferTests {
         var h = TransferHarness(size: 200_000, chunkSize: 4096, window: 3, seed: 5, faults: 0)
         h.connect()
         var maxInFlight = 0
-        for _ in 0..<10_000 where h.sender.state != .done {
-            maxInFlight = max(maxInFlight, h.sender.inFlight.count)
+        for _ in 0..<10_000 where h.sender.phase != .done {
+            maxInFlight = max(maxInFlight, h.sender.state.transfer?.inFlight.count ?? 0)
             h.step()
         }
-        #expect(h.sender.state == .done)
+        #expect(h.sender.phase == .done)
         #expect(maxInFlight == 3)
     }
 }

@@ -22,7 +22,7 @@ SCHEMA_VERSION = 1
 DEFAULTS = {
     "sender": {"appVersion": "1.0.0", "deviceName": "Old iPhone", "schemaVersion": SCHEMA_VERSION,
                "maxWindow": 16, "chunkSize": 1 << 20, "ackTimeout": 15_000, "maxSendsPerChunk": 5,
-               "handshakeTimeout": 10_000},
+               "handshakeTimeout": 10_000, "reconnectTimeout": 120_000},
     "receiver": {"appVersion": "1.0.0", "deviceName": "New iPhone", "schemaVersion": SCHEMA_VERSION,
                  "maxWindow": 16, "maxChunkSize": 1 << 20, "freeSpace": math.inf, "stallTimeout": 30_000,
                  "maxRetransmitsPerChunk": 4},
@@ -183,6 +183,7 @@ class Sender(Machine):
         self.sends = {}       # index -> number of sends so far (MIG-XFER-002)
         self.handshaken = False
         self.connected_at = None   # when the open connection that has not sent its Handshake came (MIG-XFER-007)
+        self.wait_from = None      # waitingReconnect: when the last connection ended; None while one is open (MIG-XFER-005)
 
     @property
     def window(self):
@@ -213,7 +214,7 @@ class Sender(Machine):
                 self.end("failed", reason="no-random")
             self.name = "listening"
         elif self.name == "waitingReconnect":
-            self.handshaken = False
+            self.handshaken, self.wait_from = False, None   # MIG-XFER-005: an open connection stops the clock
         if self.name in ("listening", "waitingReconnect"):
             self.connected_at = at
 
@@ -224,6 +225,8 @@ class Sender(Machine):
         elif self.name not in ("listening", "waitingReconnect"):
             # MIG-XFER-007: a connection gone before its Handshake was not the session's receiver.
             self.end("failed", reason="disconnected", close=False)
+        if self.name == "waitingReconnect" and self.wait_from is None:
+            self.wait_from = at   # MIG-XFER-005: the wait counts from the end of the last connection
 
     def on_user_entered_pin(self, event, at):
         if self.name == "awaitingPINEntry":
@@ -238,6 +241,11 @@ class Sender(Machine):
 
     def on_tick(self, event, at):
         self.close_silent_connection(at)
+        if self.name == "waitingReconnect" and self.wait_from is not None \
+                and at - self.wait_from > self.cfg["reconnectTimeout"]:
+            # MIG-XFER-005: no receiver back for more than reconnectTimeout (strict); nothing is sent,
+            # there is no connection.
+            self.end("failed", reason="timeout", close=False)
         if self.name != "transferring":
             return
         due = [i for i in sorted(self.in_flight) if at - self.in_flight[i] > self.cfg["ackTimeout"]]
@@ -251,6 +259,8 @@ class Sender(Machine):
         past handshakeTimeout ("more than", strict) is closed and reported; the session goes on listening."""
         if self.connected_at is not None and at - self.connected_at > self.cfg["handshakeTimeout"]:
             self.connected_at = None
+            if self.name == "waitingReconnect":
+                self.wait_from = at   # MIG-XFER-005: closing it ends the connection; the wait starts again
             self.emit("close")
             self.emit("reject", rule="MIG-XFER-007", path="")
 

@@ -66,9 +66,8 @@ public enum MigrationTransferJSON {
         case .writeChunk(let index, let offset, let data):
             return ["action": "write-chunk", "index": int(index), "offset": .number(JSONNumber(offset)), "length": int(data.count)]
         case .persistJournal(let j): return ["action": "persist-journal", "have": ranges(j.have)]
-        case .verifyFile(let digest): return ["action": "verify-file", "expectedSHA256": .string(digest)]
+        case .verifyFile(let m): return ["action": "verify-file", "expectedSHA256": .string(m.envelopeSHA256)]
         case .restore(let m): return ["action": "restore", "backupId": .string(m.backupId)]
-        case .setTimer(let at): return ["action": "set-timer", "at": .number(JSONNumber(at))]
         case .close: return ["action": "close"]
         case .reject(let v): return ["action": "reject", "rule": .string(v.rule.rawValue), "path": .string(v.path.description)]
         }
@@ -98,10 +97,10 @@ public enum MigrationTransferJSON {
             },
             handle: { machine, event in machine.handle(event).map(json) },
             state: { m in
-                var o = JSONObject(["name": .string(name(m.state))])
+                var o = JSONObject(["name": .string(m.phase.rawValue)])
                 if case .awaitingPIN(let left) = m.state { o["attemptsLeft"] = int(left) }
-                if case .failed(let reason) = m.state { o["reason"] = .string(reason) }
-                if m.meta != nil { o["have"] = ranges(m.have.ranges) }
+                if case .failed(let reason, _) = m.state { o["reason"] = .string(reason.wireName) }
+                if let r = m.state.reception { o["have"] = ranges(r.have.ranges) }
                 return .object(o)
             })
     }
@@ -115,6 +114,7 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("ackTimeout") { configuration.ackTimeout = v }
         if let v = try c.integer("maxSendsPerChunk") { configuration.maxSendsPerChunk = Int(v) }
         if let v = try c.integer("handshakeTimeout") { configuration.handshakeTimeout = v }
+        if let v = try c.integer("reconnectTimeout") { configuration.reconnectTimeout = v }
         let machine = SenderMachine(configuration: configuration, random: &random)
         return try PairingMachineJSON.run(
             machine, events: events,
@@ -129,11 +129,11 @@ public enum MigrationTransferJSON {
             },
             handle: { machine, event in machine.handle(event).map(json) },
             state: { m in
-                var o = JSONObject(["name": .string(name(m.state)), "window": int(m.window)])
-                if case .failed(let reason) = m.state { o["reason"] = .string(reason) }
-                if m.meta != nil {
-                    o["acked"] = ranges(m.acked.ranges)
-                    o["inFlight"] = .array(m.inFlight.keys.sorted().map { int($0) })
+                var o = JSONObject(["name": .string(m.phase.rawValue), "window": int(m.window)])
+                if case .failed(let reason, _) = m.state { o["reason"] = .string(reason.wireName) }
+                if let t = m.state.transfer {
+                    o["acked"] = ranges(t.acked.ranges)
+                    o["inFlight"] = .array(t.inFlight.keys.sorted().map { int($0) })
                 }
                 return .object(o)
             })
@@ -208,12 +208,6 @@ public enum MigrationTransferJSON {
     static func frame(_ e: Events) throws(Problem) -> [UInt8] {
         guard let frame = Data(base64Encoded: try e.string("frame")) else { throw Problem(message: "events[\(e.index)].frame must be base64") }
         return [UInt8](frame)
-    }
-
-    /// A transfer machine state's name as the vectors and live scenarios spell it: the case
-    /// name without its associated values (`failed`, not `failed("timeout")`).
-    public static func name<S>(_ state: S) -> String {
-        String(String(describing: state).prefix { $0 != "(" })
     }
 }
 

@@ -5,23 +5,96 @@ import WireCore
 /// chunks with acknowledgements, verifies the whole file, then restores. Sans-I/O: events in,
 /// actions out, time passed in.
 public struct ReceiverMachine: Sendable {
+    /// The state's name, as the vectors spell it (Spec/migration.md 5.3).
+    public enum Phase: String, Sendable, CaseIterable {
+        case idle, awaitingHandshake, awaitingPIN, awaitingMeta, confirming, checkingPassword, transferring, paused, verifying, done
+        case disconnected, resuming, failed, locked
+    }
+
+    /// An announced backup being received: its file's chunks and what the session knows of them.
+    public struct Reception: Sendable, Hashable {
+        public let meta: ControlMessage.BackupMeta
+        /// Chunks written and journaled.
+        public fileprivate(set) var have = ChunkSet()
+        /// Retransmit requests per chunk (MIG-XFER-002).
+        fileprivate var retransmits: [Int: Int] = [:]
+        /// The chunks the last ResumeTransfer listed (MIG-XFER-003).
+        fileprivate var declaredHeld = ChunkSet()
+        /// When the sender last sent anything (MIG-XFER-005's stall).
+        fileprivate var lastActivity: EpochMillis
+    }
+
     public enum State: Sendable, Hashable {
         case idle
         case awaitingHandshake
         case awaitingPIN(attemptsLeft: Int)
         case awaitingMeta
-        case confirming
+        case confirming(Reception)
         /// Consent given; the password is being checked against the envelope header (MIG-META-002).
-        case checkingPassword
-        case transferring
-        case paused
-        case verifying
-        case done
-        case disconnected
+        case checkingPassword(Reception)
+        case transferring(Reception)
+        case paused(Reception)
+        case verifying(Reception)
+        case done(Reception)
+        case disconnected(Reception)
         /// Reconnected: waiting for the same sender's Handshake before presenting the token.
-        case resuming
-        case failed(String)
+        case resuming(Reception)
+        case failed(SessionFailure, Reception?)
         case locked
+
+        public var phase: Phase {
+            switch self {
+            case .idle: return .idle
+            case .awaitingHandshake: return .awaitingHandshake
+            case .awaitingPIN: return .awaitingPIN
+            case .awaitingMeta: return .awaitingMeta
+            case .confirming: return .confirming
+            case .checkingPassword: return .checkingPassword
+            case .transferring: return .transferring
+            case .paused: return .paused
+            case .verifying: return .verifying
+            case .done: return .done
+            case .disconnected: return .disconnected
+            case .resuming: return .resuming
+            case .failed: return .failed
+            case .locked: return .locked
+            }
+        }
+
+        /// The announced backup, from BackupMeta on (kept in `done` and `failed`).
+        public var reception: Reception? {
+            switch self {
+            case .confirming(let r), .checkingPassword(let r), .transferring(let r), .paused(let r), .verifying(let r), .done(let r),
+                .disconnected(let r), .resuming(let r):
+                return r
+            case .failed(_, let r): return r
+            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .locked: return nil
+            }
+        }
+
+        /// The same state with its reception replaced.
+        func with(_ r: Reception) -> State {
+            switch self {
+            case .confirming: return .confirming(r)
+            case .checkingPassword: return .checkingPassword(r)
+            case .transferring: return .transferring(r)
+            case .paused: return .paused(r)
+            case .verifying: return .verifying(r)
+            case .done: return .done(r)
+            case .disconnected: return .disconnected(r)
+            case .resuming: return .resuming(r)
+            case .failed(let reason, _): return .failed(reason, r)
+            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .locked: return self
+            }
+        }
+
+        /// Frames that arrive after this side closed, or after the session ended, are not read.
+        var isOpen: Bool {
+            switch self {
+            case .disconnected, .done, .failed, .locked, .idle: return false
+            default: return true
+            }
+        }
     }
 
     public enum Event: Sendable, Hashable {
@@ -72,67 +145,71 @@ public struct ReceiverMachine: Sendable {
 
     public private(set) var state: State = .idle
     public let configuration: Configuration
+    /// The PIN this receiver shows; empty when the random source ran out (it will not start).
     public let pin: String
     public let resumeToken: String
     public let sessionId: String
-    public private(set) var meta: ControlMessage.BackupMeta?
-    public private(set) var have = ChunkSet()
-    private var lastActivity: EpochMillis = 0
+    /// The window both Handshakes allow: a session parameter.
     private var window = 1
-    /// Retransmit requests per chunk (MIG-XFER-002).
-    private var retransmits: [Int: Int] = [:]
+    /// The sender this session authenticated; only it gets the resume token (MIG-XFER-003).
+    public private(set) var senderSessionId: String?
     /// Whether the sender entered the right PIN in this session (MIG-PIN-003 counts sessions
     /// that ended locked, and forgets them once a PIN was accepted).
     public private(set) var pinAccepted = false
 
     /// `random` gives the PIN (MIG-PIN-001), the resume token and the session id.
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
+        self.init(configuration, drawing: &random, journal: nil)
+    }
+
+    /// A receiver restarted with its journal: it reconnects and resumes (MIG-XFER-003) with the
+    /// journal's token, for the sender the journal names.
+    public init<R: RandomByteSource>(configuration: Configuration = Configuration(), resuming journal: TransferJournal, random: inout R) {
+        self.init(configuration, drawing: &random, journal: journal)
+    }
+
+    private init<R: RandomByteSource>(_ configuration: Configuration, drawing random: inout R, journal: TransferJournal?) {
         self.configuration = configuration
         let pin = SixDigitCode.draw(from: &random)
         let token = random.next(16)
         let session = random.next(16)
-        // A source that runs out must not turn into a guessable PIN: the machine refuses to start.
-        randomRanOut = pin == nil || token == nil || session == nil
-        self.pin = pin ?? ""
-        resumeToken = (token ?? []).hexEncoded
-        sessionId = session.map(Self.uuid) ?? ""
+        // A source that runs out must not turn into a guessable PIN: the values stay empty and
+        // the machine refuses to start.
+        let drawn = pin != nil && token != nil && session != nil
+        self.pin = drawn ? pin ?? "" : ""
+        resumeToken = journal?.resumeToken ?? (drawn ? (token ?? []).hexEncoded : "")
+        sessionId = drawn ? session.map(Self.uuid) ?? "" : ""
+        if let journal {
+            senderSessionId = journal.senderSessionId
+            state = .disconnected(Reception(meta: journal.meta, have: ChunkSet(journal.have), lastActivity: 0))
+        }
     }
 
-    private let randomRanOut: Bool
+    public var phase: Phase { state.phase }
 
-    /// A receiver restarted with its journal: it reconnects and resumes (MIG-XFER-003).
-    public init<R: RandomByteSource>(configuration: Configuration = Configuration(), resuming journal: TransferJournal, random: inout R) {
-        self.init(configuration: configuration, random: &random)
-        self.meta = journal.meta
-        self.have = ChunkSet(journal.have)
-        self.resumeTokenOverride = journal.resumeToken
-        self.senderSessionId = journal.senderSessionId
-        state = .disconnected
+    /// The earliest time at which `tick` has something to do: the stall limit while
+    /// transferring (MIG-XFER-005, "more than", so one millisecond past it).
+    public var nextDeadline: EpochMillis? {
+        guard case .transferring(let r) = state else { return nil }
+        return r.lastActivity + configuration.stallTimeout + 1
     }
-
-    private var resumeTokenOverride: String?
-    /// The sender this session authenticated; only it gets the resume token (MIG-XFER-003).
-    public private(set) var senderSessionId: String?
-    /// The chunks the last ResumeTransfer listed.
-    private var declaredHeld = ChunkSet()
-    private var token: String { resumeTokenOverride ?? resumeToken }
 
     public var journal: TransferJournal? {
-        meta.map { TransferJournal(meta: $0, resumeToken: token, senderSessionId: senderSessionId ?? "", have: have.ranges) }
+        state.reception.map { TransferJournal(meta: $0.meta, resumeToken: resumeToken, senderSessionId: senderSessionId ?? "", have: $0.have.ranges) }
     }
 
     public mutating func handle(_ event: Event) -> [TransferAction] {
         switch event {
         case .connected(let at):
-            lastActivity = at
+            touch(at)
             let hello = TransferAction.send(.handshake(handshake))
-            if case .disconnected = state, meta != nil {
-                state = .resuming
+            if case .disconnected(let r) = state {
+                state = .resuming(r)
                 return [hello]
             }
             guard case .idle = state else { return [] }
-            if randomRanOut {
-                state = .failed("no-random")
+            if pin.isEmpty || resumeToken.isEmpty || sessionId.isEmpty {
+                state = .failed(.noRandom, nil)
                 return [
                     .close(reason: "no random bytes for the PIN"),
                     .reject(violation(MigrationRule.pinDraw, "random bytes for the PIN, the resume token and the session id", "a source that ran out")),
@@ -141,8 +218,8 @@ public struct ReceiverMachine: Sendable {
             state = .awaitingHandshake
             return [hello]
         case .message(let document, let at):
-            guard isOpen else { return [] }
-            lastActivity = at
+            guard state.isOpen else { return [] }
+            touch(at)
             let message: ControlMessage
             do throws(Violation) {
                 message = try ControlMessage.decode(document)
@@ -151,89 +228,89 @@ public struct ReceiverMachine: Sendable {
             }
             return received(message, at: at)
         case .malformed(let violation, let at):
-            guard isOpen else { return [] }
-            lastActivity = at
+            guard state.isOpen else { return [] }
+            touch(at)
             return fail(.protocolError, violation)
         case .chunk(let bytes, let at):
-            guard isOpen else { return [] }
-            lastActivity = at
+            guard state.isOpen else { return [] }
+            touch(at)
             return chunk(bytes)
         case .userConfirmed(let yes, _):
-            guard case .confirming = state, let meta else { return [] }
+            guard case .confirming(let r) = state else { return [] }
             guard yes else {
-                state = .failed("user-declined")
-                return [.send(.cancelTransfer(backupId: meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
+                state = .failed(.cancelled(.userDeclined), r)
+                return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
             }
             // MIG-META-002: with the envelope's header, the password is checked before any chunk.
-            if let header = meta.envelopeHeader {
-                state = .checkingPassword
+            if let header = r.meta.envelopeHeader {
+                state = .checkingPassword(r)
                 return [.checkPassword(header: header)]
             }
-            state = .transferring
-            return [.openFile(meta), .send(.startTransfer(backupId: meta.backupId, window: window))]
+            state = .transferring(r)
+            return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
         case .passwordChecked(let check, _):
-            guard case .checkingPassword = state, let meta else { return [] }
+            guard case .checkingPassword(let r) = state else { return [] }
             switch check {
             case .opens, .notChecked:
-                state = .transferring
-                return [.openFile(meta), .send(.startTransfer(backupId: meta.backupId, window: window))]
+                state = .transferring(r)
+                return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
             case .wrongPassword:
                 // Not the sender's fault: no violation, the same outcome on both sides.
-                state = .failed(ControlMessage.CancelReason.wrongPassword.rawValue)
-                return [.send(.cancelTransfer(backupId: meta.backupId, reason: .wrongPassword)), .close(reason: "the password does not open this backup")]
+                state = .failed(.cancelled(.wrongPassword), r)
+                return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .wrongPassword)), .close(reason: "the password does not open this backup")]
             case .invalidHeader(let why):
                 return fail(.protocolError, why)
             }
         case .userPause:
-            guard case .transferring = state, let meta else { return [] }
-            state = .paused
-            return [.send(.pauseTransfer(backupId: meta.backupId))]
+            guard case .transferring(let r) = state else { return [] }
+            state = .paused(r)
+            return [.send(.pauseTransfer(backupId: r.meta.backupId))]
         case .userResume:
-            guard case .paused = state, let meta else { return [] }
-            state = .transferring
-            return [.send(.resumeTransfer(.init(backupId: meta.backupId)))]
+            guard case .paused(let r) = state else { return [] }
+            state = .transferring(r)
+            return [.send(.resumeTransfer(.init(backupId: r.meta.backupId)))]
         case .userCancel:
             if case .done = state { return [] }
-            state = .failed("user-cancelled")
-            return [.send(.cancelTransfer(backupId: meta?.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
+            let reception = state.reception
+            state = .failed(.cancelled(.userCancelled), reception)
+            return [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
         case .fileVerified(let ok, _):
-            guard case .verifying = state, let meta else { return [] }
+            guard case .verifying(let r) = state else { return [] }
             guard ok else {
-                state = .failed("digest-mismatch")
+                state = .failed(.cancelled(.digestMismatch), r)
                 return [
-                    .send(.complete(.digestMismatch(backupId: meta.backupId))),
-                    .reject(Violation(rule: MigrationRule.finalDigest, path: .root, expected: meta.envelopeSHA256, found: "another digest")),
+                    .send(.complete(.digestMismatch(backupId: r.meta.backupId))),
+                    .reject(Violation(rule: MigrationRule.finalDigest, path: .root, expected: r.meta.envelopeSHA256, found: "another digest")),
                 ]
             }
-            state = .done
-            return [.send(.complete(.verified(backupId: meta.backupId))), .restore(meta)]
+            state = .done(r)
+            return [.send(.complete(.verified(backupId: r.meta.backupId))), .restore(r.meta)]
         case .disconnected:
             switch state {
-            case .transferring, .paused, .verifying, .resuming:
-                state = .disconnected
+            case .transferring(let r), .paused(let r), .verifying(let r), .resuming(let r):
+                state = .disconnected(r)
             case .done, .failed, .locked, .disconnected:
                 break
-            default:
+            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword:
                 // Before the transfer nothing is worth keeping: a new connection starts over with a new PIN.
-                state = .failed("disconnected")
+                state = .failed(.disconnected, state.reception)
             }
             return []
         case .tick(let at):
-            if case .transferring = state, at - lastActivity > configuration.stallTimeout {
-                state = .disconnected
+            if case .transferring(let r) = state, at - r.lastActivity > configuration.stallTimeout {
+                state = .disconnected(r)
                 return [.close(reason: "no data for \(configuration.stallTimeout) ms"),
-                        .reject(Violation(rule: MigrationRule.timeouts, path: .root, expected: "data within \(configuration.stallTimeout) ms", found: "\(at - lastActivity) ms of silence"))]
+                        .reject(Violation(rule: MigrationRule.timeouts, path: .root, expected: "data within \(configuration.stallTimeout) ms", found: "\(at - r.lastActivity) ms of silence"))]
             }
             return []
         }
     }
 
-    /// Frames that arrive after this side closed, or after the session ended, are not read.
-    var isOpen: Bool {
-        switch state {
-        case .disconnected, .done, .failed, .locked, .idle: return false
-        default: return true
-        }
+    /// The sender was heard from at `at` (MIG-XFER-005 counts silence from here).
+    private mutating func touch(_ at: EpochMillis) {
+        guard var r = state.reception else { return }
+        r.lastActivity = at
+        state = state.with(r)
     }
 
     var handshake: ControlMessage.Handshake {
@@ -249,20 +326,20 @@ public struct ReceiverMachine: Sendable {
             senderSessionId = h.sessionId
             state = .awaitingPIN(attemptsLeft: Self.pinAttempts)
             return [.showPIN(pin)]
-        case (.resuming, .handshake(let h)):
+        case (.resuming(var r), .handshake(let h)):
             // MIG-XFER-003: the token goes only to the sender that was authenticated with the PIN.
-            guard h.role == .sender, h.sessionId == senderSessionId, let meta else {
+            guard h.role == .sender, h.sessionId == senderSessionId else {
                 return fail(.protocolError, violation(MigrationRule.resume, "the session's sender \(senderSessionId ?? "?")", "\(h.role.rawValue) \(h.sessionId)"))
             }
-            state = .transferring
-            declaredHeld = have
-            return [.send(.resumeTransfer(.init(backupId: meta.backupId, resumeToken: token, window: window, have: have.ranges)))]
+            r.declaredHeld = r.have
+            state = .transferring(r)
+            return [.send(.resumeTransfer(.init(backupId: r.meta.backupId, resumeToken: resumeToken, window: window, have: r.have.ranges)))]
         case (.awaitingPIN(let left), .authPIN(.request(let entered))):
             // MIG-PIN-002: five wrong PINs lock the session.
             if entered == pin {
                 state = .awaitingMeta
                 pinAccepted = true
-                return [.send(.authPIN(.accepted(resumeToken: token)))]
+                return [.send(.authPIN(.accepted(resumeToken: resumeToken)))]
             }
             if left <= 1 {
                 state = .locked
@@ -276,52 +353,53 @@ public struct ReceiverMachine: Sendable {
         case (.awaitingMeta, .startBackup):
             return []
         case (.awaitingMeta, .backupMeta(let m)):
-            meta = m
+            let r = Reception(meta: m, lastActivity: at)
             // MIG-META-001: schema compatibility, then space, then the user's consent.
             if m.schemaVersion > configuration.supportedSchemaVersion {
-                return fail(.schemaIncompatible, violation(MigrationRule.metaChecks, "schemaVersion ≤ \(configuration.supportedSchemaVersion)", "\(m.schemaVersion)"))
+                return fail(.schemaIncompatible, violation(MigrationRule.metaChecks, "schemaVersion ≤ \(configuration.supportedSchemaVersion)", "\(m.schemaVersion)"), r)
             }
             let needed = m.fileSize + 2 * m.zipSize
             if needed > configuration.freeSpace {
-                return fail(.insufficientSpace, violation(MigrationRule.metaChecks, "\(needed) bytes free", "\(configuration.freeSpace)"))
+                return fail(.insufficientSpace, violation(MigrationRule.metaChecks, "\(needed) bytes free", "\(configuration.freeSpace)"), r)
             }
             if m.chunkSize > configuration.maxChunkSize {
-                return fail(.protocolError, violation(MigrationRule.metaChecks, "chunks of at most \(configuration.maxChunkSize) bytes", "\(m.chunkSize)"))
+                return fail(.protocolError, violation(MigrationRule.metaChecks, "chunks of at most \(configuration.maxChunkSize) bytes", "\(m.chunkSize)"), r)
             }
-            state = .confirming
+            state = .confirming(r)
             return [.confirmWipe(m)]
-        case (.transferring, .pauseTransfer):
-            state = .paused
+        case (.transferring(let r), .pauseTransfer):
+            state = .paused(r)
             return []
-        case (.paused, .resumeTransfer):
-            state = .transferring
+        case (.paused(let r), .resumeTransfer):
+            state = .transferring(r)
             return []
         case (_, .cancelTransfer(_, let reason)):
-            state = .failed(reason.rawValue)
+            state = .failed(.cancelled(reason), state.reception)
             return [.close(reason: "the sender cancelled: \(reason.rawValue)")]
-        case (.verifying, .complete(.sent(let id, let count, let digest))), (.transferring, .complete(.sent(let id, let count, let digest))):
-            guard let meta, have.count == meta.chunkCount else {
-                return fail(.protocolError, violation(MigrationRule.order, "Complete after every chunk", "Complete with \(have.count) of \(meta?.chunkCount ?? 0) chunks"))
+        case (.verifying(let r), .complete(.sent(let id, let count, let digest))), (.transferring(let r), .complete(.sent(let id, let count, let digest))):
+            guard r.have.count == r.meta.chunkCount else {
+                return fail(.protocolError, violation(MigrationRule.order, "Complete after every chunk", "Complete with \(r.have.count) of \(r.meta.chunkCount) chunks"))
             }
             // MIG-XFER-004: Complete repeats what BackupMeta announced; anything else is not this backup.
             for (key, announced, found) in [
-                ("backupId", meta.backupId, id), ("chunkCount", "\(meta.chunkCount)", "\(count)"), ("envelopeSHA256", meta.envelopeSHA256, digest),
+                ("backupId", r.meta.backupId, id), ("chunkCount", "\(r.meta.chunkCount)", "\(count)"), ("envelopeSHA256", r.meta.envelopeSHA256, digest),
             ] where announced != found {
                 return fail(
                     .protocolError,
                     Violation(rule: MigrationRule.finalDigest, path: .root / "payload" / key, expected: "\(announced) as in BackupMeta", found: found))
             }
-            state = .verifying
-            return [.verifyFile(expectedSHA256: meta.envelopeSHA256)]
+            state = .verifying(r)
+            return [.verifyFile(r.meta)]
         default:
-            return fail(.protocolError, violation(MigrationRule.order, "a message the session expects now", "\(message.json["type"]?.stringValue ?? "?") in \(state)"))
+            return fail(.protocolError, violation(MigrationRule.order, "a message the session expects now", "\(message.json["type"]?.stringValue ?? "?") in \(phase.rawValue)"))
         }
     }
 
     private mutating func chunk(_ bytes: [UInt8]) -> [TransferAction] {
-        guard case .transferring = state, let meta else {
-            return fail(.protocolError, violation(MigrationRule.order, "chunks only while transferring", "a chunk in \(state)"))
+        guard case .transferring(var r) = state else {
+            return fail(.protocolError, violation(MigrationRule.order, "chunks only while transferring", "a chunk in \(phase.rawValue)"))
         }
+        let meta = r.meta
         let chunk: BackupChunk
         do throws(Violation) {
             chunk = try BackupChunk.decode(bytes)
@@ -329,16 +407,16 @@ public struct ReceiverMachine: Sendable {
         } catch {
             return fail(.protocolError, error)
         }
-        if have.contains(chunk.index) {
+        if r.have.contains(chunk.index) {
             let ack = TransferAction.send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .ok))
             // MIG-XFER-003: what ResumeTransfer declared held must not cross the wire again.
-            guard declaredHeld.contains(chunk.index) else { return [ack] }
+            guard r.declaredHeld.contains(chunk.index) else { return [ack] }
             return [ack, .reject(Violation(rule: MigrationRule.resume, path: .root / "index", byteOffset: 24, expected: "only chunks the ResumeTransfer did not list", found: "chunk \(chunk.index) again"))]
         }
         // MIG-XFER-002: a chunk whose digest is wrong is asked again, a bounded number of times;
         // nothing is written.
         guard chunk.digestMatches else {
-            guard retransmits[chunk.index, default: 0] < configuration.maxRetransmitsPerChunk else {
+            guard r.retransmits[chunk.index, default: 0] < configuration.maxRetransmitsPerChunk else {
                 return fail(
                     .tooManyRetransmits,
                     Violation(
@@ -346,7 +424,8 @@ public struct ReceiverMachine: Sendable {
                         expected: "chunk \(chunk.index) intact within \(configuration.maxRetransmitsPerChunk + 1) copies",
                         found: "\(configuration.maxRetransmitsPerChunk + 1) damaged copies"))
             }
-            retransmits[chunk.index, default: 0] += 1
+            r.retransmits[chunk.index, default: 0] += 1
+            state = .transferring(r)
             return [
                 .send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .retransmit)),
                 .reject(Violation(rule: MigrationRule.chunkDigest, path: .root / "chunkSHA256", byteOffset: 40, expected: "the SHA-256 of the data", found: "another digest for chunk \(chunk.index)")),
@@ -354,9 +433,10 @@ public struct ReceiverMachine: Sendable {
         }
         // MIG-XFER-001: every chunk below this one that is still missing was never acknowledged, so the
         // sender had at least that many outstanding besides this one. The data is good: it is kept.
-        let outstanding = chunk.index - have.count(below: chunk.index) + 1
-        have.insert(chunk.index)
-        let journal = TransferJournal(meta: meta, resumeToken: token, senderSessionId: senderSessionId ?? "", have: have.ranges)
+        let outstanding = chunk.index - r.have.count(below: chunk.index) + 1
+        r.have.insert(chunk.index)
+        state = .transferring(r)
+        let journal = TransferJournal(meta: meta, resumeToken: resumeToken, senderSessionId: senderSessionId ?? "", have: r.have.ranges)
         // Written, then journaled, then acknowledged: an acknowledged chunk is on disk.
         var actions: [TransferAction] = [
             .writeChunk(index: chunk.index, offset: chunk.offset, data: chunk.data), .persistJournal(journal),
@@ -368,9 +448,10 @@ public struct ReceiverMachine: Sendable {
         return actions
     }
 
-    private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation) -> [TransferAction] {
-        state = .failed(reason.rawValue)
-        return [.send(.cancelTransfer(backupId: meta?.backupId, reason: reason)), .close(reason: why.description), .reject(why)]
+    private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation, _ reception: Reception? = nil) -> [TransferAction] {
+        let reception = reception ?? state.reception
+        state = .failed(.cancelled(reason), reception)
+        return [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: reason)), .close(reason: why.description), .reject(why)]
     }
 
     private func violation(_ rule: RuleID, _ expected: String, _ found: String) -> Violation {

@@ -5,20 +5,98 @@ import WireCore
 /// package, announces it, and sends chunks with at most `window` unacknowledged (window 1 is
 /// exactly the seed's "send each chunk, then wait for its ACK"). Keeps its progress across a
 /// disconnect: a receiver that comes back with the resume token gets only what it lacks.
+/// Each state carries what that step of the session needs; the machine owns its timeouts and
+/// says when it next needs the clock (`nextDeadline`).
 public struct SenderMachine: Sendable {
+    /// The state's name, as the vectors spell it (Spec/migration.md 5.3).
+    public enum Phase: String, Sendable, CaseIterable {
+        case listening, awaitingPINEntry, awaitingPINResult, preparing, metaSent, transferring, paused, completing, waitingReconnect
+        case done, failed, locked
+    }
+
+    /// The connection a receiver opened while the sender waits for it (MIG-XFER-007 times a
+    /// connection that has not greeted; only a greeted one may resume, MIG-XFER-003).
+    public enum Connection: Sendable, Hashable {
+        case none
+        case opened(at: EpochMillis)
+        case greeted
+    }
+
+    /// A package announced to the receiver, and what has become of its chunks.
+    public struct Transfer: Sendable, Hashable {
+        public let meta: ControlMessage.BackupMeta
+        /// The token the receiver gave with the accepted PIN; a resume must present it.
+        public let resumeToken: String
+        public fileprivate(set) var acked = ChunkSet()
+        /// Chunks sent and not yet acknowledged, with the time they were sent.
+        public fileprivate(set) var inFlight: [Int: EpochMillis] = [:]
+        /// How often each chunk was sent (MIG-XFER-002's bound).
+        public fileprivate(set) var sends: [Int: Int] = [:]
+        /// Where the next send looks for a chunk not yet acknowledged.
+        fileprivate var next = 0
+    }
+
     public enum State: Sendable, Hashable {
-        case listening
+        case listening(Connection)
         case awaitingPINEntry
         case awaitingPINResult
-        case preparing
-        case metaSent
-        case transferring
-        case paused
-        case completing
-        case waitingReconnect
-        case done
-        case failed(String)
+        case preparing(resumeToken: String)
+        case metaSent(Transfer)
+        case transferring(Transfer)
+        case paused(Transfer)
+        case completing(Transfer)
+        /// The receiver left mid-transfer at `since`; its progress is kept until it resumes.
+        case waitingReconnect(Transfer, since: EpochMillis, connection: Connection)
+        case done(Transfer)
+        case failed(SessionFailure, Transfer?)
         case locked
+
+        public var phase: Phase {
+            switch self {
+            case .listening: return .listening
+            case .awaitingPINEntry: return .awaitingPINEntry
+            case .awaitingPINResult: return .awaitingPINResult
+            case .preparing: return .preparing
+            case .metaSent: return .metaSent
+            case .transferring: return .transferring
+            case .paused: return .paused
+            case .completing: return .completing
+            case .waitingReconnect: return .waitingReconnect
+            case .done: return .done
+            case .failed: return .failed
+            case .locked: return .locked
+            }
+        }
+
+        /// The announced package, from `metaSent` on (kept in `done` and `failed`).
+        public var transfer: Transfer? {
+            switch self {
+            case .metaSent(let t), .transferring(let t), .paused(let t), .completing(let t), .waitingReconnect(let t, _, _), .done(let t): return t
+            case .failed(_, let t): return t
+            case .listening, .awaitingPINEntry, .awaitingPINResult, .preparing, .locked: return nil
+            }
+        }
+
+        /// The same state with its transfer replaced.
+        func with(_ t: Transfer) -> State {
+            switch self {
+            case .metaSent: return .metaSent(t)
+            case .transferring: return .transferring(t)
+            case .paused: return .paused(t)
+            case .completing: return .completing(t)
+            case .waitingReconnect(_, let since, let connection): return .waitingReconnect(t, since: since, connection: connection)
+            case .done: return .done(t)
+            case .failed(let reason, _): return .failed(reason, t)
+            case .listening, .awaitingPINEntry, .awaitingPINResult, .preparing, .locked: return self
+            }
+        }
+
+        var isFinal: Bool {
+            switch self {
+            case .done, .failed, .locked: return true
+            default: return false
+            }
+        }
     }
 
     public enum Event: Sendable, Hashable {
@@ -47,29 +125,38 @@ public struct SenderMachine: Sendable {
         public var maxSendsPerChunk = 5
         /// A connection that sent no Handshake for this long is closed (MIG-XFER-007).
         public var handshakeTimeout: EpochMillis = 10_000
+        /// No receiver back for this long after a disconnect ends the session (MIG-XFER-005).
+        public var reconnectTimeout: EpochMillis = 120_000
         public init() {}
     }
 
-    public private(set) var state: State = .listening
+    public private(set) var state: State = .listening(.none)
     public let configuration: Configuration
     public let sessionId: String
-    public private(set) var meta: ControlMessage.BackupMeta?
-    public private(set) var acked = ChunkSet()
+    /// The window both Handshakes allow (1 until then, MIG-XFER-001): a session parameter,
+    /// kept when the session ends.
     public private(set) var window = 1
-    /// Chunks sent and not yet acknowledged, with the time they were sent.
-    public private(set) var inFlight: [Int: EpochMillis] = [:]
-    /// How often each chunk was sent (for MIG-XFER-002's bound, and for the no-resend property).
-    public private(set) var sends: [Int: Int] = [:]
-    private var resumeToken: String?
-    /// A reconnected receiver sends its Handshake before `ResumeTransfer` (MIG-MSG-002, MIG-XFER-006).
-    private var receiverGreeted = false
-    /// When the current connection opened, while it has not sent its Handshake (MIG-XFER-007).
-    private var awaitingGreetingSince: EpochMillis?
-    private var next = 0
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
         self.configuration = configuration
         sessionId = ReceiverMachine.uuid(random.next(16) ?? Array(repeating: 0, count: 16))
+    }
+
+    public var phase: Phase { state.phase }
+
+    /// The earliest time at which `tick` has something to do; nil while no timeout runs. Timeouts
+    /// are "more than" (MIG-XFER-005), so the deadline is one millisecond past each limit.
+    public var nextDeadline: EpochMillis? {
+        switch state {
+        case .listening(.opened(let at)), .waitingReconnect(_, _, .opened(let at)):
+            return at + configuration.handshakeTimeout + 1
+        case .waitingReconnect(_, let since, .none):
+            return since + configuration.reconnectTimeout + 1
+        case .transferring(let t):
+            return t.inFlight.values.min().map { $0 + configuration.ackTimeout + 1 }
+        default:
+            return nil
+        }
     }
 
     var handshake: ControlMessage.Handshake {
@@ -81,15 +168,13 @@ public struct SenderMachine: Sendable {
         switch event {
         case .connected(let at):
             switch state {
-            case .listening, .waitingReconnect: awaitingGreetingSince = at
+            case .listening: state = .listening(.opened(at: at))
+            case .waitingReconnect(let t, let since, _): state = .waitingReconnect(t, since: since, connection: .opened(at: at))
             default: break
             }
             return []
         case .message(let document, let at):
-            switch state {
-            case .done, .failed, .locked: return []
-            default: break
-            }
+            guard !state.isFinal else { return [] }
             let message: ControlMessage
             do throws(Violation) {
                 message = try ControlMessage.decode(document)
@@ -98,65 +183,83 @@ public struct SenderMachine: Sendable {
             }
             return received(message, at: at)
         case .malformed(let violation, _):
-            switch state {
-            case .done, .failed, .locked: return []
-            default: return fail(.protocolError, violation)
-            }
+            guard !state.isFinal else { return [] }
+            return fail(.protocolError, violation)
         case .userEnteredPIN(let pin, _):
             guard case .awaitingPINEntry = state else { return [] }
             state = .awaitingPINResult
             return [.send(.authPIN(.request(pin: pin)))]
-        case .backupReady(let m, _):
-            guard case .preparing = state else { return [] }
-            meta = m
-            state = .metaSent
-            return [.send(.backupMeta(m))]
+        case .backupReady(let meta, _):
+            guard case .preparing(let token) = state else { return [] }
+            state = .metaSent(Transfer(meta: meta, resumeToken: token))
+            return [.send(.backupMeta(meta))]
         case .userPause:
-            guard case .transferring = state, let meta else { return [] }
-            state = .paused
-            return [.send(.pauseTransfer(backupId: meta.backupId))]
+            guard case .transferring(let t) = state else { return [] }
+            state = .paused(t)
+            return [.send(.pauseTransfer(backupId: t.meta.backupId))]
         case .userResume(let at):
-            guard case .paused = state, let meta else { return [] }
-            state = .transferring
-            return [.send(.resumeTransfer(.init(backupId: meta.backupId)))] + fill(at: at)
+            guard case .paused(let t) = state else { return [] }
+            state = .transferring(t)
+            return [.send(.resumeTransfer(.init(backupId: t.meta.backupId)))] + fill(at: at)
         case .userCancel:
             if case .done = state { return [] }
-            state = .failed("user-cancelled")
-            return [.send(.cancelTransfer(backupId: meta?.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
-        case .disconnected:
-            awaitingGreetingSince = nil
+            let transfer = state.transfer
+            state = .failed(.cancelled(.userCancelled), transfer)
+            return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
+        case .disconnected(let at):
             switch state {
             case .listening:
                 // MIG-XFER-007: a connection that never greeted was not the session's receiver.
-                break
-            case .transferring, .paused, .completing:
+                state = .listening(.none)
+            case .transferring(var t), .paused(var t), .completing(var t):
                 // Keep the progress; chunks in flight were not acknowledged and will be sent again.
-                inFlight = [:]
-                receiverGreeted = false
-                state = .waitingReconnect
-            case .done, .failed, .locked, .waitingReconnect:
+                t.inFlight = [:]
+                state = .waitingReconnect(t, since: at, connection: .none)
+            case .waitingReconnect(let t, _, _):
+                // Whoever connected is gone, greeted or not: the next one greets again.
+                state = .waitingReconnect(t, since: at, connection: .none)
+            case .done, .failed, .locked:
                 break
-            default:
-                state = .failed("disconnected")
+            case .awaitingPINEntry, .awaitingPINResult, .preparing, .metaSent:
+                state = .failed(.disconnected, state.transfer)
             }
             return []
         case .tick(let at):
-            // MIG-XFER-007: an idle connection does not keep the receiver's place.
-            if let since = awaitingGreetingSince, at - since > configuration.handshakeTimeout {
-                awaitingGreetingSince = nil
-                return [
-                    .close(reason: "no Handshake within \(configuration.handshakeTimeout) ms"),
-                    .reject(violation(MigrationRule.greeting, "a Handshake within \(configuration.handshakeTimeout) ms of connecting", "\(at - since) ms without one")),
-                ]
-            }
-            guard case .transferring = state else { return [] }
+            return timeouts(at: at)
+        }
+    }
+
+    /// What the clock ends at `at`: an idle connection (MIG-XFER-007), a receiver that did not
+    /// come back (the session), a chunk not acknowledged in time (MIG-XFER-005).
+    private mutating func timeouts(at: EpochMillis) -> [TransferAction] {
+        switch state {
+        case .listening(.opened(let since)) where at - since > configuration.handshakeTimeout:
+            state = .listening(.none)
+            return idleConnection(for: at - since)
+        case .waitingReconnect(let t, _, .opened(let since)) where at - since > configuration.handshakeTimeout:
+            state = .waitingReconnect(t, since: at, connection: .none)
+            return idleConnection(for: at - since)
+        case .waitingReconnect(let t, let since, .none) where at - since > configuration.reconnectTimeout:
+            // No connection to tell: the receiver is gone, and so is the session.
+            state = .failed(.cancelled(.timeout), t)
+            return []
+        case .transferring(let t):
             var actions: [TransferAction] = []
-            for (index, sentAt) in inFlight.sorted(by: { $0.key < $1.key }) where at - sentAt > configuration.ackTimeout {
+            for (index, sentAt) in t.inFlight.sorted(by: { $0.key < $1.key }) where at - sentAt > configuration.ackTimeout {
                 actions += resend(index, at: at, rule: MigrationRule.timeouts)
                 if case .failed = state { return actions }
             }
             return actions
+        default:
+            return []
         }
+    }
+
+    private func idleConnection(for elapsed: EpochMillis) -> [TransferAction] {
+        [
+            .close(reason: "no Handshake within \(configuration.handshakeTimeout) ms"),
+            .reject(violation(MigrationRule.greeting, "a Handshake within \(configuration.handshakeTimeout) ms of connecting", "\(elapsed) ms without one")),
+        ]
     }
 
     private mutating func received(_ message: ControlMessage, at: EpochMillis) -> [TransferAction] {
@@ -164,13 +267,14 @@ public struct SenderMachine: Sendable {
         case (.listening, .handshake(let h)), (.waitingReconnect, .handshake(let h)):
             guard h.role == .receiver else { return fail(.protocolError, violation(MigrationRule.handshake, "a receiver's Handshake", "role sender")) }
             window = min(configuration.maxWindow, h.maxWindow)
-            if case .listening = state { state = .awaitingPINEntry }
-            receiverGreeted = true
-            awaitingGreetingSince = nil
-            return [.send(.handshake(handshake))] + (state == .awaitingPINEntry ? [.askPIN(attemptsLeft: ReceiverMachine.pinAttempts)] : [])
+            if case .waitingReconnect(let t, let since, _) = state {
+                state = .waitingReconnect(t, since: since, connection: .greeted)
+                return [.send(.handshake(handshake))]
+            }
+            state = .awaitingPINEntry
+            return [.send(.handshake(handshake)), .askPIN(attemptsLeft: ReceiverMachine.pinAttempts)]
         case (.awaitingPINResult, .authPIN(.accepted(let token))):
-            resumeToken = token
-            state = .preparing
+            state = .preparing(resumeToken: token)
             return [.send(.startBackup), .prepareBackup]
         case (.awaitingPINResult, .authPIN(.rejected(let left))):
             state = .awaitingPINEntry
@@ -178,87 +282,95 @@ public struct SenderMachine: Sendable {
         case (.awaitingPINResult, .authPIN(.locked)):
             state = .locked
             return [.close(reason: "the receiver locked the session after too many wrong PINs")]
-        case (.metaSent, .startTransfer(let id, let w)):
-            guard id == meta?.backupId else { return fail(.protocolError, violation(MigrationRule.transferControl, meta?.backupId ?? "", id)) }
+        case (.metaSent(let t), .startTransfer(let id, let w)):
+            guard id == t.meta.backupId else { return fail(.protocolError, violation(MigrationRule.transferControl, t.meta.backupId, id)) }
             window = min(window, w)
-            state = .transferring
+            state = .transferring(t)
             return fill(at: at)
-        case (.waitingReconnect, .resumeTransfer(let r)) where receiverGreeted:
+        case (.waitingReconnect(var t, _, .greeted), .resumeTransfer(let r)):
             // MIG-XFER-003: only the receiver holding the token resumes; what it has is not sent again.
-            guard let meta, r.backupId == meta.backupId, let token = r.resumeToken, token == resumeToken, let have = r.have else {
+            guard r.backupId == t.meta.backupId, let token = r.resumeToken, token == t.resumeToken, let have = r.have else {
                 return fail(.protocolError, violation(MigrationRule.resume, "the session's backup and resume token", "another"))
             }
-            acked = ChunkSet(have.map { $0.clamped(to: 0..<meta.chunkCount) })
+            t.acked = ChunkSet(have.map { $0.clamped(to: 0..<t.meta.chunkCount) })
             if let w = r.window { window = min(configuration.maxWindow, w) }
-            next = 0
-            state = .transferring
+            t.next = 0
+            state = .transferring(t)
             return fill(at: at)
-        case (.transferring, .chunkAck(let id, let index, let status)), (.paused, .chunkAck(let id, let index, let status)),
-            (.completing, .chunkAck(let id, let index, let status)):
-            guard let meta, id == meta.backupId, index < meta.chunkCount else {
+        case (.transferring(var t), .chunkAck(let id, let index, let status)), (.paused(var t), .chunkAck(let id, let index, let status)),
+            (.completing(var t), .chunkAck(let id, let index, let status)):
+            guard id == t.meta.backupId, index < t.meta.chunkCount else {
                 return fail(.protocolError, violation(MigrationRule.chunkAck, "an index of this backup", "\(index)"))
             }
             if status == .retransmit {
                 // A late complaint about a chunk already acknowledged (a corrupted duplicate) changes nothing.
-                return acked.contains(index) ? [] : resend(index, at: at, rule: MigrationRule.retransmit)
+                return t.acked.contains(index) ? [] : resend(index, at: at, rule: MigrationRule.retransmit)
             }
-            inFlight[index] = nil
-            acked.insert(index)
+            t.inFlight[index] = nil
+            t.acked.insert(index)
+            state = state.with(t)
             if case .paused = state { return [] }
             return fill(at: at)
-        case (.transferring, .pauseTransfer):
-            state = .paused
+        case (.transferring(let t), .pauseTransfer):
+            state = .paused(t)
             return []
-        case (.paused, .resumeTransfer(let r)) where r.resumeToken == nil:
-            state = .transferring
+        case (.paused(let t), .resumeTransfer(let r)) where r.resumeToken == nil:
+            state = .transferring(t)
             return fill(at: at)
-        case (.completing, .complete(.verified)):
-            state = .done
+        case (.completing(let t), .complete(.verified)):
+            state = .done(t)
             return [.close(reason: "migration complete")]
-        case (.completing, .complete(.digestMismatch)):
-            state = .failed("digest-mismatch")
+        case (.completing(let t), .complete(.digestMismatch)):
+            state = .failed(.cancelled(.digestMismatch), t)
             return [.close(reason: "the receiver's file does not match"),
                     .reject(violation(MigrationRule.finalDigest, "the receiver's digest to match", "a mismatch"))]
         case (_, .cancelTransfer(_, let reason)):
-            state = .failed(reason.rawValue)
+            state = .failed(.cancelled(reason), state.transfer)
             return [.close(reason: "the receiver cancelled: \(reason.rawValue)")]
         default:
-            return fail(.protocolError, violation(MigrationRule.order, "a message the session expects now", "\(message.json["type"]?.stringValue ?? "?") in \(state)"))
+            return fail(.protocolError, violation(MigrationRule.order, "a message the session expects now", "\(message.json["type"]?.stringValue ?? "?") in \(phase.rawValue)"))
         }
     }
 
     /// Sends chunks until `window` are unacknowledged (MIG-XFER-001); after the last
     /// acknowledgement, `Complete`.
     private mutating func fill(at: EpochMillis) -> [TransferAction] {
-        guard let meta, case .transferring = state else { return [] }
+        guard case .transferring(var t) = state else { return [] }
         var actions: [TransferAction] = []
-        while inFlight.count < window, next < meta.chunkCount {
-            let index = next
-            next += 1
-            guard !acked.contains(index), inFlight[index] == nil else { continue }
-            inFlight[index] = at
-            sends[index, default: 0] += 1
+        while t.inFlight.count < window, t.next < t.meta.chunkCount {
+            let index = t.next
+            t.next += 1
+            guard !t.acked.contains(index), t.inFlight[index] == nil else { continue }
+            t.inFlight[index] = at
+            t.sends[index, default: 0] += 1
             actions.append(.sendChunk(index: index))
         }
-        if acked.count == meta.chunkCount {
-            state = .completing
-            actions.append(.send(.complete(.sent(backupId: meta.backupId, chunkCount: meta.chunkCount, envelopeSHA256: meta.envelopeSHA256))))
+        if t.acked.count == t.meta.chunkCount {
+            state = .completing(t)
+            actions.append(.send(.complete(.sent(backupId: t.meta.backupId, chunkCount: t.meta.chunkCount, envelopeSHA256: t.meta.envelopeSHA256))))
+        } else {
+            state = .transferring(t)
         }
         return actions
     }
 
+    /// Sends chunk `index` again, in whichever state holds the transfer, unless it was sent the
+    /// most times allowed (MIG-XFER-002).
     private mutating func resend(_ index: Int, at: EpochMillis, rule: RuleID) -> [TransferAction] {
-        guard sends[index, default: 0] < configuration.maxSendsPerChunk else {
-            return fail(.tooManyRetransmits, violation(rule, "chunk \(index) delivered within \(configuration.maxSendsPerChunk) sends", "\(sends[index, default: 0]) sends"))
+        guard var t = state.transfer else { return [] }
+        guard t.sends[index, default: 0] < configuration.maxSendsPerChunk else {
+            return fail(.tooManyRetransmits, violation(rule, "chunk \(index) delivered within \(configuration.maxSendsPerChunk) sends", "\(t.sends[index, default: 0]) sends"))
         }
-        inFlight[index] = at
-        sends[index, default: 0] += 1
+        t.inFlight[index] = at
+        t.sends[index, default: 0] += 1
+        state = state.with(t)
         return [.sendChunk(index: index)]
     }
 
     private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation) -> [TransferAction] {
-        state = .failed(reason.rawValue)
-        return [.send(.cancelTransfer(backupId: meta?.backupId, reason: reason)), .close(reason: why.description), .reject(why)]
+        let transfer = state.transfer
+        state = .failed(.cancelled(reason), transfer)
+        return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: reason)), .close(reason: why.description), .reject(why)]
     }
 
     private func violation(_ rule: RuleID, _ expected: String, _ found: String) -> Violation {

@@ -1,6 +1,7 @@
 import WireCore
 
-/// What a transfer machine asks its edge to do. The machines never touch a socket or a file.
+/// What a transfer machine asks its edge to do. The machines never touch a socket or a file,
+/// and ask for no timer: each says when it next needs the clock (`nextDeadline`).
 public enum TransferAction: Sendable, Hashable {
     case send(ControlMessage)
     /// Sender: read chunk `index` of the package and send it as a `BackupChunk` frame.
@@ -22,11 +23,11 @@ public enum TransferAction: Sendable, Hashable {
     case writeChunk(index: Int, offset: Int64, data: ArraySlice<UInt8>)
     /// Receiver: persist the resume journal (after the chunks it lists are on disk).
     case persistJournal(TransferJournal)
-    /// Receiver: compute the SHA-256 of the whole file and report `fileVerified`.
-    case verifyFile(expectedSHA256: String)
+    /// Receiver: compute the SHA-256 of the whole file and report whether it is the announced
+    /// `envelopeSHA256` (`fileVerified`).
+    case verifyFile(ControlMessage.BackupMeta)
     /// Receiver: the file is complete and verified: ask for the password and restore.
     case restore(ControlMessage.BackupMeta)
-    case setTimer(at: EpochMillis)
     /// Close the connection (`reason` is for people).
     case close(reason: String)
     /// An input was refused: the rule it broke (for logs and vectors).

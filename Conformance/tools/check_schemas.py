@@ -38,8 +38,9 @@ from referencing import Registry, Resource
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ALWAYS_EXPRESSIBLE = {"CORE-TYPE-001", "CORE-TYPE-003", "PAIR-CODE-001", "PAIR-INFO-002", "PAIR-TYPE-001"}
-PAIRING_KINDS = ["desktop-pairing", "pair-ack", "device-pairing", "pairing:confirmation", "register", "message",
-                 "registered", "peer-offline", "error", "paired-desktop"]
+# The pairing family's registration (`conformance list families --json`) names its kinds with schemas.
+with open(os.path.join(ROOT, "Conformance", "families.json"), encoding="utf-8") as _f:
+    PAIRING_KINDS = next(f["schemaKinds"] for f in json.load(_f) if f["name"] == "pairing")
 PAYLOAD_KINDS = {"desktop-pairing", "pair-ack", "device-pairing", "pairing:confirmation"}
 
 

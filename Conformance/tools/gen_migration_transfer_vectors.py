@@ -320,6 +320,65 @@ for slug, member, changed in (("complete-digest-differs", "envelopeSHA256", "00"
                                     [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"},
                                      reject("MIG-XFER-004", "/payload/" + member)])])
 
+# Rows of the receiver's transition table (Spec migration.md 5.3) that the flows above do not take.
+PAUSE = msg("PauseTransfer", {"backupId": BID})
+RESUME = msg("ResumeTransfer", {"backupId": BID})
+rc.steps("pause-and-resume", "Either side pauses and resumes; a disconnect while paused keeps the transfer for the resume, and a frame while disconnected is not read.",
+         ["MIG-MSG-005", "MIG-XFER-003"], [],
+         to_transfer + [chunk0,
+                        ({"event": "user-pause", "at": T + 7}, s("paused", have=[[0, 1]]), [send(PAUSE)]),
+                        ({"event": "user-resume", "at": T + 8}, s("transferring", have=[[0, 1]]), [send(RESUME)]),
+                        ({"event": "message", "at": T + 9, "document": PAUSE}, s("paused", have=[[0, 1]]), []),
+                        ({"event": "message", "at": T + 10, "document": RESUME}, s("transferring", have=[[0, 1]]), []),
+                        ({"event": "user-pause", "at": T + 11}, s("paused", have=[[0, 1]]), [send(PAUSE)]),
+                        ({"event": "disconnected", "at": T + 12}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "message", "at": T + 13, "document": RESUME}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "chunk", "at": T + 14, "frame": b64(frame(1, CHUNK1))}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "text", "at": T + 15, "text": "not json"}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "tick", "at": T + 40000}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "disconnected", "at": T + 40001}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "connected", "at": T + 40002}, s("resuming", have=[[0, 1]]), [send(RHS)]),
+                        ({"event": "disconnected", "at": T + 40003}, s("disconnected", have=[[0, 1]]), [])])
+rc.steps("disconnect-while-verifying", "A disconnect while the file is verified keeps everything for the resume.", ["MIG-XFER-003"], [],
+         to_transfer + both + [({"event": "message", "at": T + 10, "document": msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})},
+                                s("verifying", have=[[0, 2]]), [{"action": "verify-file", "expectedSHA256": SHA}]),
+                               ({"event": "disconnected", "at": T + 11}, s("disconnected", have=[[0, 2]]), [])])
+rc.steps("password-not-checked", "An edge without the password cannot check it: the transfer goes on and the restore checks.", ["MIG-META-002"], [],
+         to_consent + [({"event": "password-checked", "at": T + 6, "result": "not-checked"}, s("transferring", have=[]),
+                        [{"action": "open-file", "backupId": BID, "fileSize": 5000}, send(msg("StartTransfer", {"backupId": BID, "window": 4}))])])
+for slug, prefix, ended in (("idle", [], s("failed", reason="disconnected")), ("awaiting-handshake", to_meta[:1], s("failed", reason="disconnected")),
+                            ("awaiting-pin", to_meta[:2], s("failed", reason="disconnected")), ("awaiting-meta", to_meta[:3], s("failed", reason="disconnected")),
+                            ("confirming", to_transfer[:5], s("failed", reason="disconnected", have=[])),
+                            ("checking-password", to_consent, s("failed", reason="disconnected", have=[]))):
+    at = T + 20
+    rc.steps("disconnected-" + slug, "Before the transfer nothing is kept: a disconnect ends the session (a new one shows a new PIN); later frames are not read.",
+             ["MIG-XFER-006"], [],
+             prefix + [({"event": "disconnected", "at": at}, ended, []),
+                       ({"event": "message", "at": at + 1, "document": SHS}, ended, [])])
+rc.steps("done-ignores-late-frames", "After the restore began, frames still in flight are not read.", ["MIG-XFER-006"], [],
+         to_transfer + both + [({"event": "message", "at": T + 10, "document": msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})},
+                                s("verifying", have=[[0, 2]]), [{"action": "verify-file", "expectedSHA256": SHA}]),
+                               ({"event": "file-verified", "at": T + 11, "ok": True}, s("done", have=[[0, 2]]),
+                                [send(msg("Complete", {"backupId": BID, "result": "verified"})), {"action": "restore", "backupId": BID}]),
+                               ({"event": "chunk", "at": T + 12, "frame": b64(frame(0, CHUNK0))}, s("done", have=[[0, 2]]), [])])
+rc.steps("locked-ignores-more-pins", "A locked session reads nothing more.", ["MIG-PIN-002"], [],
+         to_meta[:2] + wrong + [({"event": "message", "at": T + 7, "document": msg("AuthPIN", {"pin": "999999"})}, s("locked"),
+                                 [send(msg("AuthPIN", {"result": "locked"})), {"action": "close"}, reject("MIG-PIN-002")]),
+                                ({"event": "message", "at": T + 8, "document": msg("AuthPIN", {"pin": PIN})}, s("locked"), [])])
+rc.steps("user-cancels", "The user cancels mid-transfer: the sender is told why.", ["MIG-MSG-007"], [],
+         to_transfer + [({"event": "user-cancel", "at": T + 6}, s("failed", reason="user-cancelled", have=[]),
+                         [send(msg("CancelTransfer", {"backupId": BID, "reason": "user-cancelled"})), {"action": "close"}])])
+rc.steps("sender-cancels", "The sender cancels: the session ends with its reason.", ["MIG-MSG-007"], [],
+         to_meta + [({"event": "message", "at": T + 4, "document": msg("CancelTransfer", {"reason": "user-cancelled"})}, s("failed", reason="user-cancelled"),
+                     [{"action": "close"}])])
+rc.steps("cancel-while-disconnected", "A user's cancel while disconnected ends the session and sends nothing.", ["MIG-MSG-007"], [],
+         to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "user-cancel", "at": T + 8}, s("failed", reason="user-cancelled", have=[[0, 1]]), [])])
+rc.steps("clock-and-second-connect-change-nothing", "Before the transfer the clock changes nothing, and a second connected event is not a new session.",
+         ["MIG-XFER-005"], [],
+         to_meta[:2] + [({"event": "tick", "at": T + 40000}, s("awaitingPIN", attemptsLeft=5), []),
+                        ({"event": "connected", "at": T + 40001}, s("awaitingPIN", attemptsLeft=5), [])])
+
 # ------------------------------------------------------------------ sender machine
 sd = File(machine="sender", description="The old phone's side of the transfer (Spec migration.md 5.3).",
           context={"random": "33" * 16, "configuration": {"chunkSize": 4096, "maxWindow": 16}})
@@ -431,6 +490,64 @@ sd.steps("receiver-wrong-password", "The receiver's password does not open the h
          ["MIG-META-002"], [],
          to_start[:5] + [({"event": "message", "at": T + 5, "document": msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"})},
                           ss("failed", 2, [], [], reason="wrong-password"), [{"action": "close"}])])
+
+# Rows of the sender's transition table (Spec migration.md 5.3) that the flows above do not take.
+to_complete = to_start + [({"event": "message", "at": T + 6, "document": sack(0)}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 2}]),
+                          ({"event": "message", "at": T + 7, "document": sack(1)}, ss("transferring", 2, [[0, 2]], [2]), []),
+                          ({"event": "message", "at": T + 8, "document": sack(2)}, ss("completing", 2, [[0, 3]], []),
+                           [send(msg("Complete", {"backupId": BID, "chunkCount": 3, "envelopeSHA256": SHA}))])]
+sd.steps("wrong-pin-then-right", "A rejected PIN asks the user again with the attempts left; a second connected event changes nothing.",
+         ["MIG-PIN-002", "MIG-MSG-003"], [],
+         to_start[:3] + [({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "rejected", "attemptsLeft": 4})}, ss("awaitingPINEntry", 2),
+                          [{"action": "ask-pin", "attemptsLeft": 4}]),
+                         ({"event": "connected", "at": T + 4}, ss("awaitingPINEntry", 2), [])])
+sd.steps("pause-and-resume", "Either side pauses and resumes; acknowledgements still count while paused; a disconnect while paused keeps the transfer for the resume.",
+         ["MIG-MSG-005", "MIG-XFER-001", "MIG-XFER-003"], [],
+         to_start + [({"event": "user-pause", "at": T + 6}, ss("paused", 2, [], [0, 1]), [send(msg("PauseTransfer", {"backupId": BID}))]),
+                     ({"event": "message", "at": T + 7, "document": sack(0)}, ss("paused", 2, [[0, 1]], [1]), []),
+                     ({"event": "user-resume", "at": T + 8}, ss("transferring", 2, [[0, 1]], [1, 2]),
+                      [send(msg("ResumeTransfer", {"backupId": BID})), {"action": "send-chunk", "index": 2}]),
+                     ({"event": "message", "at": T + 9, "document": msg("PauseTransfer", {"backupId": BID})}, ss("paused", 2, [[0, 1]], [1, 2]), []),
+                     ({"event": "message", "at": T + 10, "document": msg("ResumeTransfer", {"backupId": BID})}, ss("transferring", 2, [[0, 1]], [1, 2]), []),
+                     ({"event": "user-pause", "at": T + 11}, ss("paused", 2, [[0, 1]], [1, 2]), [send(msg("PauseTransfer", {"backupId": BID}))]),
+                     ({"event": "disconnected", "at": T + 12}, ss("waitingReconnect", 2, [[0, 1]], []), [])])
+sd.steps("disconnect-while-completing", "Late acks while completing change nothing; a disconnect after the last chunk keeps the session for the resume.",
+         ["MIG-XFER-002", "MIG-XFER-003"], [],
+         to_complete + [({"event": "message", "at": T + 9, "document": sack(1)}, ss("completing", 2, [[0, 3]], []), []),
+                        ({"event": "message", "at": T + 10, "document": sack(2, "retransmit")}, ss("completing", 2, [[0, 3]], []), []),
+                        ({"event": "disconnected", "at": T + 11}, ss("waitingReconnect", 2, [[0, 3]], []), [])])
+sd.steps("retransmit-while-paused", "A chunk asked again while paused is sent again: the pause stops new chunks, not repairs.", ["MIG-XFER-002"], [],
+         to_start + [({"event": "user-pause", "at": T + 6}, ss("paused", 2, [], [0, 1]), [send(msg("PauseTransfer", {"backupId": BID}))]),
+                     ({"event": "message", "at": T + 7, "document": sack(1, "retransmit")}, ss("paused", 2, [], [0, 1]), [{"action": "send-chunk", "index": 1}])])
+sd.steps("cancel-while-waiting", "A user's cancel while no receiver is connected ends the session and sends nothing: there is nobody to tell.",
+         ["MIG-MSG-007"], [],
+         to_start + [({"event": "disconnected", "at": T + 6}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "user-cancel", "at": T + 7}, ss("failed", 2, [], [], reason="user-cancelled"), []),
+                     ({"event": "user-cancel", "at": T + 8}, ss("failed", 2, [], [], reason="user-cancelled"), [])])
+sd.steps("complete-digest-mismatch", "The receiver's digest differs: the session fails without blaming the receiver, and later frames are not read.",
+         ["MIG-XFER-004"], [],
+         to_complete + [({"event": "message", "at": T + 9, "document": msg("Complete", {"backupId": BID, "result": "digest-mismatch"})},
+                         ss("failed", 2, [[0, 3]], [], reason="digest-mismatch"), [{"action": "close"}]),
+                        ({"event": "message", "at": T + 10, "document": sack(0)}, ss("failed", 2, [[0, 3]], [], reason="digest-mismatch"), [])])
+sd.steps("done-ignores-late-acks", "After Complete verified, late frames are not read.", ["MIG-XFER-006"], [],
+         to_complete + [({"event": "message", "at": T + 9, "document": msg("Complete", {"backupId": BID, "result": "verified"})}, ss("done", 2, [[0, 3]], []),
+                         [{"action": "close"}]),
+                        ({"event": "message", "at": T + 10, "document": sack(2)}, ss("done", 2, [[0, 3]], []), [])])
+sd.steps("locked-reads-nothing-more", "A locked session reads nothing more.", ["MIG-PIN-002"], [],
+         to_start[:3] + [({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2), [{"action": "close"}]),
+                         ({"event": "message", "at": T + 4, "document": RH2}, ss("locked", 2), [])])
+for slug, prefix, ended in (("awaiting-pin-entry", to_start[:2], ss("failed", 2, reason="disconnected")),
+                            ("awaiting-pin-result", to_start[:3], ss("failed", 2, reason="disconnected")),
+                            ("preparing", to_start[:4], ss("failed", 2, reason="disconnected")),
+                            ("meta-sent", to_start[:5], ss("failed", 2, [], [], reason="disconnected"))):
+    sd.steps("disconnected-" + slug, "Before the transfer a disconnect ends the session.", ["MIG-XFER-006"], [],
+             prefix + [({"event": "disconnected", "at": T + 20}, ended, [])])
+sd.steps("user-cancels", "The user cancels mid-transfer: the receiver is told why.", ["MIG-MSG-007"], [],
+         to_start + [({"event": "user-cancel", "at": T + 6}, ss("failed", 2, [], [0, 1], reason="user-cancelled"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "user-cancelled"})), {"action": "close"}])])
+sd.steps("text-not-json", "A text frame that is not JSON ends the session; the violation names the JSON rule.", ["MIG-WS-001", "CORE-JSON-001"], ["CORE-JSON-001"],
+         [({"event": "text", "at": T, "text": '{"type": "Handshake", "payload": '}, ss("failed", 1, reason="protocol-error"),
+           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("CORE-JSON-001", "/payload")])])
 
 # ------------------------------------------------------------------ PIN lockout across sessions
 pl = File(machine="pin-lockout", description="How long a receiver waits before it shows a new PIN after locked sessions (Spec migration.md MIG-PIN-003).")

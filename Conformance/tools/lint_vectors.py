@@ -37,7 +37,10 @@ COMMON_MEMBERS = {"id", "comment", "flags", "rules", "context"}
 DOCUMENT_MEMBERS = COMMON_MEMBERS | {"input", "inputText", "inputBase64", "inputSegments", "inputFile", "inputSHA256", "expected"}
 MACHINE_MEMBERS = COMMON_MEMBERS | {"triggers", "steps"}
 FILE_MEMBERS = {"family", "kind", "machine", "description", "context", "cases"}
-ONE_VIOLATION_FAMILIES = {"pairing"}  # core.md "Order of checks": at most one violation
+# The families' registrations (`conformance list families --json`): those whose documents
+# report only their first failing check (core.md "Order of checks").
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "families.json"), encoding="utf-8") as _f:
+    ONE_VIOLATION_FAMILIES = {f["name"] for f in json.load(_f) if f["firstViolationOnly"]}
 
 SLUG = re.compile(r"^[a-z0-9-]+$")
 FAMILY = re.compile(r"^[a-z]+$")

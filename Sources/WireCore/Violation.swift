@@ -27,14 +27,6 @@ public struct RuleID: Sendable, Hashable, Comparable, Codable, CustomStringConve
         String(rawValue.prefix(while: { $0 != "-" }))
     }
 
-    /// Where the rule is written, e.g. `Spec/pairing.md#PAIR-CODE-001`.
-    public var section: String {
-        let chapter = RuleID.chapters[family] ?? "catalog"
-        return "Spec/\(chapter).md#\(rawValue)"
-    }
-
-    static let chapters = ["CORE": "core", "PAIR": "pairing", "MIG": "migration", "REC": "records"]
-
     public static func < (lhs: RuleID, rhs: RuleID) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
@@ -75,7 +67,6 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
         return String(decoding: bytes[..<end], as: UTF8.self) + "… (\(text.utf8.count) bytes)"
     }
 
-    public var section: String { rule.section }
 
     /// The violation moved under `prefix`, for documents nested inside other documents.
     public func nested(under prefix: JSONPointer) -> Violation {

@@ -113,7 +113,7 @@ struct Check: ParsableCommand {
                 continue
             }
             bytes = [UInt8](data)
-            let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? PackageChecker.kind(forFileName: url.lastPathComponent)
+            let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? Families.kind(forFileName: url.lastPathComponent)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
         switch format {

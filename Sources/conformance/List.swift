@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConformanceKit
 import Foundation
+import WireCore
 
 struct List: ParsableCommand {
     static let configuration = CommandConfiguration(abstract: "List families, kinds, machines, rules and cases.")
@@ -10,11 +11,14 @@ struct List: ParsableCommand {
     @OptionGroup var repo: RepositoryOption
     @Argument(help: "What to list: families, kinds, rules or cases (default: families with their kinds).") var what: What = .families
     @Option(help: "Only this family.") var family: String?
+    @Flag(help: "With `families`: the registrations as JSON (what Conformance/families.json holds for the Python tools).") var json = false
 
     func run() throws {
         let families = Families.all.filter { family == nil || $0.name == family }
         var out = ""
         switch what {
+        case .families where json:
+            out = JSONSerializer.pretty(Families.registrationJSON) + "\n"
         case .families:
             for f in families {
                 out += "\(f.name)\n  kinds:    \(f.kinds.joined(separator: ", "))\n  machines: \(f.machines.joined(separator: ", "))\n"

@@ -1,5 +1,7 @@
+import ConformanceKit
 import Foundation
 import Testing
+import WireCore
 
 /// The schemas, the vector generators and the vectors are held against each other.
 @Suite("Schemas and generators (Python tools)", .serialized)
@@ -43,13 +45,15 @@ struct PythonToolsTests {
     }
 
     /// Each generator's output is committed as it writes it: nobody edited a generated file by hand.
-    @Test(arguments: [
-        ("gen_pairing_vectors", "Vectors/pairing"), ("gen_flow_vectors", "Vectors/pairing"),
-        ("gen_relay_vectors", "Vectors/pairing"), ("gen_pairing_schemas", "Spec/schemas/pairing"),
-        ("gen_migration_envelope_vectors", "Vectors/migration"), ("gen_migration_package_vectors", "Vectors/migration"),
-        ("gen_migration_transfer_vectors", "Vectors/migration"),
-        ("gen_records_vectors", "Vectors/records"),
-    ])
+    /// The Python tools read the families' registrations from this file: it is what
+    /// `conformance list families --json` prints.
+    @Test func familiesFileIsTheRegistration() throws {
+        let committed = try Data(contentsOf: Fixture.root.appendingPathComponent("Conformance/families.json"))
+        #expect(String(decoding: committed, as: UTF8.self) == JSONSerializer.pretty(Families.registrationJSON) + "\n",
+                "run: swift run conformance list families --json > Conformance/families.json")
+    }
+
+    @Test(arguments: Families.all.flatMap { f in f.registration.generators.map { ($0.script, $0.folder) } })
     func generatedFilesAreUpToDate(generator: String, folder: String) throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(generator)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

@@ -220,7 +220,9 @@ class Sender(Machine):
 
     def on_disconnected(self, event, at):
         self.connected_at = None
-        if self.name in ("metaSent", "transferring", "paused", "completing"):
+        # 5.3 (table) and MIG-XFER-006: only a transfer that began (StartTransfer) waits for a reconnect;
+        # in metaSent the connection ended before the transfer began: failed, `disconnected`.
+        if self.name in ("transferring", "paused", "completing"):
             self.name, self.in_flight, self.handshaken = "waitingReconnect", {}, False
         elif self.name not in ("listening", "waitingReconnect"):
             # MIG-XFER-007: a connection gone before its Handshake was not the session's receiver.
@@ -238,6 +240,26 @@ class Sender(Machine):
             self.meta = event["meta"]
             self.send("BackupMeta", self.meta)
             self.name = "metaSent"
+
+    def on_user_pause(self, event, at):
+        if self.name == "transferring":
+            # MIG-MSG-005: the peer is told with PauseTransfer {backupId}; no chunk goes out while paused.
+            self.send("PauseTransfer", {"backupId": self.meta["backupId"]})
+            self.name = "paused"
+
+    def on_user_resume(self, event, at):
+        if self.name == "paused":
+            # MIG-MSG-005: the plain ResumeTransfer {backupId}, then the window is filled again.
+            self.send("ResumeTransfer", {"backupId": self.meta["backupId"]})
+            self.name = "transferring"
+            self.fill(at)
+
+    def on_user_cancel(self, event, at):
+        # MIG-MSG-007: CancelTransfer {backupId?, reason: user-cancelled}, then close. Listening or
+        # waiting for the receiver to come back there is no peer to tell (the Spec says nothing here).
+        if self.name in ("idle", "listening", "waitingReconnect") and not self.handshaken:
+            self.end("failed", reason="user-cancelled", close=self.connected_at is not None)
+        self.end("failed", reason="user-cancelled", cancel="user-cancelled")
 
     def on_tick(self, event, at):
         self.close_silent_connection(at)
@@ -408,6 +430,12 @@ class Receiver(Machine):
             s["have"] = to_ranges(self.have)
         return s
 
+    def handle(self, event):
+        # 5.3's table: without a connection only a new one, or the user's cancel, counts (MIG-XFER-006).
+        if self.name == "disconnected" and event.get("event") not in ("connected", "user-cancel"):
+            return
+        super().handle(event)
+
     def own_handshake(self):
         self.send("Handshake", self.handshake_payload(maxWindow=self.cfg["maxWindow"],
                                                       maxChunkSize=self.cfg["maxChunkSize"]))
@@ -434,10 +462,31 @@ class Receiver(Machine):
             self.name = "resuming"
 
     def on_disconnected(self, event, at):
-        if self.name in ("transferring", "resuming"):
+        # MIG-XFER-003 (5.3's table): once the transfer began, a disconnect keeps everything for the
+        # resume, paused or verifying too; before it (idle included) the session ends (MIG-XFER-006).
+        if self.name in ("transferring", "paused", "verifying", "resuming"):
             self.name = "disconnected"
-        elif self.name not in ("idle", "disconnected"):
+        elif self.name != "disconnected":
             self.end("failed", reason="disconnected", close=False)
+
+    def on_user_pause(self, event, at):
+        if self.name == "transferring":
+            # MIG-MSG-005: the sender is told with PauseTransfer {backupId}.
+            self.send("PauseTransfer", {"backupId": self.meta["backupId"]})
+            self.name = "paused"
+
+    def on_user_resume(self, event, at):
+        if self.name == "paused":
+            # MIG-MSG-005: the plain ResumeTransfer {backupId}; the stall clock starts again.
+            self.send("ResumeTransfer", {"backupId": self.meta["backupId"]})
+            self.name, self.last_heard = "transferring", at
+
+    def on_user_cancel(self, event, at):
+        # MIG-MSG-007: CancelTransfer {backupId?, reason: user-cancelled}, then close; with no
+        # connection open (before the first, or while disconnected) there is no one to tell.
+        if self.name in ("idle", "disconnected"):
+            self.end("failed", reason="user-cancelled", close=False)
+        self.end("failed", reason="user-cancelled", cancel="user-cancelled")
 
     def on_user_confirmed(self, event, at):
         if self.name != "confirming":
@@ -559,6 +608,12 @@ class Receiver(Machine):
             self.started_backup = True
         elif kind == "BackupMeta" and n == "awaitingMeta" and self.started_backup:
             self.on_meta(p)
+        elif kind == "PauseTransfer" and n == "transferring":
+            self.same_backup(p)   # MIG-MSG-005
+            self.name = "paused"
+        elif kind == "ResumeTransfer" and n == "paused" and "resumeToken" not in p:
+            self.same_backup(p)   # MIG-MSG-005: the plain form, after a pause
+            self.name, self.last_heard = "transferring", at
         elif kind == "Complete" and n == "transferring" and "chunkCount" in p:
             self.on_complete(p)
         else:

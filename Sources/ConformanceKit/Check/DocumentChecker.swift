@@ -53,67 +53,45 @@ public enum DocumentChecker {
     }
 
     /// The kind a document is, from its `type` (pairing messages, migration control messages),
-    /// its `recordType` (records) or its shape (a manifest, an export array, a Core Data model),
-    /// or the violation that prevents knowing it, naming the kinds it could be checked as.
+    /// or as a family recognizes it otherwise (a record's `recordType`, a manifest's or an export
+    /// array's or a model's shape), or the violation that prevents knowing it, naming the kinds it
+    /// could be checked as.
     static func detectKind(_ bytes: [UInt8]) -> Swift.Result<String, Violation> {
         do throws(Violation) {
             let value = try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: Families.maxDocumentBytes, maxDepth: 64))
-            if case .array(let elements) = value {
-                if let kind = exportKind(of: elements) { return .success(kind.rawValue) }
-                return .failure(
-                    Violation(
-                        rule: CoreRule.type, path: .root,
-                        expected: "an object with a type member, or an array of one export's elements ("
-                            + ExportKind.allCases.map(\.rawValue).joined(separator: ", ") + "; --kind names it)",
-                        found: elements.isEmpty ? "an empty array" : "an array of no export's elements"))
+            if value["type"] == nil {
+                for family in Families.all {
+                    switch family.detectKind(value) {
+                    case .kind(let kind)?: return .success(kind)
+                    case .refused(let violation)?: return .failure(violation)
+                    case nil: continue
+                    }
+                }
+            }
+            guard case .object = value else {
+                throw Violation(
+                    rule: CoreRule.type, path: .root,
+                    expected: "an object with a type member (--kind names any other kind)", found: value.typeName)
             }
             let reader = try ObjectReader(document: value)
-            // A CloudKit record names its kind in `recordType` (records family).
-            if reader.raw("type") == nil, case .string(let recordType)? = reader.raw("recordType") {
-                guard Models.named(recordType) == nil else { return .success(recordType) }
-                let known = Models.all.map(\.recordType)
-                return .failure(
-                    Violation(
-                        rule: RecordRule.recordType, path: .root / "recordType",
-                        expected: "a record type, e.g. " + closestNames(to: recordType, in: known).map(JSONSerializer.quoted).joined(separator: " or "),
-                        found: JSONSerializer.quoted(recordType)))
-            }
-            if reader.raw("type") == nil, let kind = shapeKind(reader) { return .success(kind) }
             guard reader.raw("type") != nil else {
                 throw Violation(
                     rule: CoreRule.required, path: .root / "type",
                     expected: "string member \"type\" (or --kind: " + Families.allKinds.joined(separator: ", ") + ")", found: "absent")
             }
-            let type = try reader.string("type")
+            let typeName = try reader.string("type")
             for family in Families.all {
-                if let kind = family.kind(forType: type) { return .success(kind) }
+                if let kind = family.kind(forType: typeName) { return .success(kind) }
             }
             let known = Families.all.flatMap { f in f.kinds.filter { f.kind(forType: $0) != nil } } + ControlMessage.types
-            let closest = closestNames(to: type, in: known)
+            let closest = closestNames(to: typeName, in: known)
             return .failure(
                 Violation(
                     rule: CoreRule.knownKind, path: .root / "type", expected: "a known type, e.g. " + closest.map(JSONSerializer.quoted).joined(separator: " or "),
-                    found: JSONSerializer.quoted(type)))
+                    found: JSONSerializer.quoted(typeName)))
         } catch {
             return .failure(error)
         }
-    }
-
-    /// Objects without `type` that the Spec still knows by their members.
-    static func shapeKind(_ reader: ObjectReader) -> String? {
-        if reader.raw("backupId") != nil, reader.raw("integrity") != nil || reader.raw("entityStats") != nil { return "manifest" }
-        if reader.raw("entities") != nil, reader.raw("recordType") == nil { return "model" }
-        return nil
-    }
-
-    /// The export whose declared members cover most of the first element's members: at least
-    /// two of them, and at least half.
-    static func exportKind(of elements: [JSONValue]) -> ExportKind? {
-        guard case .object(let first)? = elements.first else { return nil }
-        let names = Set(first.keys)
-        let scored = ExportKind.allCases.map { kind in (kind, names.intersection(kind.memberNames).count) }
-        guard let best = scored.max(by: { $0.1 < $1.1 }), best.1 * 2 >= names.count, best.1 >= 2 else { return nil }
-        return best.0
     }
 
     /// Up to three known names nearest to `name` by edit distance (case-insensitive).

@@ -6,11 +6,6 @@ import WireCore
 /// `conformance check` on whole migration packages: an `.enc` (with its password), a `.zip`,
 /// or an unpacked `Backup-{backupId}/` folder. Streams from disk; never loads a package whole.
 public enum PackageChecker {
-    /// The migration kind a file name implies (`manifest.json`, `media.json`, ...), if any.
-    public static func kind(forFileName name: String) -> String? {
-        if name == PackagePath.manifest { return "manifest" }
-        return ExportKind.allCases.first { $0.fileName == name }?.rawValue
-    }
 
     public static func check(_ url: URL, password: String?, policy: EnvelopePolicy = .standard) -> DocumentChecker.Result {
         let name = url.path

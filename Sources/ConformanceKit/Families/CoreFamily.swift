@@ -7,6 +7,9 @@ public struct CoreFamily: ConformanceFamily {
     public init() {}
 
     public let name = "core"
+    public var registration: FamilyRegistration {
+        FamilyRegistration(rulePrefix: "CORE", chapter: "core")
+    }
     public let kinds = ["auto"]
     public let machines: [String] = []
     public var rules: [RuleID] { CoreRule.all }

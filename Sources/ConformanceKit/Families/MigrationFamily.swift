@@ -11,12 +11,53 @@ public struct MigrationFamily: ConformanceFamily {
     public init() {}
 
     public let name = "migration"
+    public var registration: FamilyRegistration {
+        var r = FamilyRegistration(rulePrefix: "MIG", chapter: "migration")
+        r.summaryKinds = ["envelope", "package", "backup-chunk"]
+        r.generators = [
+            .init("gen_migration_envelope_vectors", writes: "Vectors/migration"), .init("gen_migration_package_vectors", writes: "Vectors/migration"),
+            .init("gen_migration_transfer_vectors", writes: "Vectors/migration"),
+        ]
+        return r
+    }
     public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package", "control-message", "backup-chunk"] }
     public let machines = ["sender", "receiver", "pin-lockout"]
     public var rules: [RuleID] { MigrationRule.all }
 
     /// A control message names its type in `type` (`Handshake`, `AuthPIN`, ...).
     public func kind(forType type: String) -> String? { ControlMessage.types.contains(type) ? "control-message" : nil }
+
+    /// An export array by its elements' members; a manifest by `backupId` with `integrity` or
+    /// `entityStats` (neither has a `type`).
+    public func detectKind(_ document: JSONValue) -> KindDetection? {
+        if case .array(let elements) = document {
+            if let kind = Self.exportKind(of: elements) { return .kind(kind.rawValue) }
+            return .refused(
+                Violation(
+                    rule: CoreRule.type, path: .root,
+                    expected: "an object with a type member, or an array of one export's elements ("
+                        + ExportKind.allCases.map(\.rawValue).joined(separator: ", ") + "; --kind names it)",
+                    found: elements.isEmpty ? "an empty array" : "an array of no export's elements"))
+        }
+        if document["backupId"] != nil, document["integrity"] != nil || document["entityStats"] != nil { return .kind("manifest") }
+        return nil
+    }
+
+    /// `manifest.json` and the exports' file names.
+    public func kind(forFileName name: String) -> String? {
+        if name == PackagePath.manifest { return "manifest" }
+        return ExportKind.allCases.first { $0.fileName == name }?.rawValue
+    }
+
+    /// The export whose declared members cover most of the first element's members: at least
+    /// two of them, and at least half.
+    static func exportKind(of elements: [JSONValue]) -> ExportKind? {
+        guard case .object(let first)? = elements.first else { return nil }
+        let names = Set(first.keys)
+        let scored = ExportKind.allCases.map { kind in (kind, names.intersection(kind.memberNames).count) }
+        guard let best = scored.max(by: { $0.1 < $1.1 }), best.1 * 2 >= names.count, best.1 >= 2 else { return nil }
+        return best.0
+    }
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
         let reader = ContextReader(value: context)

@@ -5,7 +5,7 @@ import WireCore
 /// JSON forms of the transfer machines (Spec migration.md §5.3) and of the chunk kind.
 public enum MigrationTransferJSON {
     typealias Problem = ContextReader.Problem
-    typealias Events = PairingMachineJSON.EventReader
+    typealias Events = MachineDriver.EventReader
 
     static func int(_ v: Int) -> JSONValue { .number(JSONNumber(Int64(v))) }
 
@@ -83,7 +83,7 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("maxChunkSize") { configuration.maxChunkSize = Int(v) }
         if let v = try c.integer("maxRetransmitsPerChunk") { configuration.maxRetransmitsPerChunk = Int(v) }
         let machine = ReceiverMachine(configuration: configuration, random: &random)
-        return try PairingMachineJSON.run(
+        return try MachineDriver.run(
             machine, events: events,
             decode: { e throws(Problem) -> ReceiverMachine.Event in
                 if let event: ReceiverMachine.Event = try sharedEvent(e) { return event }
@@ -116,7 +116,7 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("handshakeTimeout") { configuration.handshakeTimeout = v }
         if let v = try c.integer("reconnectTimeout") { configuration.reconnectTimeout = v }
         let machine = SenderMachine(configuration: configuration, random: &random)
-        return try PairingMachineJSON.run(
+        return try MachineDriver.run(
             machine, events: events,
             decode: { e throws(Problem) -> SenderMachine.Event in
                 if let event: SenderMachine.Event = try sharedEvent(e) { return event }
@@ -158,7 +158,7 @@ public enum MigrationTransferJSON {
     /// state is the lock count and the earliest start; a wanted session gets `start-session`
     /// or `wait {until}`.
     static func runPINLockout(events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try PairingMachineJSON.run(
+        try MachineDriver.run(
             PINLockout(), events: events,
             decode: { e throws(Problem) -> (PINLockout.SessionOutcome?, EpochMillis) in
                 switch e.name {

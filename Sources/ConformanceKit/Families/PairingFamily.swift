@@ -6,6 +6,16 @@ public struct PairingFamily: ConformanceFamily {
     public init() {}
 
     public let name = "pairing"
+    public var registration: FamilyRegistration {
+        var r = FamilyRegistration(rulePrefix: "PAIR", chapter: "pairing")
+        r.firstViolationOnly = true
+        r.schemaKinds = kinds
+        r.generators = [
+            .init("gen_pairing_vectors", writes: "Vectors/pairing"), .init("gen_flow_vectors", writes: "Vectors/pairing"),
+            .init("gen_relay_vectors", writes: "Vectors/pairing"), .init("gen_pairing_schemas", writes: "Spec/schemas/pairing"),
+        ]
+        return r
+    }
     public var kinds: [String] { PairingKind.allCases.map(\.rawValue) }
     public let machines = ["flow-a", "flow-b", "manual", "relay"]
     public var rules: [RuleID] { PairingRule.all }

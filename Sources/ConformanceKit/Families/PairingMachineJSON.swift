@@ -14,71 +14,8 @@ enum PairingMachineJSON {
         return PhoneContext(activeDid: try reader.string("activeDid"), device: info, signalingUrl: try reader.string("signalingUrl"))
     }
 
-    // MARK: events
-
-    struct EventReader {
-        let index: Int
-        let object: JSONObject
-
-        init(_ value: JSONValue, index: Int) throws(Problem) {
-            guard case .object(let o) = value, case .string? = o["event"] else {
-                throw Problem(message: "events[\(index)] must be an object with a string \"event\"")
-            }
-            self.index = index
-            self.object = o
-        }
-
-        var name: String { object["event"]?.stringValue ?? "" }
-
-        /// Event times are epoch milliseconds in 0...2^53 − 1, so no machine arithmetic overflows.
-        func at() throws(Problem) -> EpochMillis {
-            guard case .number(let n)? = object["at"], let i = n.int64, i >= 0, i <= maxSafeInteger else {
-                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"at\" in 0...2^53-1")
-            }
-            return i
-        }
-
-        func string(_ key: String) throws(Problem) -> String {
-            guard case .string(let s)? = object[key] else {
-                throw Problem(message: "events[\(index)] (\(name)) needs a string \"\(key)\"")
-            }
-            return s
-        }
-
-        func document() throws(Problem) -> JSONValue {
-            guard let d = object["document"] else { throw Problem(message: "events[\(index)] (\(name)) needs a \"document\"") }
-            return d
-        }
-
-        var unknown: Problem { Problem(message: "events[\(index)]: unknown event \"\(name)\"") }
-
-        func connection() throws(Problem) -> SignalingRelay.ConnectionID {
-            guard case .number(let n)? = object["connection"], let i = n.int64, i >= 0, i <= Int64(Int32.max) else {
-                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"connection\"")
-            }
-            return Int(i)
-        }
-    }
-
-    /// Feeds the events to a machine one by one, recording the state and actions after each.
-    static func run<Machine, Event>(
-        _ machine: Machine, events: [JSONValue],
-        decode: (EventReader) throws(Problem) -> Event,
-        handle: (inout Machine, Event) -> [JSONValue],
-        state: (Machine) -> JSONValue
-    ) throws(Problem) -> [MachineStep] {
-        var machine = machine
-        var steps: [MachineStep] = []
-        for (i, value) in events.enumerated() {
-            let event = try decode(try EventReader(value, index: i))
-            let actions = handle(&machine, event)
-            steps.append(MachineStep(state: state(machine), actions: actions))
-        }
-        return steps
-    }
-
     static func runFlowB(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try run(
+        try MachineDriver.run(
             ScanDesktopPairingMachine(phone: phone), events: events,
             decode: { e throws(Problem) -> ScanDesktopPairingMachine.Event in
                 switch e.name {
@@ -92,7 +29,7 @@ enum PairingMachineJSON {
     }
 
     static func runFlowA(phone: PhoneContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try run(
+        try MachineDriver.run(
             DesktopPairingMachine(phone: phone), events: events,
             decode: { e throws(Problem) -> DesktopPairingMachine.Event in
                 switch e.name {
@@ -107,7 +44,7 @@ enum PairingMachineJSON {
     }
 
     static func runManual(phone: PhoneContext, confirmationWait: EpochMillis, events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try run(
+        try MachineDriver.run(
             ManualPairingMachine(phone: phone, confirmationWait: confirmationWait), events: events,
             decode: { e throws(Problem) -> ManualPairingMachine.Event in
                 switch e.name {
@@ -124,7 +61,7 @@ enum PairingMachineJSON {
     }
 
     static func runRelay(events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try run(
+        try MachineDriver.run(
             SignalingRelay(), events: events,
             decode: { e throws(Problem) -> SignalingRelay.Event in
                 switch e.name {
@@ -154,7 +91,7 @@ enum PairingMachineJSON {
     }
 
     /// The code Flow A shows, drawn from the event's `random` hex bytes (Spec pairing.md 4.2).
-    static func drawCode(_ e: EventReader) throws(Problem) -> String {
+    static func drawCode(_ e: MachineDriver.EventReader) throws(Problem) -> String {
         guard let bytes = Hex.decode(try e.string("random")) else {
             throw Problem(message: "events[\(e.index)].random must be hex")
         }
@@ -213,5 +150,15 @@ enum PairingMachineJSON {
         case .persist(let record): return ["action": "persist", "record": record.canonical]
         case .drop(let reason): return ["action": "drop", "rule": .string(reason.rule.rawValue), "path": .string(reason.path.description)]
         }
+    }
+}
+
+extension MachineDriver.EventReader {
+    /// The relay machine's connection number.
+    func connection() throws(ContextReader.Problem) -> SignalingRelay.ConnectionID {
+        guard case .number(let n)? = object["connection"], let i = n.int64, i >= 0, i <= Int64(Int32.max) else {
+            throw ContextReader.Problem(message: "events[\(index)] (\(name)) needs an integer \"connection\"")
+        }
+        return Int(i)
     }
 }

@@ -10,11 +10,33 @@ public struct RecordsFamily: ConformanceFamily {
     public init() {}
 
     public let name = "records"
+    public var registration: FamilyRegistration {
+        var r = FamilyRegistration(rulePrefix: "REC", chapter: "records")
+        r.summaryKinds = ["conflict", "model", "xcdatamodel"]
+        r.generators = [.init("gen_records_vectors", writes: "Vectors/records")]
+        return r
+    }
     public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model", "xcdatamodel", "mirrored-record"] }
     public let machines = ["idea-sync", "log-retention", "sync-queue", "initial-sync", "record-zone"]
     public var rules: [RuleID] { RecordRule.all }
 
     public func kind(forType type: String) -> String? { nil }
+
+    /// A CloudKit record by its `recordType` (refused with the nearest known types when the
+    /// Spec has no such type); a model by its `entities`.
+    public func detectKind(_ document: JSONValue) -> KindDetection? {
+        if case .string(let recordType)? = document["recordType"] {
+            guard Models.named(recordType) == nil else { return .kind(recordType) }
+            let known = Models.all.map(\.recordType)
+            return .refused(
+                Violation(
+                    rule: RecordRule.recordType, path: .root / "recordType",
+                    expected: "a record type, e.g. " + DocumentChecker.closestNames(to: recordType, in: known).map(JSONSerializer.quoted).joined(separator: " or "),
+                    found: JSONSerializer.quoted(recordType)))
+        }
+        if document["entities"] != nil { return .kind("model") }
+        return nil
+    }
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
         if kind == "xcdatamodel" { return xcdatamodel(document, context: context) }

@@ -4,7 +4,7 @@ import WireCore
 /// JSON forms of the records machines' events, states and actions (Spec records.md section 5).
 enum RecordsMachineJSON {
     typealias Problem = ContextReader.Problem
-    typealias Events = PairingMachineJSON.EventReader
+    typealias Events = MachineDriver.EventReader
 
     static func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }
 
@@ -28,7 +28,7 @@ enum RecordsMachineJSON {
         let c = ContextReader(value: context)
         guard let ideaId = try c.string("ideaId") else { throw Problem(message: "context.ideaId is required") }
         let machine = SyncStateMachine(ideaId: ideaId, createdAt: try c.requiredTime("createdAt"))
-        return try PairingMachineJSON.run(
+        return try MachineDriver.run(
             machine, events: events,
             decode: { e throws(Problem) -> SyncStateMachine.Event in
                 switch e.name {
@@ -72,39 +72,22 @@ enum RecordsMachineJSON {
 
     // MARK: sync-log retention
 
-    struct SyncLog {
-        var entries: [SyncLogDocument] = []
-    }
-
     static func runSyncLog(events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        enum Event {
-            case append(JSONValue)
-            case launch(EpochMillis)
-        }
-        return try PairingMachineJSON.run(
-            SyncLog(), events: events,
-            decode: { e throws(Problem) -> Event in
+        try MachineDriver.run(
+            SyncLogStore(), events: events,
+            decode: { e throws(Problem) -> SyncLogStore.Event in
                 switch e.name {
                 case "append": return .append(try e.document())
-                case "launch": return .launch(try e.at())
+                case "launch": return .launch(at: try e.at())
                 default: throw e.unknown
                 }
             },
             handle: { log, event in
-                switch event {
-                case .append(let document):
-                    do throws(Violation) {
-                        log.entries.append(try SyncLogDocument.decode(document))
-                        return []
-                    } catch {
-                        return [["action": "drop", "rule": .string(error.rule.rawValue), "path": .string(error.path.description)]]
+                log.handle(event).map { action -> JSONValue in
+                    switch action {
+                    case .drop(let error): return ["action": "drop", "rule": .string(error.rule.rawValue), "path": .string(error.path.description)]
+                    case .prune(let ids): return ["action": "prune", "ids": .array(ids.map { .string($0) }), "rule": .string(RecordRule.retention.rawValue)]
                     }
-                case .launch(let now):
-                    let kept = SyncLogRetention.kept(log.entries, now: now)
-                    let removed = log.entries.filter { entry in !kept.contains(entry) }
-                    log.entries = kept
-                    return removed.isEmpty
-                        ? [] : [["action": "prune", "ids": .array(removed.map { .string($0.id) }), "rule": .string(RecordRule.retention.rawValue)]]
                 }
             },
             state: { ["entries": .array($0.entries.map { .string($0.id) })] })
@@ -113,7 +96,7 @@ enum RecordsMachineJSON {
     // MARK: sync-queue
 
     static func runSyncQueue(events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try PairingMachineJSON.run(
+        try MachineDriver.run(
             SyncQueue(), events: events,
             decode: { e throws(Problem) -> SyncQueue.Event in
                 switch e.name {
@@ -147,7 +130,7 @@ enum RecordsMachineJSON {
     // MARK: initial-sync
 
     static func runInitialSync(events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        try PairingMachineJSON.run(
+        try MachineDriver.run(
             InitialSyncMachine(), events: events,
             decode: { e throws(Problem) -> InitialSyncMachine.Event in
                 switch e.name {
@@ -193,7 +176,7 @@ enum RecordsMachineJSON {
         enum Event {
             case save(JSONValue, force: Bool)
         }
-        return try PairingMachineJSON.run(
+        return try MachineDriver.run(
             RecordZone(), events: events,
             decode: { e throws(Problem) -> Event in
                 switch e.name {

@@ -270,9 +270,15 @@ public struct ReceiverMachine: Sendable {
             state = .transferring(r)
             return [.send(.resumeTransfer(.init(backupId: r.meta.backupId)))]
         case .userCancel:
-            if case .done = state { return [] }
+            switch state {
+            case .done, .failed, .locked: return []
+            default: break
+            }
             let reception = state.reception
+            let connected = state.isOpen
             state = .failed(.cancelled(.userCancelled), reception)
+            // With no connection open there is nobody to tell (MIG-MSG-007).
+            guard connected else { return [] }
             return [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
         case .fileVerified(let ok, _):
             guard case .verifying(let r) = state else { return [] }

@@ -202,10 +202,17 @@ public struct SenderMachine: Sendable {
             state = .transferring(t)
             return [.send(.resumeTransfer(.init(backupId: t.meta.backupId)))] + fill(at: at)
         case .userCancel:
-            if case .done = state { return [] }
+            guard !state.isFinal else { return [] }
             let transfer = state.transfer
+            let before = state
             state = .failed(.cancelled(.userCancelled), transfer)
-            return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
+            // The receiver is told over a connection on which it greeted; one that has not
+            // greeted is only closed; with none open there is nobody to tell (MIG-MSG-007).
+            switch before {
+            case .listening(.none), .waitingReconnect(_, _, .none): return []
+            case .listening(.opened), .waitingReconnect(_, _, .opened): return [.close(reason: "cancelled")]
+            default: return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
+            }
         case .disconnected(let at):
             switch state {
             case .listening:
@@ -321,9 +328,10 @@ public struct SenderMachine: Sendable {
             state = .done(t)
             return [.close(reason: "migration complete")]
         case (.completing(let t), .complete(.digestMismatch)):
+            // The receiver broke nothing by saying so: the file it assembled from verified chunks
+            // is not the one announced (MIG-XFER-004).
             state = .failed(.cancelled(.digestMismatch), t)
-            return [.close(reason: "the receiver's file does not match"),
-                    .reject(violation(MigrationRule.finalDigest, "the receiver's digest to match", "a mismatch"))]
+            return [.close(reason: "the receiver's file does not match")]
         case (_, .cancelTransfer(_, let reason)):
             state = .failed(.cancelled(reason), state.transfer)
             return [.close(reason: "the receiver cancelled: \(reason.rawValue)")]

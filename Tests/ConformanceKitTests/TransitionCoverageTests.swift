@@ -1,0 +1,106 @@
+import ConformanceKit
+import Foundation
+import Testing
+import WireCore
+
+/// The migration machines' transition tables (Spec/migration.md 5.3) against the vectors, as
+/// h11 keeps its state table: every step of a `sender` or `receiver` vector is a row of the
+/// table, and every row is taken by some vector. The reference passes every vector, so the
+/// code, the Spec's table and the vectors agree.
+@Suite("Transition tables: Spec, vectors, code")
+struct TransitionCoverageTests {
+    struct Row: CustomStringConvertible {
+        var states: [String]
+        var events: [String]
+        var next: [String]
+        var line: String
+
+        var description: String { line }
+
+        /// What must be exercised: each named state with each named event (`*` and
+        /// `message *` count as one each).
+        var pairs: [String] { states.flatMap { state in events.map { "\(state) --\($0)-->" } } }
+
+        /// The pair of this row that a step takes.
+        func pair(_ from: String, _ event: String) -> String {
+            let state = states.contains(from) ? from : "*"
+            let named = events.contains(event) ? event : (event.hasPrefix("message ") && events.contains("message *") ? "message *" : "*")
+            return "\(state) --\(named)-->"
+        }
+
+        /// `*` in `states` is any state; `message *` any message; `=` the same state.
+        func takes(_ from: String, _ event: String, _ to: String) -> Bool {
+            let state = states == ["*"] || states.contains(from)
+            let eventMatches = events.contains(event) || events == ["*"] || (events.contains("message *") && event.hasPrefix("message "))
+            let nextMatches = next.contains(to) || (next == ["="] && from == to)
+            return state && eventMatches && nextMatches
+        }
+    }
+
+    /// The table after `<!-- transitions: machine -->`.
+    static func table(_ machine: String) throws -> [Row] {
+        let spec = try String(contentsOf: Fixture.root.appendingPathComponent("Spec/migration.md"), encoding: .utf8)
+        guard let start = spec.range(of: "<!-- transitions: \(machine) -->") else { return [] }
+        var rows: [Row] = []
+        for line in spec[start.upperBound...].split(separator: "\n").dropFirst(2) {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 3 else { continue }
+            func list(_ cell: String) -> [String] { cell.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) } }
+            rows.append(Row(states: list(cells[0]), events: list(cells[1]), next: list(cells[2]), line: String(line)))
+        }
+        return rows
+    }
+
+    /// A vector event as the table names it.
+    static func label(_ event: JSONValue) -> String {
+        let name = event["event"]?.stringValue ?? "?"
+        switch name {
+        case "message", "text":
+            var document = event["document"]
+            if name == "text" {
+                document = (event["text"]?.stringValue).flatMap { try? JSONParser.parse(Array($0.utf8)) }
+            }
+            guard let document, let type = document["type"]?.stringValue else { return "text" }
+            let payload = document["payload"]
+            switch type {
+            case "AuthPIN": return "message AuthPIN " + (payload?["pin"] != nil ? "request" : payload?["result"]?.stringValue ?? "?")
+            case "Complete": return "message Complete " + (payload?["result"]?.stringValue ?? "sent")
+            case "ChunkAck": return "message ChunkAck " + (payload?["status"]?.stringValue ?? "?")
+            case "ResumeTransfer": return "message ResumeTransfer " + (payload?["resumeToken"] != nil ? "token" : "plain")
+            default: return "message " + type
+            }
+        case "user-confirmed": return "user-confirmed " + (event["yes"] == .bool(true) ? "yes" : "no")
+        case "file-verified": return "file-verified " + (event["ok"] == .bool(true) ? "ok" : "bad")
+        case "password-checked": return "password-checked " + (event["result"]?.stringValue ?? "?")
+        case "binary": return "binary"
+        default: return name
+        }
+    }
+
+    @Test(arguments: [("sender", "listening"), ("receiver", "idle")])
+    func everyStepIsARowAndEveryRowIsTaken(machine: String, initial: String) throws {
+        let rows = try Self.table(machine)
+        #expect(rows.count > 10, "no transition table for \(machine) in Spec/migration.md")
+        var taken = Set<String>()
+        for vector in Fixture.cases {
+            guard case .machine(let name, let events, let expected) = vector.body, name == machine, vector.family == "migration" else { continue }
+            var from = initial
+            for (event, step) in zip(events, expected) {
+                let label = Self.label(event)
+                let to = step.state["name"]?.stringValue ?? "?"
+                if let row = rows.firstIndex(where: { $0.takes(from, label, to) }) {
+                    taken.insert("\(row) " + rows[row].pair(from, label))
+                } else {
+                    Issue.record("\(vector.id): \(from) --\(label)--> \(to) is not in the \(machine) table")
+                }
+                from = to
+            }
+        }
+        for (i, row) in rows.enumerated() {
+            for pair in row.pairs where !taken.contains("\(i) \(pair)") {
+                Issue.record("no \(machine) vector takes \(pair) in the row \(row)")
+            }
+        }
+    }
+}

@@ -14,14 +14,16 @@ struct Run: AsyncParsableCommand {
             Exit status: 0 when every case met its expectation, 1 otherwise, 2 on usage errors.
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit, html }
 
     @OptionGroup var repo: RepositoryOption
     @Option(help: "Only this family (\(Families.all.map(\.name).joined(separator: ", "))).") var family: String?
     @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, e.g. 'pairing/flow-b/*' (repeatable: any of them).")
     var caseGlobs: [String] = []
     @Option(help: "Leave out cases whose id matches this glob (repeatable).") var exclude: [String] = []
-    @Option(help: "Report format: text, json or junit.") var format: Format = .text
+    @Option(help: "Report format: text, json, junit or html (one self-contained file; use --output).") var format: Format = .text
+    @Option(help: "With --format html: where the rule links point, e.g. a URL of the Spec folder (default: this checkout's Spec/).")
+    var specBase: String?
     @Option(help: "Write the report to this file instead of standard output.") var output: String?
     @Option(help: "Cases the implementation is known to fail: `CASE-ID [RULE,...]  # reason` per line.")
     var expectedFailures: String?
@@ -94,6 +96,9 @@ struct Run: AsyncParsableCommand {
         case .text: try writeOutput(TextReport.render(report, color: output == nil && isTerminal(.standardOutput), verbose: verbose), to: output)
         case .json: try writeOutput(JSONReport.render(report), to: output)
         case .junit: try writeOutput(JUnitReport.render(report), to: output)
+        case .html:
+            let base = specBase ?? repository.root.appendingPathComponent("Spec").absoluteString + "/"
+            try writeOutput(HTMLReport.render(report, specBase: base.hasSuffix("/") ? base : base + "/"), to: output)
         }
         if output != nil && format != .text {
             FileHandle.standardError.write(Data(TextReport.render(report, color: isTerminal(.standardError)).utf8))

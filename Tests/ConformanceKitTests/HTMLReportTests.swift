@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+import WireCore
+
+/// The HTML report rendered by a real browser (headless Chromium, which `.ci/run` installs):
+/// what a person opening the file sees, not only what the file contains.
+@Suite("HTML report in a browser", .serialized)
+struct HTMLReportTests {
+    static func chromium() -> String? {
+        ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    @Test func failuresShowAndPassesHideInTheRenderedPage() throws {
+        let browser = try #require(Self.chromium(), "headless Chromium is needed: apt-get install -y chromium (.ci/run does)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("html-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let html = scratch.appendingPathComponent("report.html")
+        let testee = "'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes"
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--family", "pairing", "--case", "pairing/desktop-pairing/*", "--peer", "exec:\(testee)", "--format", "html", "--output", html.path])
+        #expect(run.status == 1, "\(run.stderr)")
+
+        let page = Process()
+        page.executableURL = URL(fileURLWithPath: browser)
+        page.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.absoluteString]
+        let pipe = Pipe()
+        page.standardOutput = pipe
+        page.standardError = FileHandle.nullDevice
+        try page.run()
+        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        page.waitUntilExit()
+
+        #expect(dom.contains(#"<span class="fail" id="verdict">FAIL</span>"#), "\(dom.prefix(400))")
+        #expect(dom.contains("161 cases: 158 passed, 3 failed"), "\(dom.prefix(600))")
+        // The failure is shown with its rule linked to the Spec text; the filter script ran and hid the passes.
+        #expect(dom.contains(#"<section class="case" data-status="failed" id="pairing/desktop-pairing/code-five-digits">"#))
+        #expect(dom.contains("pairing.md#PAIR-CODE-001\">PAIR-CODE-001</a>"))
+        #expect(dom.contains(#"<section class="case hidden" data-status="passed""#), "the filter script did not run")
+        #expect(!dom.contains(#"<section class="case hidden" data-status="failed""#))
+    }
+}

@@ -291,7 +291,7 @@ dp.reject("order-type-before-everything", "Check order: with every member wrong,
           {"type": "desktop_pairing", "code": 48213, "pcPeerId": "", "timestamp": "1747299990000", "deviceInfo": None, "relayUrl": "http://x"},
           rules=["PAIR-TYPE-001", "CORE-TYPE-003", "PAIR-PEER-001", "CORE-TYPE-002"], flags=["interop-trap"])
 dp.reject("code-null", "code null is not absent: the member is required.", "/code", "CORE-TYPE-002", edit(QR, code=None), flags=["interop-trap"])
-# inputText, not input: Python's jsonschema (re.search) lets "048213\n" match ^[0-9]{6}$, see NOTES-for-review.md.
+# inputText, not input: Python's jsonschema (re.search) lets "048213\n" match ^[0-9]{6}$, so the schema check cannot state this case.
 dp.reject("code-trailing-newline", "\"048213\\n\" matches ^\\d{6}$ where $ also matches before a final newline (Python, PCRE); it is not six digits.",
           "/code", "PAIR-CODE-001", text=compact(edit(QR, code="048213\n")), flags=["interop-trap"])
 dp.reject("order-peer-before-timestamp", "Check order: a blank pcPeerId (check 3) is reported before a timestamp in seconds (check 4).",
@@ -348,7 +348,7 @@ dp.reject("ice-url-scheme-only", "\"stun:\" has nothing after the scheme.", "/ic
 dp.accept("ice-url-combining-mark-after-scheme", "Prefixes compare code points: \"stun:\" followed by U+0301 starts with stun: and has text after it, "
           "though a grapheme-cluster prefix test (Swift hasPrefix) does not see the prefix.", edit(QR, iceServers=[{"urls": "stun:\u0301"}]),
           rules=["PAIR-ICE-001"], flags=["interop-trap"])
-# Depth-first, document order inside arrays: see NOTES-for-review.md (the reading is the question there).
+# Depth-first, document order inside arrays (core.md "Order of checks").
 dp.reject("order-ice-server-depth-first", "Elements are checked in document order, each completely: the bad URL of server 0 is reported before server 1's type.",
           "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": "https://turn.chainlesschain.com"}, "stun:stun.l.google.com:19302"]),
           rules=["PAIR-ICE-001", "CORE-TYPE-003"])
@@ -559,7 +559,7 @@ rg.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", 
 rg.reject("peer-id-number", "peerId is a string.", "/peerId", "CORE-TYPE-003", {"type": "register", "peerId": 42})
 
 # second batch
-rg.accept("phone-registers-alias", "A pairing-code: alias is accepted whatever the sender's own id (see NOTES-for-review.md).",
+rg.accept("phone-registers-alias", "A pairing-code: alias is accepted whatever the sender's own id: a document alone does not say whether a phone or a desktop sent it (PAIR-SIG-001).",
           {"type": "register", "peerId": "pairing-code:123456"}, rules=["PAIR-SIG-001", "PAIR-PEER-002"])
 rg.accept("desktop-own-id", "A desktop registers its own mobileBridge peer id; an unknown member set to null is ignored.",
           {"type": "register", "peerId": DESK, "role": None}, {"type": "register", "peerId": DESK},

@@ -22,7 +22,10 @@ public enum TesteeServer {
                 default: reply = TesteeAnswer.json(caseID: request.caseID ?? "", outcome: answer(request))
                 }
             } catch {
-                reply = TesteeAnswer.json(caseID: "", outcome: .invalidRequest(reason: error.description))
+                // Answer under the request's case id when it has one, so the runner can tell
+                // which request this testee could not read (an `op` from a later protocol).
+                let caseID = (try? JSONParser.parse(line))?["case"]?.stringValue ?? ""
+                reply = TesteeAnswer.json(caseID: caseID, outcome: .invalidRequest(reason: error.description))
             }
             output.write(Data((JSONSerializer.compact(reply) + "\n").utf8))
         }

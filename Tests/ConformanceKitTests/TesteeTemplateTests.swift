@@ -20,4 +20,9 @@ struct TesteeTemplateTests {
     @Test func nodeTemplate() throws {
         try Self.passesEveryPairingDocument("node Conformance/testees/js/testee.js")
     }
+
+    /// One file, `java Testee.java` (the JDK compiles it at each start, about a second).
+    @Test func javaTemplate() throws {
+        try Self.passesEveryPairingDocument("java Conformance/testees/java/Testee.java")
+    }
 }

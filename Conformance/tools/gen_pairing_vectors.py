@@ -339,6 +339,13 @@ for slug, host, why in (("underscore", "exa_mple.com", "an underscore is not a D
 for slug, host in (("dns-name", "signal-1.lan.example.com"), ("punycode", "xn--fsqu00a.example"), ("localhost", "localhost"),
                    ("ipv4-zero-octet", "10.0.0.1")):
     dp.accept(f"signaling-url-host-{slug}", f"Host {host} is a valid host.", edit(QR, signalingUrl=f"ws://{host}:9001"), rules=["PAIR-URL-001"])
+for slug, literal, why in (("two-double-colons", "[1::2::3]", "two :: make the address ambiguous"),
+                          ("nine-groups", "[1:2:3:4:5:6:7:8:9]", "nine groups of 16 bits"),
+                          ("five-hex-digits", "[12345::]", "a group of five hex digits")):
+    dp.reject("relay-url-ipv6-" + slug, f"{literal} is no IPv6 address ({why}); a character-class check lets it through.", "/relayUrl", "PAIR-URL-002",
+              edit(QR, relayUrl=f"wss://{literal}:9001/"), flags=["interop-trap"])
+dp.accept("relay-url-ipv6-mapped-ipv4", "An IPv4-mapped IPv6 address is an IPv6 literal.", edit(QR, relayUrl="wss://[::ffff:192.0.2.7]:9001/"),
+          rules=["PAIR-URL-001", "PAIR-URL-002"], flags=["boundary"])
 dp.reject("relay-url-localhost-lookalike", "localhost.chainlesschain.com is not localhost: a prefix test must not let ws:// through.", "/relayUrl",
           "PAIR-URL-002", edit(QR, relayUrl="ws://localhost.chainlesschain.com"), flags=["interop-trap"])
 dp.reject("relay-url-127-lookalike", "127.0.0.1.nip.io is a DNS name, not an address in 127.0.0.0/8.", "/relayUrl", "PAIR-URL-002",
@@ -598,6 +605,8 @@ ms.accept("nested-payload-canonical", "A known payload is checked and reduced to
           {"type": "message", "to": DESK, "payload": edit(ACK, extra=1)}, {"type": "message", "to": DESK, "payload": ACK},
           rules=["PAIR-TYPE-001"], flags=["interop-trap"])
 ms.reject("to-missing", "to is required.", "/to", "CORE-TYPE-001", {"type": "message", "payload": ACK})
+ms.reject("from-null-to-missing", "from null is not given (CORE-TYPE-002): a message without a sender is a client's and needs to.", "/to", "CORE-TYPE-001",
+          {"type": "message", "from": None, "payload": ACK}, flags=["interop-trap"])
 ms.reject("to-blank", "A blank target is rejected.", "/to", "PAIR-PEER-001", {"type": "message", "to": "", "payload": ACK})
 ms.reject("to-bad-alias", "pairing-code:1234 is not an alias.", "/to", "PAIR-PEER-002", {"type": "message", "to": "pairing-code:1234", "payload": ACK})
 ms.reject("from-blank", "from, when given, is a peer id.", "/from", "PAIR-PEER-001", {"type": "message", "to": DESK, "from": " ", "payload": ACK})

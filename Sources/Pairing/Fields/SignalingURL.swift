@@ -24,9 +24,7 @@ public enum SignalingURL {
             guard let close = authority.firstIndex(of: "]") else { return "an unclosed IPv6 literal" }
             host = authority[...close]
             let inner = authority[authority.index(after: authority.startIndex)..<close]
-            guard !inner.isEmpty, inner.allSatisfy({ $0.isHexDigit || $0 == ":" || $0 == "." }), inner.contains(":") else {
-                return "an invalid IPv6 literal"
-            }
+            guard isIPv6(inner) else { return "an invalid IPv6 literal" }
             let after = authority[authority.index(after: close)...]
             if !after.isEmpty {
                 guard after.hasPrefix(":") else { return "text after the IPv6 literal" }
@@ -48,6 +46,33 @@ public enum SignalingURL {
             return "ws:// to a host that is not loopback (a relay needs wss://)"
         }
         return nil
+    }
+
+    /// RFC 3986's IPv6address: eight groups of 1 to 4 hex digits, or fewer with one `::`
+    /// standing for the rest, the last two groups optionally a dotted IPv4 address.
+    static func isIPv6(_ text: Substring) -> Bool {
+        var groups = 0
+        var text = text
+        if let lastColon = text.lastIndex(of: ":"), text[text.index(after: lastColon)...].contains(".") {
+            let v4 = text[text.index(after: lastColon)...]
+            let octets = v4.split(separator: ".", omittingEmptySubsequences: false)
+            guard octets.count == 4, octets.allSatisfy({ o in
+                !o.isEmpty && o.count <= 3 && o.allSatisfy({ $0.isASCII && $0.isNumber }) && (Int(o) ?? 256) <= 255
+            }) else { return false }
+            groups += 2
+            // Keep the colon before the IPv4 part so "::1.2.3.4" still ends in "::".
+            text = text[..<text.index(after: lastColon)]
+            if text.hasSuffix(":") && !text.hasSuffix("::") { text = text.dropLast() }
+        }
+        let halves = text.components(separatedBy: "::")
+        guard halves.count <= 2 else { return false }
+        for half in halves where !half.isEmpty {
+            for group in half.split(separator: ":", omittingEmptySubsequences: false) {
+                guard (1...4).contains(group.count), group.allSatisfy({ $0.isASCII && $0.isHexDigit }) else { return false }
+                groups += 1
+            }
+        }
+        return halves.count == 2 ? groups <= 7 : groups == 8
     }
 
     /// A host that is not a bracketed IPv6 literal is an IPv4 address when its last label is all

@@ -41,7 +41,8 @@ public struct SignalMessage: PairingDocument {
     public static func decode(_ reader: ObjectReader, context: PairingContext) throws(Violation) -> SignalMessage {
         try checkType(reader)
         // A client's message names its target; a relay's delivery names its sender and may omit `to`.
-        let to = reader.raw("from") == nil ? try PeerID.read(reader, "to") : try PeerID.readOptional(reader, "to")
+        // `from: null` is "not given" (CORE-TYPE-002): a message without a sender is a client's and needs `to`.
+        let to = reader.optional("from") == nil ? try PeerID.read(reader, "to") : try PeerID.readOptional(reader, "to")
         let from = try PeerID.readOptional(reader, "from")
         let payloadValue = try reader.required("payload", expecting: "object")
         let payload = try PairingPayload.decode(payloadValue, at: reader.pointer("payload"), context: context)

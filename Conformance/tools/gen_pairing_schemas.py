@@ -50,7 +50,21 @@ IPV4_OCTET = r"(?:0|[1-9][0-9]?|1[0-9]{2}|2[0-4][0-9]|25[0-5])"
 IPV4 = r"(?:" + IPV4_OCTET + r"\.){3}" + IPV4_OCTET + r"(?![0-9A-Za-z.-])"
 LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 DNS_NAME = r"(?=[A-Za-z0-9.-]{1,253}(?![A-Za-z0-9.-]))(?:" + LABEL + r"\.)*(?=[0-9]*[A-Za-z-])" + LABEL + r"(?![A-Za-z0-9.-])"
-HOST = r"(?:" + IPV4 + "|" + DNS_NAME + r"|\[[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*\])"
+# RFC 3986 IPv6address: eight 16-bit groups, or fewer with one "::", the last two optionally IPv4.
+H16 = r"[0-9A-Fa-f]{1,4}"
+LS32 = r"(?:" + H16 + ":" + H16 + "|" + r"(?:" + IPV4_OCTET + r"\.){3}" + IPV4_OCTET + ")"
+IPV6 = "(?:" + "|".join([
+    "(?:" + H16 + ":){6}" + LS32,
+    "::(?:" + H16 + ":){5}" + LS32,
+    "(?:" + H16 + ")?::(?:" + H16 + ":){4}" + LS32,
+    "(?:(?:" + H16 + ":){0,1}" + H16 + ")?::(?:" + H16 + ":){3}" + LS32,
+    "(?:(?:" + H16 + ":){0,2}" + H16 + ")?::(?:" + H16 + ":){2}" + LS32,
+    "(?:(?:" + H16 + ":){0,3}" + H16 + ")?::" + H16 + ":" + LS32,
+    "(?:(?:" + H16 + ":){0,4}" + H16 + ")?::" + LS32,
+    "(?:(?:" + H16 + ":){0,5}" + H16 + ")?::" + H16,
+    "(?:(?:" + H16 + ":){0,6}" + H16 + ")?::",
+]) + ")"
+HOST = r"(?:" + IPV4 + "|" + DNS_NAME + r"|\[" + IPV6 + r"\])"
 PORT = (r"(?::(?=[0-9]{1,5}(?![0-9]))0*"
         r"(?:[1-9][0-9]{0,3}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?")
 PATH_QUERY = r'(?:[/?][!"$-~]*)?'  # printable ASCII without '#': no fragment, no whitespace
@@ -332,9 +346,9 @@ write("message", "message", "3.5 (seed 002 §4.2, §6.5)", "A signaling envelope
                           "allOf": [{"if": {"properties": {"type": {"const": k}}, "required": ["type"]},
                                      "then": {"$ref": f + ".schema.json"}} for k, f in PAYLOAD_KINDS]},
                          True, ["PAIR-SIG-002"])},
-      {"allOf": [{"description": "A message without from is a client's and names its target; a relay's delivery (with from) may omit to.",
+      {"allOf": [{"description": "A message without from (absent or null) is a client's and names its target; a relay's delivery (with from) may omit to.",
                   "x-rules": ["CORE-TYPE-001"],
-                  "if": {"not": {"required": ["from"]}}, "then": {"required": ["to"]}},
+                  "if": {"not": {"required": ["from"], "properties": {"from": {"not": {"type": "null"}}}}}, "then": {"required": ["to"]}},
                  {"description": "PAIR-SIG-002: a message to a pairing-code: alias carries a pair-ack.",
                   "x-rules": ["PAIR-SIG-002"],
                   "if": {"properties": {"to": {"type": "string", "pattern": "^pairing-code:"}}, "required": ["to"]},

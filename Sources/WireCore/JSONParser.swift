@@ -35,6 +35,8 @@ private struct Parser {
     let limits: JSONLimits
     var index = 0
     var depth = 0
+    /// Where the top-level value starts.
+    var firstValue = 0
     var path: [PathToken] = []
     var scratch: [UInt8] = []
 
@@ -70,6 +72,7 @@ private struct Parser {
             throw fail(CoreRule.syntax, "a JSON value", "a UTF-8 byte order mark", at: 0)
         }
         skipWhitespace()
+        firstValue = index
         let value = try parseValue()
         skipWhitespace()
         if index < bytes.count {
@@ -97,9 +100,13 @@ private struct Parser {
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
         case UInt8(ascii: "n"): try expectLiteral("null"); return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
-        default: throw fail(CoreRule.syntax, "a JSON value")
+        default: throw fail(CoreRule.syntax, depth == 0 ? Self.notJSON : "a JSON value")
         }
     }
+
+    /// What is expected when the document itself does not start as JSON (a YAML or text file
+    /// handed over by mistake): said first, before any detail.
+    static let notJSON = "a JSON document (this is not JSON: it must start with {, [, \", a number, true, false or null)"
 
     mutating func expectLiteral(_ word: StaticString) throws(Violation) {
         let start = index
@@ -107,7 +114,7 @@ private struct Parser {
         let base = word.utf8Start
         for i in 0..<count {
             guard start + i < bytes.count, bytes[start + i] == base[i] else {
-                throw fail(CoreRule.syntax, "the literal \(word)", at: start + i)
+                throw fail(CoreRule.syntax, depth == 0 && start == firstValue ? Self.notJSON : "the literal \(word)", at: start + i)
             }
         }
         index = start + count

@@ -89,6 +89,11 @@ struct Check: ParsableCommand {
                 }
                 continue
             }
+            if file != "-" && kind == nil && exists && url.pathExtension == "enc" && password == nil {
+                // Nothing in an envelope can be read without its password: the user's omission, not a violation.
+                FileHandle.standardError.write(Data("conformance check: \(file) is an encrypted package: pass --password-file FILE\n".utf8))
+                throw ExitCode(Status.usage)
+            }
             if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
                 results.append(PackageChecker.check(url, password: password, policy: policy))
                 continue
@@ -96,9 +101,12 @@ struct Check: ParsableCommand {
             let bytes: [UInt8]
             // A document over the largest size any kind allows is refused unread (CORE-JSON-004):
             // checking a 1 GB file must not take a gigabyte of memory.
-            let handle = file == "-" ? FileHandle.standardInput : FileHandle(forReadingAtPath: file)
-            guard let handle else {
-                FileHandle.standardError.write(Data("conformance check: cannot read \(file)\n".utf8))
+            let handle: FileHandle
+            do {
+                handle = file == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: url)
+            } catch {
+                let reason = exists ? (isDirectory.boolValue ? "it is a folder, not a package or a model" : error.localizedDescription) : "no such file"
+                FileHandle.standardError.write(Data("conformance check: cannot read \(file): \(reason)\n".utf8))
                 throw ExitCode(Status.usage)
             }
             let limit = Families.maxDocumentBytes

@@ -21,7 +21,11 @@ struct Testee: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Answer the conformance runner's requests on stdin/stdout (Conformance/testee-protocol.md).")
 
-    @Option(help: ArgumentHelp("Misbehave on purpose, to test the kit itself.", visibility: .hidden))
+    @Option(help: ArgumentHelp(
+        "Misbehave on purpose, to rehearse a run against a wrong implementation: "
+            + "accept-five-digit-codes (accepts 5-digit pairing codes; pair it with Conformance/expected-failures/example-accepts-five-digit-codes.txt) "
+            + "or crash-on-machines (exits when asked to run a machine).",
+        valueName: "fault"))
     var fault: TesteeFault?
 
     func run() {
@@ -33,19 +37,34 @@ struct Testee: ParsableCommand {
     }
 }
 
-/// `256M`, `2G`, `100K` or plain bytes.
-struct ByteSize: ExpressibleByArgument {
+/// `256M`, `2G`, `100K` (also `KiB`, `MiB`, `GiB`, `KB`, ...: all powers of 1024) or plain bytes.
+struct ByteSize: ExpressibleByArgument, CustomStringConvertible {
     let bytes: Int64
     init?(argument: String) {
-        let units: [Character: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
-        if let last = argument.uppercased().last, let unit = units[last], let n = Int64(argument.dropLast()), n >= 0 {
+        let units: [String: Int64] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var text = argument.uppercased()
+        for suffix in ["IB", "B"] where text.hasSuffix(suffix) && text.count > suffix.count + 1 {
+            text.removeLast(suffix.count)
+            break
+        }
+        if let last = text.last, let unit = units[String(last)], let n = Int64(text.dropLast()), n >= 0, n <= Int64.max / unit {
             bytes = n * unit
-        } else if let n = Int64(argument), n >= 0 {
+        } else if let n = Int64(text), n >= 0 {
             bytes = n
         } else {
             return nil
         }
     }
+
+    /// How `--help` shows a default: `8M`, not `ByteSize(bytes: 8388608)`.
+    var description: String {
+        for (suffix, unit) in [("G", Int64(1) << 30), ("M", Int64(1) << 20), ("K", Int64(1) << 10)] where bytes >= unit && bytes % unit == 0 {
+            return "\(bytes / unit)\(suffix)"
+        }
+        return "\(bytes)"
+    }
+
+    var defaultValueDescription: String { description }
 }
 
 struct SampleStoreCommand: ParsableCommand {

@@ -8,7 +8,7 @@ import WireCore
 
 struct Send: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Be the old phone: listen, and send a store to the receiver that enters the right PIN.",
+        abstract: "Be the old phone: listen, take the PIN the receiver shows, and send it a store.",
         discussion: """
             Listens on HOST:PORT (port 0 picks one; --ready-file tells which). The receiver shows a PIN; \
             type it here, or pass --pin-file to read it from a file once it appears (the file is removed \

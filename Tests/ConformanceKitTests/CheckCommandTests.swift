@@ -58,9 +58,10 @@ struct CheckCommandTests {
         #expect(slip.status == 1)
         let violation = try JSONParser.parse(slip.stdout)["documents"]?.arrayValue?.first?["violations"]?.arrayValue?.first
         #expect(violation?["rule"] == "MIG-PKG-006")
+        // Without its password an envelope cannot be read at all: a usage error, not a violation.
         let noPassword = try Fixture.run("conformance", ["check", golden])
-        #expect(noPassword.status == 1)
-        #expect(noPassword.stdout.contains("MIG-ENV-004"))
+        #expect(noPassword.status == 2)
+        #expect(noPassword.stderr.contains("is an encrypted package: pass --password-file FILE"), "\(noPassword.stderr)")
         // Test-only iteration counts are refused unless the check says the file is a test vector.
         let production = try Fixture.run("conformance", ["check", golden, "--password-file", password.path])
         #expect(production.stdout.contains("MIG-ENV-003 at \"/header/iterations\""))
@@ -72,6 +73,17 @@ struct CheckCommandTests {
         let settings = try Fixture.run("conformance", ["check", scratch.appendingPathComponent("settings.json").path])
         #expect(settings.status == 1)
         #expect(settings.stdout.contains("MIG-EXP-004 at \"/0/value\""))
+    }
+
+    /// A file handed over by mistake (YAML, text) is said not to be JSON before any detail, and
+    /// a file that cannot be read says why.
+    @Test func notJSONAndUnreadableFilesSaySo() throws {
+        let yaml = try Fixture.run("conformance", ["check", "-"], stdin: Array("type: desktop-pairing\ncode: \"048213\"\n".utf8))
+        #expect(yaml.status == 1)
+        #expect(yaml.stdout.contains("CORE-JSON-001 at \"\" (byte 1)\n        expected a JSON document (this is not JSON"), "\(yaml.stdout)")
+        let missing = try Fixture.run("conformance", ["check", "/nonexistent/pair-ack.json"])
+        #expect(missing.status == 2)
+        #expect(missing.stderr.contains("cannot read /nonexistent/pair-ack.json: no such file"), "\(missing.stderr)")
     }
 
     @Test func checksRecordsAndModels() throws {

@@ -128,6 +128,11 @@ struct Check: ParsableCommand {
         case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput)), to: nil)
         case .json: try writeOutput(CheckReport.json(results), to: nil)
         }
+        // A recorded payload judged by today's clock fails its time rules: say so, once.
+        if now == nil, results.contains(where: { $0.violations.contains { $0.rule.rawValue.hasPrefix("PAIR-TIME-") } }) {
+            FileHandle.standardError.write(Data(
+                "conformance check: time rules were judged by this machine's clock (now = \(clock) ms); to check a recorded payload, pass --now with the time it was made\n".utf8))
+        }
         if results.contains(where: { !$0.violations.isEmpty }) { throw ExitCode(Status.violations) }
     }
 }

@@ -86,6 +86,23 @@ struct CheckCommandTests {
         #expect(missing.stderr.contains("cannot read /nonexistent/pair-ack.json: no such file"), "\(missing.stderr)")
     }
 
+    /// README's first `check`: every sample in Conformance/examples/ conforms, each known by its
+    /// file name.
+    @Test func theExamplesConform() throws {
+        let folder = Fixture.root.appendingPathComponent("Conformance/examples")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".json") }.sorted()
+        #expect(files.count >= 25)
+        let run = try Fixture.run(
+            "conformance", ["check", "--now", "1747300000000", "--active-did", "did:cc:phone-1"] + files.map { "Conformance/examples/" + $0 })
+        #expect(run.status == 0, "\(run.stdout)")
+        #expect(run.stdout.contains("\(files.count) of \(files.count) documents conform"))
+        // Without --now the same payload is judged by today's clock, and the report says how to check it.
+        let today = try Fixture.run("conformance", ["check", "--active-did", "did:cc:phone-1", "Conformance/examples/desktop-pairing.json"])
+        #expect(today.status == 1)
+        #expect(today.stdout.contains("PAIR-TIME-002 at \"/timestamp\""))
+        #expect(today.stderr.contains("to check a recorded payload, pass --now with the time it was made"), "\(today.stderr)")
+    }
+
     @Test func checksRecordsAndModels() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

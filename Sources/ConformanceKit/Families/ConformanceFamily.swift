@@ -90,7 +90,13 @@ public protocol ConformanceFamily: Sendable {
 
 extension ConformanceFamily {
     public func detectKind(_ document: JSONValue) -> KindDetection? { nil }
-    public func kind(forFileName name: String) -> String? { nil }
+    /// `<kind>.json`, a colon written `-` (`pairing-confirmation.json`), as in `Vectors/` and
+    /// `Conformance/examples/`.
+    public func kind(forFileName name: String) -> String? {
+        guard name.hasSuffix(".json") else { return nil }
+        let base = String(name.dropLast(".json".count))
+        return kinds.first { $0 != "auto" && ($0 == base || $0.replacingOccurrences(of: ":", with: "-") == base) }
+    }
 }
 
 /// The families the reference implements: the one list every part of the kit reads.

@@ -8,7 +8,10 @@ public struct CoreFamily: ConformanceFamily {
 
     public let name = "core"
     public var registration: FamilyRegistration {
-        FamilyRegistration(rulePrefix: "CORE", chapter: "core")
+        var r = FamilyRegistration(rulePrefix: "CORE", chapter: "core")
+        // Samples of every JSON kind (Conformance/examples/), written from the other families' vectors.
+        r.generators = [.init("gen_examples", writes: "Conformance/examples")]
+        return r
     }
     public let kinds = ["auto"]
     public let machines: [String] = []

@@ -43,10 +43,11 @@ public struct MigrationFamily: ConformanceFamily {
         return nil
     }
 
-    /// `manifest.json` and the exports' file names.
+    /// `manifest.json`, the exports' file names, and `<kind>.json`.
     public func kind(forFileName name: String) -> String? {
         if name == PackagePath.manifest { return "manifest" }
-        return ExportKind.allCases.first { $0.fileName == name }?.rawValue
+        if let export = ExportKind.allCases.first(where: { $0.fileName == name }) { return export.rawValue }
+        return kinds.first { $0 + ".json" == name }
     }
 
     /// The export whose declared members cover most of the first element's members: at least

@@ -57,6 +57,7 @@ let package = Package(
             name: "ConformanceKit",
             dependencies: [
                 "WireCore", "Pairing", "Migration", "MigrationPackage", "Records", .product(name: "Crypto", package: "swift-crypto"),
+                "ZIPFoundation",
             ]),
         // The kit against live peers: relay vectors and migration scenarios over WebSocket.
         .target(

@@ -11,8 +11,19 @@ struct Conformance: AsyncParsableCommand {
         subcommands: [Run.self, Check.self, List.self],
         defaultSubcommand: Run.self)
 
+    /// The kit's version; `--version` adds the digest of the vector set it judges with.
+    static let version = "1.0.0"
+
     /// ArgumentParser exits 64 on usage errors; the kit promises 2 (0 ok, 1 violations).
     static func main() async {
+        if CommandLine.arguments.dropFirst().first == "--version" {
+            var line = "conformance \(version)"
+            if let repository = Repository.locate() {
+                line += " (vectors sha256:\(repository.vectorSetDigest.prefix(16)), \(repository.root.path))"
+            }
+            print(line)
+            return
+        }
         do {
             var command = try parseAsRoot()
             if var live = command as? AsyncParsableCommand {

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import WireCore
 
@@ -63,10 +64,31 @@ public struct Repository: Sendable {
             if parent.path == dir.path { break }
             dir = parent
         }
+        // A bundled binary carries its own vectors (Conformance/dist/make-bundle).
+        if let embedded = EmbeddedData.repository() { return Repository(root: embedded) }
         // Sources/ConformanceKit/Vectors/Catalog.swift -> the checkout's root.
         let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()
         return isRoot(built) ? Repository(root: built) : nil
+    }
+
+    /// A digest of the vector set: every file under `Vectors/` and the catalog, by path and
+    /// content, in path order. Two kits with the same digest judge alike.
+    public var vectorSetDigest: String {
+        var hash = SHA256()
+        var files = (FileManager.default.enumerator(atPath: vectors.path)?.compactMap { $0 as? String } ?? [])
+            .filter { !$0.hasPrefix(".") }.map { "Vectors/" + $0 }
+        files.append("Spec/catalog.json")
+        for path in files.sorted() {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: root.appendingPathComponent(path).path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path)
+            else { continue }
+            hash.update(data: Data(path.utf8))
+            hash.update(data: Data([0]))
+            hash.update(data: data)
+        }
+        return hash.finalize().map { String(format: "%02x", $0) }.joined()
     }
 
     static func isRoot(_ dir: URL) -> Bool {

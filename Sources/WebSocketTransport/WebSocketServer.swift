@@ -3,6 +3,12 @@ import NIOHTTP1
 import NIOPosix
 import NIOWebSocket
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A listening WebSocket endpoint (the migration sender and the signaling relay listen). It
 /// accepts and upgrades connections from the moment it is bound until `close()`, and hands them
 /// out in arrival order to whoever `accept`s, one consumer after another.
@@ -24,6 +30,15 @@ public struct WebSocketListener: Sendable {
     /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
     /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
     public static func bind(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil) async throws -> WebSocketListener {
+        do {
+            return try await listen(host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency)
+        } catch let error as IOError {
+            // NIO's message names the system call, not the address the user asked for.
+            throw WebSocketError("cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))")
+        }
+    }
+
+    static func listen(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?) async throws -> WebSocketListener {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

@@ -8,7 +8,8 @@ final class Console: @unchecked Sendable {
     private let lock = NSLock()
     private let isTerminal = isatty(STDERR_FILENO) == 1
     private var started: Date?
-    private var barShown = false
+    /// The progress line last drawn, redrawn below each log line so the two never mix.
+    private var bar: String?
     private var lastDraw = Date.distantPast
 
     init(_ name: String) { self.name = name }
@@ -30,11 +31,8 @@ final class Console: @unchecked Sendable {
     }
 
     private func write(_ text: String) {
-        if barShown {
-            FileHandle.standardError.write(Data("\n".utf8))
-            barShown = false
-        }
-        FileHandle.standardError.write(Data(text.utf8))
+        // Erase the bar's line, write the log line there, and draw the bar again under it.
+        FileHandle.standardError.write(Data(((bar == nil ? "" : "\r\u{1B}[2K") + text + (bar ?? "")).utf8))
     }
 
     private func draw(_ p: TransferProgress) {
@@ -50,7 +48,8 @@ final class Console: @unchecked Sendable {
         let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
         let line = "\r[\(bar)] \(Self.bytes(p.bytes)) / \(Self.bytes(p.total))  \(Self.bytes(Int64(rate)))/s  ETA \(Int(eta.rounded())) s "
         FileHandle.standardError.write(Data(line.utf8))
-        barShown = true
+        self.bar = p.bytes == p.total ? nil : line
+        if p.bytes == p.total { FileHandle.standardError.write(Data("\n".utf8)) }
     }
 
     static func bytes(_ n: Int64) -> String {

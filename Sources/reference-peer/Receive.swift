@@ -58,8 +58,12 @@ struct Receive: AsyncParsableCommand {
             },
             confirmWipe: { meta in
                 if yes { return true }
-                let answer = await Console.readLine(
-                    prompt: "Replace the data in \(store.root.path) with backup \(meta.backupId) (\(Console.bytes(meta.fileSize)))? [y/N] ")
+                // Nothing to replace: the question would only alarm (seed 000 §7.3 asks before replacing data).
+                let existing = (try? FileManager.default.contentsOfDirectory(atPath: store.root.path))?.isEmpty == false
+                let prompt = existing
+                    ? "Replace the data in \(store.root.path) with backup \(meta.backupId) (\(Console.bytes(meta.fileSize)))? [y/N] "
+                    : "Receive backup \(meta.backupId) (\(Console.bytes(meta.fileSize))) into the new store \(store.root.path)? [y/N] "
+                let answer = await Console.readLine(prompt: prompt)
                 return answer?.lowercased().hasPrefix("y") == true
             },
             restore: { file, meta in

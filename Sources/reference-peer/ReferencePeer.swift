@@ -105,7 +105,8 @@ struct PasswordOptions: ParsableArguments {
             throw ValidationError("a password is required")
         }
         if confirm {
-            guard let again = getpass("Again: ").map({ String(cString: $0) }), again == first else {
+            // A typo here would make the package unopenable on the new phone: type it twice.
+            guard let again = getpass("The same password again (a typo would lock the package): ").map({ String(cString: $0) }), again == first else {
                 throw ValidationError("the passwords differ")
             }
         }

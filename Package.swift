@@ -20,6 +20,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // Pure targets: Foundation only, no I/O, no clock, no environment.
@@ -42,6 +43,8 @@ let package = Package(
             dependencies: [
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The migration peers on the network: machines, package files and WebSocket together.
         .target(
@@ -66,7 +69,8 @@ let package = Package(
         .executableTarget(
             name: "conformance",
             dependencies: [
-                "ConformanceKit", "ConformanceLive", "Migration", "WireCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "ConformanceKit", "ConformanceLive", "Migration", "WebSocketTransport", "WireCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .executableTarget(

@@ -32,8 +32,8 @@ final class LiveConnection: Sendable {
         self.task = task
     }
 
-    static func open(_ url: String, from localAddress: String?) async throws -> LiveConnection {
-        let connection = try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20, localAddress: localAddress)
+    static func open(_ url: String, from localAddress: String?, trust: TLSClientTrust) async throws -> LiveConnection {
+        let connection = try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20, localAddress: localAddress, trust: trust)
         let inbox = WaitQueue<LiveFrame>()
         let (writers, continuation) = AsyncStream.makeStream(of: WebSocketWriter.self)
         let task = Task<Void, Never> {

@@ -9,8 +9,12 @@ import WireCore
 /// How to reach the peer under test, and what the scenarios share.
 public struct LiveOptions: Sendable {
     public var role: LiveRole
-    /// A peer that listens (sender, relay): `ws://HOST:PORT`.
+    /// A peer that listens (sender, relay): `ws://HOST:PORT` or `wss://HOST:PORT`.
     public var peerURL: String?
+    /// Whom a `wss://` peer must prove to be.
+    public var trust: TLSClientTrust = .system
+    /// Role receiver: serve `wss://` with this certificate and key.
+    public var tlsIdentity: TLSServerIdentity?
     /// Where the runner listens for a peer that connects (receiver).
     public var listen: (String, Int)?
     /// Role sender: the file the runner writes the PIN to (the sender under test reads it there).
@@ -72,11 +76,20 @@ public enum LiveRunner {
                     seconds: Date().timeIntervalSince(began)))
         }
 
+        // A wss:// peer proves who it is before any case: a certificate problem is one outcome
+        // (TLSFailure, with its name), not a violation in every case.
+        if let url = options.peerURL, url.hasPrefix("wss://") {
+            let probe = try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 16, trust: options.trust)
+            try? await probe.run { _, writer in await writer.close() }
+            notes.append("TLS: verified \(options.trust)")
+        }
+        if let identity = options.tlsIdentity { notes.append("TLS: serving wss:// with \(identity.certificateFile)") }
         switch options.role {
         case .relay:
             guard let url = options.peerURL else { throw LiveError("--role relay needs --peer ws://HOST:PORT") }
-            let replay = RelayReplay(
+            var replay = RelayReplay(
                 url: url, frameTimeout: options.frameTimeout, liveWindow: options.relayWindow, includeSlow: options.includeSlow, levels: options.levels)
+            replay.trust = options.trust
             let relayCases = RelayReplay.ordered(cases.filter { RelayReplay.isRelayCase($0) && filter.matches($0) })
             notes.append(
                 replay.sourceBase == nil
@@ -105,7 +118,7 @@ public enum LiveRunner {
             var package: PreparedPackage?
             if options.role == .receiver, !scenarios.isEmpty {
                 guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
-                listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
+                listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16, tls: options.tlsIdentity)
                 package = try options.package(scratch)
             }
             let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package)
@@ -117,7 +130,8 @@ public enum LiveRunner {
             await listener?.close()
         }
         guard !results.isEmpty else { throw LiveError("no live case matches the selection") }
-        let peer = options.peerURL ?? options.listen.map { "ws://\($0.0):\($0.1) (listening)" } ?? "?"
+        let scheme = options.tlsIdentity == nil ? "ws" : "wss"
+        let peer = options.peerURL ?? options.listen.map { "\(scheme)://\($0.0):\($0.1) (listening)" } ?? "?"
         return RunReport(
             peer: "\(peer), \(options.role.rawValue) under test", results: results, seconds: Date().timeIntervalSince(start),
             unknownExpectedFailures: expectedFailures.stale(among: cases), notes: notes)

@@ -78,6 +78,7 @@ struct MigrationScenarioPlayer {
         defer { try? FileManager.default.removeItem(at: folder) }
         try? FileManager.default.removeItem(at: pinOut)
         var peer = ReceiverPeer.Options(url: url, incoming: IncomingPackage(folder: folder.appendingPathComponent("incoming")))
+        peer.trust = options.trust
         peer.faults = scenario.faults
         let password = options.password
         let pins = scenario.pins
@@ -110,7 +111,7 @@ struct MigrationScenarioPlayer {
         guard let listener, let package, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
         guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
         try? FileManager.default.removeItem(at: pinFile)
-        options.announce("waiting for the receiver under test on ws://\(host):\(listener.port) (\(scenario.id))")
+        options.announce("waiting for the receiver under test on \(options.tlsIdentity == nil ? "ws" : "wss")://\(host):\(listener.port) (\(scenario.id))")
         var peer = SenderPeer.Options()
         peer.configuration.chunkSize = 16 << 10
         peer.configuration.ackTimeout = 2000

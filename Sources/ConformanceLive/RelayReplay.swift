@@ -1,6 +1,7 @@
 import ConformanceKit
 import Foundation
 import Pairing
+import WebSocketTransport
 import WireCore
 
 /// Plays the relay machine vectors (Vectors/pairing/relay.json) against a live relay, judging by
@@ -32,6 +33,9 @@ struct RelayReplay: Sendable {
     static let drain: Duration = .milliseconds(300)
     /// The kinds a relay sends (Spec pairing.md 3.5): unasked, they break PAIR-RELAY-001.
     static let relayKinds: Set<String> = ["registered", "peer-offline", "error", "message", "pong"]
+
+    /// Whom a `wss://` relay must prove to be.
+    var trust: TLSClientTrust = .system
 
     init(url: String, frameTimeout: Duration, liveWindow: Int64, includeSlow: Bool, levels: RuleLevels) {
         self.url = url
@@ -119,7 +123,7 @@ struct RelayReplay: Sendable {
                 sources[source] = n
                 let local = sourceBase.map { "127.\($0.0).\((Int($0.1) + index) % 255).\(n)" }
                 do {
-                    connections[connection] = try await LiveConnection.open(url, from: local)
+                    connections[connection] = try await LiveConnection.open(url, from: local, trust: trust)
                 } catch {
                     for live in connections.values { await live.close() }
                     return LiveOutcome(status: .broken(.crashed("cannot connect to \(url): \(error)")), violations: violations)

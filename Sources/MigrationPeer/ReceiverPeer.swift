@@ -11,6 +11,8 @@ import WireCore
 public enum ReceiverPeer {
     public struct Options: Sendable {
         public var url: String
+        /// Whom a `wss://` sender must prove to be.
+        public var trust: TLSClientTrust = .system
         public var configuration = ReceiverMachine.Configuration()
         public var incoming: IncomingPackage
         /// Pause between connection attempts, and how many failed attempts in a row end the run.
@@ -82,6 +84,8 @@ public enum ReceiverPeer {
     enum Input: Sendable {
         case connected(WebSocketWriter, UUID)
         case connectFailed(String)
+        /// The sender's certificate is not trusted: retrying changes nothing.
+        case refused(TLSFailure)
         case received(WebSocketMessage, UUID)
         case disconnected(UUID, String?)
         case confirmed(Bool)
@@ -110,7 +114,11 @@ public enum ReceiverPeer {
             if delay > .zero { try? await Task.sleep(for: delay) }
             let connection: WebSocketConnection
             do {
-                connection = try await WebSocketClient.connect(to: options.url, maxFrameSize: maxFrame, simulatedLatency: options.simulatedLatency)
+                connection = try await WebSocketClient.connect(
+                    to: options.url, maxFrameSize: maxFrame, simulatedLatency: options.simulatedLatency, trust: options.trust)
+            } catch let failure as TLSFailure {
+                mailbox.yield(.refused(failure))
+                return
             } catch {
                 mailbox.yield(.connectFailed("\(error)"))
                 return
@@ -154,6 +162,8 @@ public enum ReceiverPeer {
                     failedConnects = 0
                     hooks.report(.log("connected to \(options.url)"))
                     pending.append(.connected(at: now))
+                case .refused(let failure):
+                    throw failure
                 case .connectFailed(let why):
                     failedConnects += 1
                     guard failedConnects < options.maxFailedConnects else {

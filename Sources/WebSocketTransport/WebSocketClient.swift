@@ -2,9 +2,10 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
-/// Connects to a `ws://` URL (the migration receiver and the pairing devices connect).
+/// Connects to a `ws://` or `wss://` URL (the migration receiver and the pairing devices connect).
 public enum WebSocketClient {
     enum Upgrade: Sendable {
         case websocket(NIOAsyncChannel<WebSocketFrame, WebSocketFrame>)
@@ -14,13 +15,19 @@ public enum WebSocketClient {
     /// Frames over `maxFrameSize` bytes end the connection with close code 1009.
     /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
     /// `localAddress` binds the client's end (e.g. one loopback address per simulated client).
+    /// `trust` decides whom a `wss://` connection accepts; a refusal is a `TLSFailure` naming why.
     public static func connect(
-        to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, localAddress: String? = nil
+        to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, localAddress: String? = nil, trust: TLSClientTrust = .system
     ) async throws -> WebSocketConnection {
-        guard let components = URLComponents(string: url), components.scheme == "ws", let host = components.host, !host.isEmpty else {
-            throw WebSocketError("\(url) is not a ws:// URL")
+        guard let components = URLComponents(string: url), components.scheme == "ws" || components.scheme == "wss",
+            let named = components.host, !named.isEmpty
+        else {
+            throw WebSocketError("\(url) is not a ws:// or wss:// URL")
         }
-        let port = components.port ?? 80
+        let host = named.hasPrefix("[") && named.hasSuffix("]") ? String(named.dropFirst().dropLast()) : named
+        let secure = components.scheme == "wss"
+        let port = components.port ?? (secure ? 443 : 80)
+
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let upgrade: EventLoopFuture<Upgrade>
         do {
@@ -34,6 +41,7 @@ public enum WebSocketClient {
                         if let simulatedLatency {
                             try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first)
                         }
+                        if secure { try channel.pipeline.syncOperations.addHandler(try trust.handler(host: host)) }
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
                             maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
                             upgradePipelineHandler: { channel, _ in
@@ -58,7 +66,14 @@ public enum WebSocketClient {
         } catch {
             throw WebSocketError("cannot connect to \(host):\(port): \(error)")
         }
-        guard case .websocket(let ws) = try await upgrade.get() else {
+        let result: Upgrade
+        do {
+            result = try await upgrade.get()
+        } catch {
+            guard secure else { throw error }
+            throw await TLSFailure.diagnose(host: host, port: port, trust: trust, error: error)
+        }
+        guard case .websocket(let ws) = result else {
             throw WebSocketError("\(url) did not accept a WebSocket upgrade")
         }
         return WebSocketConnection(channel: ws, masksFrames: true)

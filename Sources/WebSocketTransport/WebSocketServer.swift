@@ -1,6 +1,7 @@
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import NIOWebSocket
 
 #if canImport(Glibc)
@@ -29,16 +30,20 @@ public struct WebSocketListener: Sendable {
 
     /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
     /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
-    public static func bind(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil) async throws -> WebSocketListener {
+    /// With `tls`, connections speak TLS with that identity first (`wss://`).
+    public static func bind(
+        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, tls: TLSServerIdentity? = nil
+    ) async throws -> WebSocketListener {
+        let context = try tls?.context()
         do {
-            return try await listen(host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency)
+            return try await listen(host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context)
         } catch let error as IOError {
             // NIO's message names the system call, not the address the user asked for.
             throw WebSocketError("cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))")
         }
     }
 
-    static func listen(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?) async throws -> WebSocketListener {
+    static func listen(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: NIOSSLContext?) async throws -> WebSocketListener {
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -46,6 +51,7 @@ public struct WebSocketListener: Sendable {
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     if let simulatedLatency { try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first) }
+                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                         maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConformanceKit
 import Foundation
+import WebSocketTransport
 import WireCore
 
 @main
@@ -40,6 +41,15 @@ struct Conformance: AsyncParsableCommand {
             if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
             Foundation.exit(Status.usage)
         }
+    }
+}
+
+/// The trust a wss:// client gives from the TLS options, or the usage error.
+func tlsTrust(caFile: String?, pin: String?, insecure: Bool) throws -> TLSClientTrust {
+    do {
+        return try TLSClientTrust.choose(caFile: caFile, pin: pin, insecure: insecure)
+    } catch {
+        throw ValidationError(error.description)
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import ConformanceKit
 import ConformanceLive
 import Foundation
+import WebSocketTransport
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -43,6 +44,11 @@ struct Run: AsyncParsableCommand {
     var includeSlow = false
     @Option(help: "With --role relay: the relay's alias lifetime and guess window in ms, when it was started with shorter ones for testing (default 300000).")
     var relayWindowMs: Int64 = 300_000
+    @Option(help: "With a wss:// peer: trust only the CA(s) in this PEM file (default: the system's trust store).") var caFile: String?
+    @Option(help: "With a wss:// peer: trust only the server key whose SubjectPublicKeyInfo has this SHA-256 (base64).") var pinSha256: String?
+    @Flag(help: "With a wss:// peer: trust any certificate (the report says so).") var insecureSkipVerify = false
+    @Option(help: "With --role receiver: serve wss:// with this certificate chain (PEM); needs --key.") var cert: String?
+    @Option(help: "With --role receiver: the private key (PEM) of --cert.") var key: String?
 
     func run() async throws {
         let repository = try repo.locate()
@@ -81,6 +87,11 @@ struct Run: AsyncParsableCommand {
                 report = try await LiveRunner.run(options, repository: repository, cases: cases, filter: filter, expectedFailures: expected)
             } catch let error as ValidationError {
                 throw error
+            } catch let failure as TLSFailure {
+                // The peer could not prove who it is: one outcome, named, no case run.
+                FileHandle.standardError.write(Data("conformance run: \(peer) refused by TLS: \(failure)\n".utf8))
+                print("FAIL  \(failure.kind.rawValue): \(failure.detail)")
+                throw ExitCode(Status.violations)
             } catch {
                 throw ValidationError("\(error)")
             }
@@ -113,7 +124,9 @@ struct Run: AsyncParsableCommand {
         var options = LiveOptions(role: role) { line in FileHandle.standardError.write(Data("live: \(line)\n".utf8)) }
         switch role {
         case .sender, .relay:
-            guard peer.hasPrefix("ws://") else { throw ValidationError("--role \(role.rawValue) needs --peer ws://HOST:PORT") }
+            guard peer.hasPrefix("ws://") || peer.hasPrefix("wss://") else {
+                throw ValidationError("--role \(role.rawValue) needs --peer ws://HOST:PORT or wss://HOST:PORT")
+            }
             options.peerURL = peer
         case .receiver:
             guard let listen else { throw ValidationError("--role receiver needs --listen HOST:PORT") }
@@ -137,6 +150,12 @@ struct Run: AsyncParsableCommand {
         guard relayWindowMs >= 100 else { throw ValidationError("--relay-window-ms must be at least 100") }
         options.relayWindow = relayWindowMs
         options.includeSlow = includeSlow
+        options.trust = try tlsTrust(caFile: caFile, pin: pinSha256, insecure: insecureSkipVerify)
+        switch (cert, key) {
+        case (let cert?, let key?): options.tlsIdentity = TLSServerIdentity(certificateFile: cert, keyFile: key)
+        case (nil, nil): break
+        default: throw ValidationError("--cert and --key go together")
+        }
         if let passwordFile {
             guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else { throw ValidationError("cannot read \(passwordFile)") }
             options.password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")

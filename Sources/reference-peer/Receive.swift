@@ -15,7 +15,8 @@ struct Receive: AsyncParsableCommand {
             verified. Exit 0 when restored, 1 otherwise.
             """)
 
-    @Option(help: "The sender, ws://HOST:PORT.") var connect: String
+    @Option(help: "The sender, ws://HOST:PORT or wss://HOST:PORT.") var connect: String
+    @OptionGroup var tls: TLSClientOptions
     @Option(help: "The store to replace.") var into: String
     @OptionGroup var password: PasswordOptions
     @Option(help: "Write the PIN to this file instead of only showing it.") var pinOut: String?
@@ -39,6 +40,7 @@ struct Receive: AsyncParsableCommand {
         let console = Console("receive")
         let store = DeviceStore(URL(fileURLWithPath: into))
         var options = ReceiverPeer.Options(url: connect, incoming: IncomingPackage(folder: store.transfer))
+        options.trust = try tls.trust()
         options.configuration.maxChunkSize = Int(maxChunkSize.bytes)
         options.configuration.maxWindow = window
         options.configuration.freeSpace = FreeSpace.bytes(near: store.root)

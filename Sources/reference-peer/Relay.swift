@@ -10,8 +10,9 @@ struct Relay: AsyncParsableCommand {
         abstract: "Be the pairing signaling relay: route register/message between peers until stopped (Spec pairing.md §5).")
 
     @Option(help: "Where to listen, HOST:PORT.") var listen: String
-    @Option(help: "Write ws://HOST:PORT to this file once listening.") var readyFile: String?
+    @Option(help: "Write ws://HOST:PORT (wss:// with --cert) to this file once listening.") var readyFile: String?
     @Flag(help: "Log every connection and every refusal to stderr.") var verbose = false
+    @OptionGroup var tls: TLSServerOptions
     @Option(
         help: """
             Alias lifetime and guess window in milliseconds (default 300000, the Spec's). Shorter windows are for \
@@ -22,8 +23,9 @@ struct Relay: AsyncParsableCommand {
     func run() async throws {
         guard windowMs >= 100 else { throw ValidationError("--window-ms must be at least 100") }
         let (host, port) = try HostPort.parse(listen)
-        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: RelayServer.maxFrameSize)
-        let url = "ws://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
+        let identity = try tls.identity()
+        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: RelayServer.maxFrameSize, tls: identity)
+        let url = "\(identity == nil ? "ws" : "wss")://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
         FileHandle.standardError.write(Data("relay: listening on \(url)\n".utf8))
         if let readyFile { try Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
         let verbose = self.verbose

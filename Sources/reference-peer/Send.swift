@@ -21,7 +21,8 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Where to listen, HOST:PORT.") var listen: String
     @OptionGroup var password: PasswordOptions
     @Option(help: "Read the PIN from this file once it appears (default: ask).") var pinFile: String?
-    @Option(help: "Write ws://HOST:PORT to this file once listening.") var readyFile: String?
+    @Option(help: "Write ws://HOST:PORT (wss:// with --cert) to this file once listening.") var readyFile: String?
+    @OptionGroup var tls: TLSServerOptions
     @Option(help: "Chunk size in bytes (4096 ... 16777216).") var chunkSize: ByteSize = ByteSize(argument: "1M")!
     @Option(help: "Most chunks unacknowledged at once (1 ... 64; 1 is send-then-wait).") var window = 16
     @Option(help: "PBKDF2 iterations (at least 600000 unless --test-only).") var iterations: UInt32 = EnvelopePolicy.defaultIterations
@@ -41,8 +42,9 @@ struct Send: AsyncParsableCommand {
         let (host, port) = try HostPort.parse(listen)
         let secret = try password.password(confirm: pinFile == nil && password.passwordFile == nil)
         let console = Console("send")
-        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16)
-        let url = "ws://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
+        let identity = try tls.identity()
+        let listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16, tls: identity)
+        let url = "\(identity == nil ? "ws" : "wss")://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
         console.say("send: listening on \(url)")
         if let readyFile { try Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
 

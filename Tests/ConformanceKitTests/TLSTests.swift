@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// wss:// end to end, with a CA and certificates made at test time (Tests/Fixtures/tls/make-certs):
+/// the relay role and the migration roles over TLS, and each certificate problem ending the run
+/// with its own outcome, exit 1, no case played.
+@Suite("TLS: live peers over wss://", .serialized)
+struct TLSTests {
+    let live: LiveRunTests
+    let certs: URL
+
+    init() throws {
+        live = try LiveRunTests()
+        certs = live.file("certs")
+        let made = Process()
+        made.executableURL = Fixture.root.appendingPathComponent("Tests/Fixtures/tls/make-certs")
+        made.arguments = [certs.path]
+        try made.run()
+        made.waitUntilExit()
+        #expect(made.terminationStatus == 0, "openssl could not make the test certificates")
+    }
+
+    func cert(_ name: String) -> String { certs.appendingPathComponent(name).path }
+
+    /// `reference-peer relay` serving wss:// with the certificate `name`; returns it and its URL.
+    func relay(_ name: String) throws -> (Process, String) {
+        try? FileManager.default.removeItem(at: live.file("url"))
+        let relay = try live.start(
+            ["relay", "--listen", "127.0.0.1:0", "--ready-file", live.file("url").path, "--cert", cert("\(name).pem"), "--key", cert("\(name).key")],
+            log: "relay.log", readyFile: live.file("url"))
+        return (relay, try String(contentsOf: live.file("url"), encoding: .utf8))
+    }
+
+    @Test func relayRoleOverTLSWithAPrivateCA() throws {
+        defer { try? FileManager.default.removeItem(at: live.scratch) }
+        let (relay, url) = try relay("server")
+        defer { relay.terminate() }
+        #expect(url.hasPrefix("wss://127.0.0.1:"))
+        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--ca-file", cert("ca.pem")])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("TLS: verified the host name against the CA in \(cert("ca.pem"))"), "\(run.stdout)")
+        let relayCases = Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count
+        #expect(run.stdout.contains("PASS  \(relayCases - 3) passed, 0 failed"), "\(run.stdout)")
+        // The same relay pinned by its key, and refused without the CA: an outcome, not a violation list.
+        let pin = try String(contentsOfFile: cert("server.pin"), encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        let pinned = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--pin-sha256", pin, "--case", "pairing/relay/routes-between-registered-peers"])
+        #expect(pinned.status == 0, "\(pinned.stdout)\(pinned.stderr)")
+        #expect(pinned.stdout.contains("TLS: verified the server key against the pin sha256//\(pin)"), "\(pinned.stdout)")
+        let untrusted = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url], limit: 60)
+        #expect(untrusted.status == 1, "\(untrusted.stdout)\(untrusted.stderr)")
+        #expect(untrusted.stdout.hasPrefix("FAIL  tls-unknown-ca: "), "\(untrusted.stdout)")
+        let insecure = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--insecure-skip-verify", "--case", "pairing/relay/routes-between-registered-peers"])
+        #expect(insecure.status == 0)
+        #expect(insecure.stdout.contains("TLS: verified NOTHING (--insecure-skip-verify)"), "\(insecure.stdout)")
+    }
+
+    @Test(arguments: [
+        ("otherhost", [String](), "tls-wrong-host: the certificate names other.example, not 127.0.0.1"),
+        ("expired", [String](), "tls-certificate-expired: the certificate of 127.0.0.1 expired at 2020-01-02"),
+        ("selfsigned", [String](), "tls-unknown-ca: "),
+        ("server", ["--pin-sha256", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="], "tls-pin-mismatch: the server's key is sha256//"),
+    ])
+    func eachCertificateProblemIsItsOwnOutcome(name: String, trust: [String], outcome: String) throws {
+        defer { try? FileManager.default.removeItem(at: live.scratch) }
+        let (relay, url) = try relay(name)
+        defer { relay.terminate() }
+        let options = trust.isEmpty ? ["--ca-file", cert("ca.pem")] : trust
+        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url] + options, limit: 60)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.hasPrefix("FAIL  " + outcome), "\(run.stdout)")
+    }
+
+    /// Two reference peers migrate over wss://: the receiver trusts the sender through the private CA.
+    @Test func migrationOverTLSGivesIdenticalStores() throws {
+        defer { try? FileManager.default.removeItem(at: live.scratch) }
+        let store = try live.senderStore()
+        let sender = try live.start(
+            [
+                "send", store, "--listen", "127.0.0.1:0", "--ready-file", live.file("url").path, "--password-file", live.file("password").path,
+                "--pin-file", live.file("pin").path, "--iterations", "1000", "--test-only", "--chunk-size", "4K",
+                "--cert", cert("server.pem"), "--key", cert("server.key"),
+            ], log: "send.log", readyFile: live.file("url"))
+        defer { sender.terminate() }
+        let url = try String(contentsOf: live.file("url"), encoding: .utf8)
+        #expect(url.hasPrefix("wss://"))
+        let received = try Fixture.run(
+            "reference-peer",
+            [
+                "receive", "--connect", url, "--into", live.file("new").path, "--password-file", live.file("password").path,
+                "--pin-out", live.file("pin").path, "--yes", "--minimum-iterations", "1000", "--ca-file", cert("ca.pem"),
+            ])
+        #expect(received.status == 0, "\(received.stderr)\n\(live.log("send.log"))")
+        sender.waitUntilExit()
+        let diff = Process()
+        diff.executableURL = URL(fileURLWithPath: "/usr/bin/diff")
+        diff.arguments = ["-r", store, live.file("new").path]
+        try diff.run()
+        diff.waitUntilExit()
+        #expect(diff.terminationStatus == 0, "the restored store differs from the sent one")
+    }
+}

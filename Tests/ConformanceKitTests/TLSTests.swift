@@ -57,6 +57,7 @@ struct TLSTests {
     @Test(arguments: [
         ("otherhost", [String](), "tls-wrong-host: the certificate names other.example, not 127.0.0.1"),
         ("expired", [String](), "tls-certificate-expired: the certificate of 127.0.0.1 expired at 2020-01-02"),
+        ("future", [String](), "tls-certificate-not-yet-valid: the certificate of 127.0.0.1 is valid from 2099-01-01"),
         ("selfsigned", [String](), "tls-unknown-ca: "),
         ("server", ["--pin-sha256", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="], "tls-pin-mismatch: the server's key is sha256//"),
     ])

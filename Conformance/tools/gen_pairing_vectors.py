@@ -350,6 +350,8 @@ dp.reject("relay-url-localhost-lookalike", "localhost.chainlesschain.com is not 
           "PAIR-URL-002", edit(QR, relayUrl="ws://localhost.chainlesschain.com"), flags=["interop-trap"])
 dp.reject("relay-url-127-lookalike", "127.0.0.1.nip.io is a DNS name, not an address in 127.0.0.0/8.", "/relayUrl", "PAIR-URL-002",
           edit(QR, relayUrl="ws://127.0.0.1.nip.io:9001"), flags=["interop-trap"])
+dp.reject("ice-urls-null-element", "null in an array is an element of the wrong type (CORE-TYPE-003), never \"not given\" (CORE-TYPE-002 is for members).",
+          "/iceServers/0/urls/1", "CORE-TYPE-003", edit(QR, iceServers=[{"urls": ["stun:stun.example.com:3478", None]}]), flags=["interop-trap"])
 dp.reject("ice-url-scheme-only", "\"stun:\" has nothing after the scheme.", "/iceServers/0/urls", "PAIR-ICE-001", edit(QR, iceServers=[{"urls": "stun:"}]),
           flags=["boundary"])
 dp.accept("ice-url-combining-mark-after-scheme", "Prefixes compare code points: \"stun:\" followed by U+0301 starts with stun: and has text after it, "

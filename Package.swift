@@ -53,7 +53,7 @@ let package = Package(
                 "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
-        // The pairing signaling relay on the network.
+        // The pairing peers on the network: the relay, and the phone and desktop clients.
         .target(name: "PairingPeer", dependencies: ["Pairing", "WebSocketTransport", "WireCore"]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
         .target(
@@ -65,11 +65,11 @@ let package = Package(
         // The kit against live peers: relay vectors and migration scenarios over WebSocket.
         .target(
             name: "ConformanceLive",
-            dependencies: ["ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "WebSocketTransport", "WireCore"]),
+            dependencies: ["ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "PairingPeer", "WebSocketTransport", "WireCore"]),
         .executableTarget(
             name: "conformance",
             dependencies: [
-                "ConformanceKit", "ConformanceLive", "Migration", "WebSocketTransport", "WireCore",
+                "ConformanceKit", "ConformanceLive", "Migration", "Pairing", "WebSocketTransport", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -2,6 +2,8 @@ import ConformanceKit
 import Foundation
 import WebSocketTransport
 import Migration
+import Pairing
+import PairingPeer
 import MigrationPackage
 import MigrationPeer
 import WireCore
@@ -34,6 +36,20 @@ public struct LiveOptions: Sendable {
     public var includeSlow = false
     /// Which rules are SHOULD-level (a case missing only those is non-strict).
     public var levels = RuleLevels()
+    /// Roles phone and desktop: the back-off and keepalive the peer under test states, and its time scale.
+    public var backoff: [Int64] = SignalingConnectionMachine.Policy.seed.backoff
+    public var keepaliveMs: Int64 = SignalingConnectionMachine.Policy.seed.keepaliveInterval
+    public var timeScale = 1.0
+    /// Role phone: where the runner writes the QR text or code for the phone under test.
+    public var handoffOut: URL?
+    /// Role desktop: where the desktop under test writes its QR text.
+    public var qrFile: URL?
+    /// Roles phone and desktop: the relay's URL as the peer under test reaches it (default ws://LISTEN).
+    public var relayURL: String?
+
+    var timing: PairingTiming {
+        PairingTiming(policy: SignalingConnectionMachine.Policy(backoff: backoff, keepaliveInterval: keepaliveMs), scale: timeScale)
+    }
 
     public init(role: LiveRole, announce: @escaping @Sendable (String) -> Void) {
         self.role = role
@@ -109,6 +125,31 @@ public enum LiveRunner {
                     record(vector, await replay.run(vector, index: i, schedule: schedule), since: began)
                 }
             }
+        case .phone, .desktop:
+            let file = repository.root.appendingPathComponent("Conformance/scenarios/pairing.json")
+            let scenarios = try PairingScenario.load(file).filter { $0.role == options.role && filter.matches($0.vector) }
+            guard !scenarios.isEmpty else { break }
+            guard let (host, port) = options.listen else { throw LiveError("--role \(options.role.rawValue) needs --listen HOST:PORT") }
+            let observer = RelayObserver()
+            let listener = try await WebSocketListener.bind(
+                host: host, port: port, maxFrameSize: RelayServer.maxFrameSize, tls: options.tlsIdentity, admit: { observer.admit($0) })
+            let scheme = options.tlsIdentity == nil ? "ws" : "wss"
+            let url = options.relayURL ?? "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
+            let relay = RelayServer(clock: { epochMillisNow() }, log: { _ in }, tap: { observer.tap($0) })
+            let serving = Task { try? await relay.serve(listener) }
+            defer { serving.cancel() }
+            options.announce("relay for the \(options.role.rawValue) under test: \(url)")
+            notes.append("relay hosted by the runner at \(url); timing checked: back-off \(options.backoff.map(String.init).joined(separator: "/")) ms, keepalive \(options.keepaliveMs) ms" + (options.timeScale == 1 ? "" : ", time scale \(options.timeScale) (testing only)"))
+            let player = PairingScenarioPlayer(options: options, relay: relay, observer: observer, relayURL: url)
+            var since = ContinuousClock.now
+            for scenario in scenarios {
+                options.announce("\(scenario.id)")
+                let began = Date()
+                let start = options.role == .phone ? ContinuousClock.now : since
+                record(scenario.vector, await player.play(scenario, since: start), since: began)
+                since = ContinuousClock.now
+            }
+            await listener.close()
         case .sender, .receiver:
             let file = repository.root.appendingPathComponent("Conformance/scenarios/migration.json")
             let scenarios = try MigrationScenario.load(file).filter { $0.role == options.role && filter.matches($0.vector) }

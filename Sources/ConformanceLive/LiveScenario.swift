@@ -11,6 +11,10 @@ public enum LiveRole: String, Sendable, CaseIterable {
     case receiver
     /// A pairing signaling relay that listens; the runner connects as its clients.
     case relay
+    /// A pairing phone that connects to the relay the runner hosts; the runner is the desktop.
+    case phone
+    /// A pairing desktop that connects to the relay the runner hosts; the runner is the phone.
+    case desktop
 }
 
 /// What one live case ended with, before it is judged against an expected-failure list.
@@ -51,7 +55,7 @@ struct MigrationScenario: Sendable {
         }
         guard let list = root["scenarios"]?.arrayValue else { throw LiveError("\(file.lastPathComponent): no scenarios array") }
         return try list.enumerated().map { i, s in
-            guard let id = s["id"]?.stringValue, let roleName = s["role"]?.stringValue, let role = LiveRole(rawValue: roleName), role != .relay,
+            guard let id = s["id"]?.stringValue, let roleName = s["role"]?.stringValue, let role = LiveRole(rawValue: roleName), role == .sender || role == .receiver,
                 let state = s["expect"]?["state"]?.stringValue
             else {
                 throw LiveError("\(file.lastPathComponent): scenario \(i) needs id, role (sender or receiver) and expect.state")

@@ -28,7 +28,7 @@ struct MigrationScenarioPlayer {
             let state = try await withDeadline(Self.timeout) {
                 switch scenario.role {
                 case .sender: return try await asReceiver(scenario, collector)
-                case .receiver, .relay: return try await asSender(scenario, collector)
+                default: return try await asSender(scenario, collector)
                 }
             }
             result = .success(state)
@@ -142,7 +142,12 @@ final class Collector: @unchecked Sendable {
     var violations: [Violation] { lock.withLock { list } }
 
     func report(_ event: PeerEvent) {
-        guard case .violation(var v) = event else { return }
+        guard case .violation(let v) = event else { return }
+        add(v)
+    }
+
+    func add(_ violation: Violation) {
+        var v = violation
         v.subject = v.subject ?? subject
         lock.withLock { list.append(v) }
     }

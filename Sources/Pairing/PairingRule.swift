@@ -38,13 +38,19 @@ public enum PairingRule {
     public static let aliasSingleUse: RuleID = "PAIR-SEC-003"
     public static let guessLimit: RuleID = "PAIR-SEC-004"
     public static let aliasQuota: RuleID = "PAIR-SEC-005"
+    public static let reRegister: RuleID = "PAIR-CONN-001"
+    public static let backoff: RuleID = "PAIR-CONN-002"
+    public static let keepaliveInterval: RuleID = "PAIR-CONN-003"
+    public static let desktopShows: RuleID = "PAIR-DESK-001"
+    public static let desktopConfirms: RuleID = "PAIR-DESK-002"
+    public static let desktopRefuses: RuleID = "PAIR-DESK-003"
 
     public static let all: [RuleID] = [
         type, code, peerID, pairingCodeAlias, epochMillis, maxAge, notInFuture, did, activeDID, deviceName,
         platform, deviceID, signalingURL, relayURL, iceServers, iceExpiry, registerOwnID, aliasCarriesAck,
         relayErrorCode, iceServersJSON, lastSeenOrder, relayFallback, confirmationCode, displayExpiry,
         signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, keepalive, aliasHeld, aliasLifetime,
-        aliasSingleUse, guessLimit, aliasQuota,
+        aliasSingleUse, guessLimit, aliasQuota, reRegister, backoff, keepaliveInterval, desktopShows, desktopConfirms, desktopRefuses,
     ]
 }
 

@@ -3,6 +3,16 @@ import Pairing
 import WebSocketTransport
 import WireCore
 
+/// What a relay saw on one connection, for an observer (the runner's live checks).
+public enum RelayTapEvent: Sendable {
+    case connected(SignalingRelay.ConnectionID, source: String)
+    case text(SignalingRelay.ConnectionID, String)
+    case binary(SignalingRelay.ConnectionID, count: Int)
+    /// A WebSocket ping frame (answered by the transport; a keepalive all the same).
+    case ping(SignalingRelay.ConnectionID)
+    case closed(SignalingRelay.ConnectionID)
+}
+
 /// The signaling relay on the network (seed 002 §4.2; Spec pairing.md §5): a WebSocket server
 /// whose every text frame goes through a `SignalingRelay` machine, and whose every action becomes
 /// a frame on a connection. Rate limits count per client IP address.
@@ -16,24 +26,36 @@ public actor RelayServer {
     private var nextID = 0
     private let clock: @Sendable () -> EpochMillis
     private let log: @Sendable (String) -> Void
+    private let tap: (@Sendable (RelayTapEvent) -> Void)?
 
-    public init(policy: SignalingRelay.Policy = .init(), clock: @escaping @Sendable () -> EpochMillis, log: @escaping @Sendable (String) -> Void) {
+    /// `tap` hears of every connection, frame and close, before the relay acts on it.
+    public init(
+        policy: SignalingRelay.Policy = .init(), clock: @escaping @Sendable () -> EpochMillis, log: @escaping @Sendable (String) -> Void,
+        tap: (@Sendable (RelayTapEvent) -> Void)? = nil
+    ) {
         relay = SignalingRelay(policy: policy)
         self.clock = clock
         self.log = log
+        self.tap = tap
     }
 
     /// Serves connections from `listener` until the task is cancelled.
     public func serve(_ listener: WebSocketListener) async throws {
         await listener.accept { connection in
             let source = Self.host(of: connection.remoteAddress)
-            try? await connection.run { inbound, writer in
-                let id = await self.connected(writer, source: source)
+            let id = await self.nextConnectionID()
+            let tap = self.tap
+            try? await connection.run(onPing: Self.pingHandler(tap, id)) { inbound, writer in
+                await self.connected(id, writer, source: source)
                 do {
                     for try await message in inbound {
                         switch message {
-                        case .text(let text): await self.received(Array(text.utf8), on: id)
-                        case .binary(let bytes): await self.received(bytes, on: id)
+                        case .text(let text):
+                            tap?(.text(id, text))
+                            await self.received(Array(text.utf8), on: id)
+                        case .binary(let bytes):
+                            tap?(.binary(id, count: bytes.count))
+                            await self.received(bytes, on: id)
                         }
                     }
                 } catch {
@@ -44,12 +66,29 @@ public actor RelayServer {
         }
     }
 
-    func connected(_ writer: WebSocketWriter, source: String) -> SignalingRelay.ConnectionID {
+    /// The peer ids registered now, sorted.
+    public func registered() -> [String] { relay.registeredPeerIds }
+
+    static func pingHandler(_ tap: (@Sendable (RelayTapEvent) -> Void)?, _ id: SignalingRelay.ConnectionID) -> (@Sendable () -> Void)? {
+        guard let tap else { return nil }
+        return { tap(.ping(id)) }
+    }
+
+    /// Drops a connection without a closing handshake (a lost network, for reconnect tests).
+    public func drop(_ id: SignalingRelay.ConnectionID) {
+        writers[id]?.abort()
+    }
+
+    func nextConnectionID() -> SignalingRelay.ConnectionID {
         nextID += 1
-        writers[nextID] = writer
-        _ = relay.handle(.connected(nextID, source: source, at: clock()))
-        log("connection \(nextID) from \(source)")
         return nextID
+    }
+
+    func connected(_ id: SignalingRelay.ConnectionID, _ writer: WebSocketWriter, source: String) {
+        writers[id] = writer
+        tap?(.connected(id, source: source))
+        _ = relay.handle(.connected(id, source: source, at: clock()))
+        log("connection \(id) from \(source)")
     }
 
     func received(_ text: [UInt8], on id: SignalingRelay.ConnectionID) async {
@@ -63,6 +102,7 @@ public actor RelayServer {
     func disconnected(_ id: SignalingRelay.ConnectionID) {
         writers[id] = nil
         _ = relay.handle(.disconnected(id, at: clock()))
+        tap?(.closed(id))
     }
 
     /// The IP address of `address` ("[IPv4]127.0.0.1/127.0.0.1:5000" in NIO's spelling): the unit

@@ -15,12 +15,14 @@ public struct WebSocketConnection: Sendable {
     /// The peer's IP address alone (a relay's unit of rate limiting), when it has one.
     public var remoteIP: String? { channel.channel.remoteAddress?.ipAddress }
 
+    /// `onPing` hears of every ping frame the peer sends (answered automatically): a keepalive
+    /// counts for the pairing rules though it never reaches `inbound`.
     public func run<Result: Sendable>(
-        _ body: (_ inbound: WebSocketInbound, _ outbound: WebSocketWriter) async throws -> Result
+        onPing: (@Sendable () -> Void)? = nil, _ body: (_ inbound: WebSocketInbound, _ outbound: WebSocketWriter) async throws -> Result
     ) async throws -> Result {
         try await channel.executeThenClose { inbound, outbound in
             let writer = WebSocketWriter(outbound: outbound, channel: channel.channel, masksFrames: masksFrames)
-            return try await body(WebSocketInbound(frames: inbound, writer: writer), writer)
+            return try await body(WebSocketInbound(frames: inbound, writer: writer, onPing: onPing), writer)
         }
     }
 }
@@ -58,6 +60,11 @@ public struct WebSocketWriter: Sendable {
     public func abort() {
         channel.close(promise: nil)
     }
+
+    /// A ping frame (RFC 6455 §5.5.2): the keepalive iOS's `sendPing` sends.
+    public func ping() async throws {
+        try await send(opcode: .ping, ByteBuffer())
+    }
 }
 
 /// The data messages a peer sends. Pings are answered, a close frame is answered and ends the
@@ -66,12 +73,14 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     public typealias Element = WebSocketMessage
     let frames: NIOAsyncChannelInboundStream<WebSocketFrame>
     let writer: WebSocketWriter
+    let onPing: (@Sendable () -> Void)?
 
-    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(frames: frames.makeAsyncIterator(), writer: writer) }
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(frames: frames.makeAsyncIterator(), writer: writer, onPing: onPing) }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
         let writer: WebSocketWriter
+        let onPing: (@Sendable () -> Void)?
         /// The peer's close frame, once `next()` returned nil because of it: its status code
         /// (nil when the frame carried none) and reason. Nil when the connection just ended.
         public private(set) var closeFrame: WebSocketClose?
@@ -90,6 +99,7 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
                     var data = frame.unmaskedData
                     return .binary(data.readBytes(length: data.readableBytes) ?? [])
                 case .ping:
+                    onPing?()
                     try? await writer.send(opcode: .pong, frame.unmaskedData)
                 case .connectionClose:
                     var data = frame.unmaskedData

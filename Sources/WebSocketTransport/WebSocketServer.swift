@@ -1,3 +1,4 @@
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -30,20 +31,27 @@ public struct WebSocketListener: Sendable {
 
     /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
     /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
-    /// With `tls`, connections speak TLS with that identity first (`wss://`).
+    /// With `tls`, connections speak TLS with that identity first (`wss://`). `admit` sees every
+    /// upgrade request's path as it arrives; one it refuses is answered HTTP 503 and closed (a
+    /// server that is down, for clients' reconnect tests).
     public static func bind(
-        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, tls: TLSServerIdentity? = nil
+        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, tls: TLSServerIdentity? = nil,
+        admit: (@Sendable (_ path: String) -> Bool)? = nil
     ) async throws -> WebSocketListener {
         let context = try tls?.context()
         do {
-            return try await listen(host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context)
+            return try await listen(
+                host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context, admit: admit)
         } catch let error as IOError {
             // NIO's message names the system call, not the address the user asked for.
             throw WebSocketError("cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))")
         }
     }
 
-    static func listen(host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: NIOSSLContext?) async throws -> WebSocketListener {
+    static func listen(
+        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: NIOSSLContext?, admit: (@Sendable (String) -> Bool)?
+    ) async throws -> WebSocketListener {
+        let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -54,7 +62,13 @@ public struct WebSocketListener: Sendable {
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                         maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
-                        shouldUpgrade: { channel, _ in channel.eventLoop.makeSucceededFuture(HTTPHeaders()) },
+                        shouldUpgrade: { channel, head in
+                            if let admit, !admit(head.uri) {
+                                refused.withLockedValue { _ = $0.insert(ObjectIdentifier(channel)) }
+                                return channel.eventLoop.makeSucceededFuture(nil)
+                            }
+                            return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
+                        },
                         upgradePipelineHandler: { channel, _ in
                             channel.eventLoop.makeCompletedFuture {
                                 .websocket(try ProtocolErrorCloser.configure(channel, maxFrameSize: maxFrameSize, masksFrames: false))
@@ -65,9 +79,10 @@ public struct WebSocketListener: Sendable {
                             upgradeConfiguration: .init(
                                 upgraders: [upgrader],
                                 notUpgradingCompletionHandler: { channel in
-                                    // Not a WebSocket request: answer 426 and close.
+                                    // Refused by `admit`: 503; not a WebSocket request: 426. Then close.
+                                    let wasRefused = refused.withLockedValue { $0.remove(ObjectIdentifier(channel)) != nil }
                                     let head = HTTPResponseHead(
-                                        version: .http1_1, status: .upgradeRequired,
+                                        version: .http1_1, status: wasRefused ? .serviceUnavailable : .upgradeRequired,
                                         headers: ["Connection": "close", "Content-Length": "0", "Upgrade": "websocket"])
                                     channel.write(HTTPServerResponsePart.head(head), promise: nil)
                                     return channel.writeAndFlush(HTTPServerResponsePart.end(nil)).flatMap { channel.close() }

@@ -48,6 +48,11 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    public var boolValue: Bool? {
+        if case .bool(let b) = self { return b }
+        return nil
+    }
+
     /// An integer literal that fits in Int64, or nil.
     public var integerValue: Int64? {
         if case .number(let n) = self { return n.int64 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import ConformanceKit
 import ConformanceLive
 import Foundation
+import Pairing
 import WebSocketTransport
 
 struct Run: AsyncParsableCommand {
@@ -9,9 +10,10 @@ struct Run: AsyncParsableCommand {
         abstract: "Replay every vector against an implementation and judge each answer.",
         discussion: """
             With --role, the implementation is a live peer on the network instead: a relay or a migration \
-            sender that listens (--peer ws://HOST:PORT), or a migration receiver that connects to the runner \
-            (--listen HOST:PORT, started once per scenario). The runner plays the relay vectors or the \
-            scenarios in Conformance/scenarios/ as the counterpart. \
+            sender that listens (--peer ws://HOST:PORT), or a migration receiver, a pairing phone or a pairing \
+            desktop that connects to the runner (--listen HOST:PORT; for phone and desktop the runner hosts the \
+            relay). The runner plays the relay vectors or the scenarios in Conformance/scenarios/ as the \
+            counterpart. \
             Exit status: 0 when every case met its expectation, 1 otherwise, 2 on usage errors.
             """)
 
@@ -31,8 +33,17 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Write this run's failures as an expected-failure list to this file.") var writeExpectedFailures: String?
     @Option(help: "The implementation: 'local' (the built-in reference), exec:'COMMAND' (a testee over stdin/stdout), or ws://HOST:PORT with --role.")
     var peer: String = "local"
-    @Option(help: "Test a live peer on the network: sender, receiver or relay.") var role: LiveRole?
-    @Option(help: "With --role receiver: where the runner listens, HOST:PORT.") var listen: String?
+    @Option(help: "Test a live peer on the network: sender, receiver, relay, phone or desktop.") var role: LiveRole?
+    @Option(help: "With --role receiver, phone or desktop: where the runner listens, HOST:PORT.") var listen: String?
+    @Option(help: "With --role phone: write the QR text or the code for the phone under test here, once per scenario.") var handoffOut: String?
+    @Option(help: "With --role desktop: read the QR text the desktop under test writes here, once per scenario.") var qrFile: String?
+    @Option(help: "With --role phone or desktop: the relay URL the peer under test reaches (default ws://LISTEN; needed with 0.0.0.0).")
+    var relayUrl: String?
+    @Option(help: "With --role phone or desktop: the back-off the peer states, ms, e.g. 3000 or 500,1000,2000,5000 (the default, the seed's).")
+    var backoff: String?
+    @Option(help: "With --role phone or desktop: the keepalive interval the peer states, ms (default 30000).") var keepaliveMs: Int64 = 30_000
+    @Option(help: "With --role phone or desktop: the peer runs its timers this much faster, 0 < F <= 1 (test builds only).")
+    var timeScale: Double = 1
     @Option(help: "With --role sender: write the PIN here (the sender under test reads it).") var pinOut: String?
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
     @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
@@ -128,8 +139,8 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("--role \(role.rawValue) needs --peer ws://HOST:PORT or wss://HOST:PORT")
             }
             options.peerURL = peer
-        case .receiver:
-            guard let listen else { throw ValidationError("--role receiver needs --listen HOST:PORT") }
+        case .receiver, .phone, .desktop:
+            guard let listen else { throw ValidationError("--role \(role.rawValue) needs --listen HOST:PORT") }
             guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
                 throw ValidationError("--listen \(listen) is not HOST:PORT")
             }
@@ -142,6 +153,29 @@ struct Run: AsyncParsableCommand {
         if role == .receiver {
             guard let pinFile else { throw ValidationError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
             options.pinFile = URL(fileURLWithPath: pinFile)
+        }
+        if role == .phone {
+            guard let handoffOut else { throw ValidationError("--role phone needs --handoff-out FILE (the phone under test reads the QR text or code there)") }
+            options.handoffOut = URL(fileURLWithPath: handoffOut)
+        }
+        if role == .desktop {
+            guard let qrFile else { throw ValidationError("--role desktop needs --qr-file FILE (the desktop under test writes its QR text there)") }
+            options.qrFile = URL(fileURLWithPath: qrFile)
+        }
+        if role == .phone || role == .desktop {
+            if let backoff {
+                let delays = backoff.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
+                guard !delays.isEmpty, delays.allSatisfy({ $0 != nil }) else { throw ValidationError("--backoff must be delays in ms separated by commas") }
+                options.backoff = delays.compactMap { $0 }
+            }
+            options.keepaliveMs = keepaliveMs
+            // The stated timing must itself be what the Spec allows (PAIR-CONN-002, -003).
+            if let problem = SignalingConnectionMachine.Policy(backoff: options.backoff, keepaliveInterval: keepaliveMs).problem {
+                throw ValidationError("--backoff/--keepalive-ms: \(problem) (Spec pairing.md PAIR-CONN-002, PAIR-CONN-003)")
+            }
+            guard timeScale > 0, timeScale <= 1 else { throw ValidationError("--time-scale must be more than 0 and at most 1") }
+            options.timeScale = timeScale
+            options.relayURL = relayUrl
         }
         if let timeout {
             guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }

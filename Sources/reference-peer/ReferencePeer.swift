@@ -11,7 +11,7 @@ struct ReferencePeer: AsyncParsableCommand {
         commandName: "reference-peer",
         abstract: "The Swift reference implementation, acting as a peer.",
         subcommands: [
-            Testee.self, SampleStoreCommand.self, Pack.self, Unpack.self, Rollback.self, Recover.self, Send.self, Receive.self, Relay.self,
+            Testee.self, SampleStoreCommand.self, Pack.self, Unpack.self, Rollback.self, Recover.self, Send.self, Receive.self, Relay.self, Phone.self, Desktop.self,
         ])
 }
 

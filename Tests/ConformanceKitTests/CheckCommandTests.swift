@@ -267,10 +267,16 @@ struct ModelFileTests {
         let nul: [UInt8] = Array(#"<model><entity name="A"/><e"#.utf8) + [0] + Array("x/></model>".utf8)
         let dtd: [UInt8] = Array(#"<!DOCTYPE m [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;">]><model>&b;</model>"#.utf8)
         let latin1: [UInt8] = Array(#"<?xml version="1.0" encoding="ISO-8859-1"?><model/>"#.utf8)
-        return [(name, "not UTF-8"), (attribute, "not UTF-8"), (nul, "NUL"), (dtd, "document type"), (latin1, "encoding other than UTF-8")]
+        // The fuzzer's finding: an empty processing instruction made XMLParser call strlen(NULL).
+        let emptyPI: [UInt8] = Array("<?xm?>\n<model type=\"com.apple.IDECoreDataModeler.DataModel\"/>\n".utf8)
+        let secondPI: [UInt8] = Array(#"<?xml version="1.0"?><model><?x?></model>"#.utf8)
+        return [
+            (name, "not UTF-8"), (attribute, "not UTF-8"), (nul, "NUL"), (dtd, "document type"), (latin1, "encoding other than UTF-8"),
+            (emptyPI, "a processing instruction"), (secondPI, "a processing instruction"),
+        ]
     }()
 
-    @Test(arguments: 0..<5)
+    @Test(arguments: 0..<7)
     func hostileModelFilesAreRefusedBeforeParsing(index: Int) throws {
         let (bytes, reason) = Self.hostile[index]
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UUID().uuidString).xcdatamodel")

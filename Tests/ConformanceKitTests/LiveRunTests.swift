@@ -17,15 +17,17 @@ struct LiveRunTests {
 
     func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
 
-    /// Starts a reference peer in the background; with `readyFile`, waits until it listens.
-    func start(_ arguments: [String], log: String, readyFile: URL? = nil, exited: ExitFlag? = nil) throws -> Process {
+    /// Starts a reference peer in the background; with `readyFile`, waits until it listens;
+    /// with `output`, its stdout goes to that file.
+    func start(_ arguments: [String], log: String, readyFile: URL? = nil, exited: ExitFlag? = nil, output: String? = nil) throws -> Process {
         _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
+        if let output { _ = FileManager.default.createFile(atPath: file(output).path, contents: nil) }
         let process = Process()
         if let exited { process.terminationHandler = { _ in exited.set() } }
         process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
         process.arguments = arguments
         process.standardError = try FileHandle(forWritingTo: file(log))
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = try output.map { try FileHandle(forWritingTo: file($0)) } ?? FileHandle.nullDevice
         try process.run()
         if let readyFile {
             for _ in 0..<400 where !FileManager.default.fileExists(atPath: readyFile.path) { Thread.sleep(forTimeInterval: 0.05) }

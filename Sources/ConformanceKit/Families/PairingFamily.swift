@@ -12,12 +12,13 @@ public struct PairingFamily: ConformanceFamily {
         r.schemaKinds = kinds
         r.generators = [
             .init("gen_pairing_vectors", writes: "Vectors/pairing"), .init("gen_flow_vectors", writes: "Vectors/pairing"),
-            .init("gen_relay_vectors", writes: "Vectors/pairing"), .init("gen_pairing_schemas", writes: "Spec/schemas/pairing"),
+            .init("gen_relay_vectors", writes: "Vectors/pairing"), .init("gen_connection_vectors", writes: "Vectors/pairing"),
+            .init("gen_pairing_schemas", writes: "Spec/schemas/pairing"),
         ]
         return r
     }
     public var kinds: [String] { PairingKind.allCases.map(\.rawValue) }
-    public let machines = ["flow-a", "flow-b", "manual", "relay"]
+    public let machines = ["flow-a", "flow-b", "manual", "relay", "connection", "mobile-bridge"]
     public var rules: [RuleID] { PairingRule.all }
 
     public func kind(forType type: String) -> String? {
@@ -48,18 +49,20 @@ public struct PairingFamily: ConformanceFamily {
 
     public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
         do throws(ContextReader.Problem) {
-            let phone = try PairingMachineJSON.phone(from: context)
             switch machine {
-            case "flow-b": return .trace(try PairingMachineJSON.runFlowB(phone: phone, events: events))
-            case "flow-a": return .trace(try PairingMachineJSON.runFlowA(phone: phone, events: events))
+            case "flow-b": return .trace(try PairingMachineJSON.runFlowB(phone: try PairingMachineJSON.phone(from: context), events: events))
+            case "flow-a": return .trace(try PairingMachineJSON.runFlowA(phone: try PairingMachineJSON.phone(from: context), events: events))
             case "manual":
                 // context.confirmationWait: a phone's own wait, 1 to 300000 ms (PAIR-MAN-003).
                 let wait = try ContextReader(value: context).integer("confirmationWait") ?? PairingTimeouts.validity
                 guard (1...PairingTimeouts.validity).contains(wait) else {
                     return .invalidRequest(reason: "context.confirmationWait must be 1 to \(PairingTimeouts.validity) ms")
                 }
-                return .trace(try PairingMachineJSON.runManual(phone: phone, confirmationWait: wait, events: events))
+                return .trace(try PairingMachineJSON.runManual(phone: try PairingMachineJSON.phone(from: context), confirmationWait: wait, events: events))
             case "relay": return .trace(try PairingMachineJSON.runRelay(events: events))
+            case "connection": return .trace(try PairingMachineJSON.runConnection(policy: try PairingMachineJSON.connectionPolicy(from: context), events: events))
+            case "mobile-bridge":
+                return .trace(try PairingMachineJSON.runMobileBridge(desktop: try PairingMachineJSON.desktop(from: context), events: events))
             default: return .unsupported(reason: "the pairing family has no machine \(machine)")
             }
         } catch {

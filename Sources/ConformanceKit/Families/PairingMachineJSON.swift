@@ -60,6 +60,62 @@ enum PairingMachineJSON {
             }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
     }
 
+    static func desktop(from context: JSONValue) throws(Problem) -> DesktopContext {
+        let reader = ContextReader(value: context)
+        let device = ContextReader(value: try reader.object()["device"] ?? .null)
+        let info = DesktopDeviceInfo(name: try device.string("name") ?? "", platform: try device.string("platform") ?? "", version: try device.string("version"))
+        return DesktopContext(
+            pcPeerId: try reader.string("pcPeerId") ?? "", device: info, relayUrl: try reader.string("relayUrl") ?? "",
+            signalingUrl: try reader.string("signalingUrl"))
+    }
+
+    static func runMobileBridge(desktop: DesktopContext, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try MachineDriver.run(
+            MobileBridgeMachine(desktop: desktop), events: events,
+            decode: { e throws(Problem) -> MobileBridgeMachine.Event in
+                switch e.name {
+                case "start": return .start(at: try e.at(), code: try drawCode(e))
+                case "message": return .message(document: try e.document(), at: try e.at())
+                case "scanned": return .scanned(text: Array(try e.string("text").utf8), at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                case "retry": return .retry
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
+    }
+
+    /// context.backoff and context.keepaliveInterval: the client's own schedule, within the
+    /// Spec's bounds (PAIR-CONN-002, -003); the seed's when absent.
+    static func connectionPolicy(from context: JSONValue) throws(Problem) -> SignalingConnectionMachine.Policy {
+        let reader = ContextReader(value: context)
+        var policy = SignalingConnectionMachine.Policy.seed
+        if let value = try reader.object()["backoff"] {
+            let delays = value.arrayValue?.compactMap(\.integerValue)
+            guard let delays, delays.count == value.arrayValue?.count else { throw Problem(message: "context.backoff must be an array of integers (ms)") }
+            policy.backoff = delays
+        }
+        if let interval = try reader.integer("keepaliveInterval") { policy.keepaliveInterval = interval }
+        if let problem = policy.problem { throw Problem(message: "context: \(problem)") }
+        return policy
+    }
+
+    static func runConnection(policy: SignalingConnectionMachine.Policy, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try MachineDriver.run(
+            SignalingConnectionMachine(policy: policy), events: events,
+            decode: { e throws(Problem) -> SignalingConnectionMachine.Event in
+                switch e.name {
+                case "start": return .start(at: try e.at())
+                case "register": return .register(peerId: try e.string("peerId"), at: try e.at())
+                case "release": return .release(peerId: try e.string("peerId"), at: try e.at())
+                case "opened": return .opened(at: try e.at())
+                case "failed": return .failed(at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                case "stop": return .stop(at: try e.at())
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1).map(json) }, state: { json($0) })
+    }
+
     static func runRelay(events: [JSONValue]) throws(Problem) -> [MachineStep] {
         try MachineDriver.run(
             SignalingRelay(), events: events,
@@ -136,6 +192,45 @@ enum PairingMachineJSON {
         }
     }
 
+    static func json(_ state: MobileBridgeMachine.State) -> JSONValue {
+        switch state {
+        case .idle: return ["name": "idle"]
+        case .showing(let qr, let qrJson, let expiresAt):
+            return ["name": "showing", "qr": qr.canonical, "qrJson": .string(qrJson), "expiresAt": .number(JSONNumber(expiresAt))]
+        case .paired(let name, let did): return ["name": "paired", "deviceName": .string(name), "mobileDid": .string(did)]
+        case .expired: return ["name": "expired"]
+        case .failed(let reason): return ["name": "failed", "reason": json(reason)]
+        }
+    }
+
+    static func json(_ machine: SignalingConnectionMachine) -> JSONValue {
+        let count = { (n: Int) in JSONValue.number(JSONNumber(Int64(n))) }
+        var o: JSONObject
+        switch machine.state {
+        case .idle: o = JSONObject(["name": "idle"])
+        case .connecting(let failures): o = JSONObject(["name": "connecting", "failures": count(failures)])
+        case .open(let next): o = JSONObject(["name": "open", "nextPingAt": .number(JSONNumber(next))])
+        case .waiting(let failures, let until):
+            o = JSONObject(["name": "waiting", "failures": count(failures), "until": .number(JSONNumber(until))])
+        case .closed: o = JSONObject(["name": "closed"])
+        }
+        o["held"] = .array(machine.held.map { .string($0) })
+        return .object(o)
+    }
+
+    static func json(_ action: SignalingConnectionMachine.Action) -> JSONValue {
+        switch action {
+        case .connect: return ["action": "connect"]
+        case .sendRegister(let peerId, let rule):
+            var o = JSONObject(["action": "send", "document": ["type": "register", "peerId": .string(peerId)]])
+            if let rule { o["rule"] = .string(rule.rawValue) }
+            return .object(o)
+        case .ping: return ["action": "ping"]
+        case .setTimer(let at, let rule): return ["action": "set-timer", "at": .number(JSONNumber(at)), "rule": .string(rule.rawValue)]
+        case .close: return ["action": "close"]
+        }
+    }
+
     static func json(_ reason: FailureReason) -> JSONValue {
         ["rule": .string(reason.rule.rawValue), "path": .string(reason.path.description)]
     }
@@ -144,6 +239,7 @@ enum PairingMachineJSON {
         switch action {
         case .register(let url, let peerId): return ["action": "register", "url": .string(url), "peerId": .string(peerId)]
         case .send(let url, let message): return ["action": "send", "url": .string(url), "message": message.canonical]
+        case .release(let url, let peerId): return ["action": "release", "url": .string(url), "peerId": .string(peerId)]
         case .reset: return ["action": "reset"]
         case .setTimer(let at): return ["action": "set-timer", "at": .number(JSONNumber(at))]
         case .cancelTimer: return ["action": "cancel-timer"]

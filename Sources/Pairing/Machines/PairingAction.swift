@@ -24,6 +24,9 @@ public enum PairingAction: Sendable, Hashable {
     case register(url: String, peerId: String)
     /// Send a signaling `message` over the connection to `url`.
     case send(url: String, message: SignalMessage)
+    /// Stop holding `peerId` on the connection to `url`: not registered again after a reconnect
+    /// (a desktop's alias once its code is used up or expired, PAIR-CONN-001).
+    case release(url: String, peerId: String)
     /// Drop the connection and the cached registered peer id (§6.1 `reset`).
     case reset
     /// Deliver a `tick` event at (or after) `at`.

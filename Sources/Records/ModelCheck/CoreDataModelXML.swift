@@ -30,7 +30,8 @@ public enum CoreDataModelXML {
 
     /// What Foundation's XMLParser must never see. On Linux it force-unwraps every element,
     /// attribute and comment name as UTF-8, so a name with invalid UTF-8 (which libxml2's
-    /// recovery mode passes on) traps the process; a DTD could expand entities. Xcode writes
+    /// recovery mode passes on) traps the process, and an empty processing instruction crashes
+    /// it (found by Conformance/fuzz); a DTD could expand entities. Xcode writes
     /// UTF-8 without a DTD, so anything else is not one of its model files.
     static func screen(_ bytes: [UInt8]) throws(Problem) {
         // Decoding repairs invalid sequences: the text differs from the bytes exactly when they are not UTF-8.
@@ -41,6 +42,12 @@ public enum CoreDataModelXML {
         if bytes.contains(0) { throw Problem(description: "a NUL character, which XML does not allow") }
         if text.contains("<!DOCTYPE") || text.contains("<!ENTITY") {
             throw Problem(description: "a document type declaration (Xcode's model files have none)")
+        }
+        // Foundation on Linux reads a processing instruction's data with strlen, and libxml2 passes
+        // none for `<?x?>`: a null pointer. Xcode writes one, the XML declaration, first.
+        let declaration = text.hasPrefix("<?xml ") || text.hasPrefix("<?xml\t") || text.hasPrefix("<?xml\n")
+        if text.components(separatedBy: "<?").count - 1 > (declaration ? 1 : 0) {
+            throw Problem(description: "a processing instruction (Xcode's model files have none but the XML declaration)")
         }
         // The prolog may name only UTF-8: libxml2 would transcode anything else.
         if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {

@@ -1,0 +1,316 @@
+"""Writes Vectors/pairing/connection.json and mobile-bridge.json: a client's signaling connection
+(reconnect, re-register, keepalive) and the desktop's side of pairing (Spec pairing.md 4.4, 4.5).
+The expectations are written here by hand from the Spec; rerun after editing them."""
+import json
+import os
+import re
+import sys
+
+from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0
+from vector_file import VectorFile
+
+
+class PairingFile(VectorFile):
+    family = "pairing"
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
+
+    def steps(self, slug, comment, rules, steps, context=None, flags=()):
+        """The triggers are the rules the expected trace names, in order of first appearance; each is also a rule of the case."""
+        named = []
+        for _, state, actions in steps:
+            for found in re.findall(r'"rule": "([A-Z0-9-]+)"', json.dumps([state, actions])):
+                if found not in named:
+                    named.append(found)
+        super().steps(slug, comment, rules + [r for r in named if r not in rules], named, steps, context=context, flags=flags)
+
+
+def jcs(v): return json.dumps(v, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# connection (4.4)
+# ---------------------------------------------------------------------------------------------
+CONN, BACK, KEEP = "PAIR-CONN-001", "PAIR-CONN-002", "PAIR-CONN-003"
+ALIAS = "pairing-code:482913"
+
+
+def ev(name, at, **more): return {"event": name, "at": at, **more}
+def reg_frame(pid, rule=None):
+    a = {"action": "send", "document": {"type": "register", "peerId": pid}}
+    if rule:
+        a["rule"] = rule
+    return a
+def timer(at, rule): return {"action": "set-timer", "at": at, "rule": rule}
+CONNECT, PING, CLOSE = {"action": "connect"}, {"action": "ping"}, {"action": "close"}
+def s_idle(*held): return {"name": "idle", "held": list(held)}
+def s_connecting(failures, *held): return {"name": "connecting", "failures": failures, "held": list(held)}
+def s_open(next_ping, *held): return {"name": "open", "nextPingAt": next_ping, "held": list(held)}
+def s_waiting(failures, until, *held): return {"name": "waiting", "failures": failures, "until": until, "held": list(held)}
+def s_closed(*held): return {"name": "closed", "held": list(held)}
+
+
+c = PairingFile(machine="connection", description=(
+    "A client's signaling connection (Spec pairing.md section 4.4): after every connection it opens it registers again the ids "
+    "it holds, reconnects by its back-off schedule and sends a keepalive at its interval. The context states the schedule "
+    "(default the seed's 500/1000/2000/5000 ms and 30000 ms)."))
+
+O = T0 + 120                  # the first connection opens
+c.steps("register-then-reconnect",
+        "The phone holds its DID: registered when the connection opens; after a drop it waits 500 ms, reconnects and registers the DID again before anything else.",
+        [CONN, BACK, KEEP, "PAIR-SIG-001"],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
+         (ev("failed", O + 4000), s_waiting(1, O + 4500, PHONE), [timer(O + 4500, BACK)]),
+         (ev("tick", O + 4500), s_connecting(1, PHONE), [CONNECT]),
+         (ev("opened", O + 4530), s_open(O + 34530, PHONE), [reg_frame(PHONE, CONN), timer(O + 34530, KEEP)])],
+        flags=["seed-example"])
+
+c.steps("backoff-schedule",
+        "Attempts that keep failing wait 500, 1000, 2000, then 5000 ms, and 5000 ms for every further one; a connection that opens starts the schedule again.",
+        [BACK, CONN],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
+         (ev("failed", O + 1000), s_waiting(1, O + 1500, PHONE), [timer(O + 1500, BACK)]),
+         (ev("tick", O + 1500), s_connecting(1, PHONE), [CONNECT]),
+         (ev("failed", O + 1510), s_waiting(2, O + 2510, PHONE), [timer(O + 2510, BACK)]),
+         (ev("tick", O + 2510), s_connecting(2, PHONE), [CONNECT]),
+         (ev("failed", O + 2520), s_waiting(3, O + 4520, PHONE), [timer(O + 4520, BACK)]),
+         (ev("tick", O + 4520), s_connecting(3, PHONE), [CONNECT]),
+         (ev("failed", O + 4530), s_waiting(4, O + 9530, PHONE), [timer(O + 9530, BACK)]),
+         (ev("tick", O + 9530), s_connecting(4, PHONE), [CONNECT]),
+         (ev("failed", O + 9540), s_waiting(5, O + 14540, PHONE), [timer(O + 14540, BACK)]),
+         (ev("tick", O + 14540), s_connecting(5, PHONE), [CONNECT]),
+         (ev("opened", O + 14600), s_open(O + 44600, PHONE), [reg_frame(PHONE, CONN), timer(O + 44600, KEEP)]),
+         (ev("failed", O + 20000), s_waiting(1, O + 20500, PHONE), [timer(O + 20500, BACK)])])
+
+c.steps("first-attempt-fails",
+        "The very first attempt fails: the first delay applies, as after a drop.",
+        [BACK],
+        [(ev("start", T0), s_connecting(0), [CONNECT]),
+         (ev("failed", T0 + 50), s_waiting(1, T0 + 550), [timer(T0 + 550, BACK)]),
+         (ev("tick", T0 + 550), s_connecting(1), [CONNECT]),
+         (ev("register", T0 + 560, peerId=PHONE), s_connecting(1, PHONE), []),
+         (ev("opened", T0 + 600), s_open(T0 + 30600, PHONE), [reg_frame(PHONE, CONN), timer(T0 + 30600, KEEP)])])
+
+c.steps("early-tick-waits",
+        "A tick before the back-off or the keepalive is due changes nothing: timers may fire late, never early.",
+        [BACK, KEEP],
+        [(ev("start", T0), s_connecting(0), [CONNECT]),
+         (ev("failed", T0 + 10), s_waiting(1, T0 + 510), [timer(T0 + 510, BACK)]),
+         (ev("tick", T0 + 509), s_waiting(1, T0 + 510), []),
+         (ev("tick", T0 + 700), s_connecting(1), [CONNECT]),
+         (ev("opened", T0 + 710), s_open(T0 + 30710), [timer(T0 + 30710, KEEP)]),
+         (ev("tick", T0 + 30709), s_open(T0 + 30710), [])])
+
+c.steps("android-schedule",
+        "A client that states Android's schedule (a fixed 3000 ms, context.backoff [3000]) and iOS's keepalive (25000 ms) is held to it.",
+        [BACK, KEEP],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 25000, PHONE), [reg_frame(PHONE, CONN), timer(O + 25000, KEEP)]),
+         (ev("failed", O + 100), s_waiting(1, O + 3100, PHONE), [timer(O + 3100, BACK)]),
+         (ev("tick", O + 3100), s_connecting(1, PHONE), [CONNECT]),
+         (ev("failed", O + 3200), s_waiting(2, O + 6200, PHONE), [timer(O + 6200, BACK)])],
+        context={"backoff": [3000], "keepaliveInterval": 25000}, flags=["interop-trap"])
+
+c.steps("keepalive-every-interval",
+        "While open, a keepalive every 30000 ms, counted from when each one was sent (a late timer moves the next one).",
+        [KEEP],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
+         (ev("tick", O + 30000), s_open(O + 60000, PHONE), [PING, timer(O + 60000, KEEP)]),
+         (ev("tick", O + 60400), s_open(O + 90400, PHONE), [PING, timer(O + 90400, KEEP)]),
+         (ev("failed", O + 70000), s_waiting(1, O + 70500, PHONE), [timer(O + 70500, BACK)]),
+         (ev("tick", O + 90400), s_connecting(1, PHONE), [CONNECT])])
+
+c.steps("desktop-holds-id-and-alias",
+        "A desktop holds its own id and its code's alias: both registered, in order, after every reconnection.",
+        [CONN, "PAIR-DESK-001"],
+        [(ev("start", T0), s_connecting(0), [CONNECT]),
+         (ev("opened", T0 + 80), s_open(T0 + 30080), [timer(T0 + 30080, KEEP)]),
+         (ev("register", T0 + 100, peerId=DESK), s_open(T0 + 30080, DESK), [reg_frame(DESK)]),
+         (ev("register", T0 + 101, peerId=ALIAS), s_open(T0 + 30080, DESK, ALIAS), [reg_frame(ALIAS)]),
+         (ev("register", T0 + 102, peerId=DESK), s_open(T0 + 30080, DESK, ALIAS), []),
+         (ev("failed", T0 + 9000), s_waiting(1, T0 + 9500, DESK, ALIAS), [timer(T0 + 9500, BACK)]),
+         (ev("tick", T0 + 9500), s_connecting(1, DESK, ALIAS), [CONNECT]),
+         (ev("opened", T0 + 9600), s_open(T0 + 39600, DESK, ALIAS), [reg_frame(DESK, CONN), reg_frame(ALIAS, CONN), timer(T0 + 39600, KEEP)])])
+
+c.steps("released-alias-not-registered-again",
+        "Once its code is used up the desktop releases the alias: nothing is sent, and after a reconnection only its own id is registered (a spent code stays spent).",
+        [CONN, "PAIR-DESK-002"],
+        [(ev("register", T0, peerId=DESK), s_idle(DESK), []),
+         (ev("register", T0, peerId=ALIAS), s_idle(DESK, ALIAS), []),
+         (ev("start", T0), s_connecting(0, DESK, ALIAS), [CONNECT]),
+         (ev("opened", T0 + 80), s_open(T0 + 30080, DESK, ALIAS), [reg_frame(DESK, CONN), reg_frame(ALIAS, CONN), timer(T0 + 30080, KEEP)]),
+         (ev("release", T0 + 5000, peerId=ALIAS), s_open(T0 + 30080, DESK), []),
+         (ev("release", T0 + 5001, peerId=ALIAS), s_open(T0 + 30080, DESK), []),
+         (ev("failed", T0 + 6000), s_waiting(1, T0 + 6500, DESK), [timer(T0 + 6500, BACK)]),
+         (ev("tick", T0 + 6500), s_connecting(1, DESK), [CONNECT]),
+         (ev("opened", T0 + 6550), s_open(T0 + 36550, DESK), [reg_frame(DESK, CONN), timer(T0 + 36550, KEEP)])])
+
+c.steps("stop-closes-for-good",
+        "Stop closes the connection; a closed connection ignores every later event (no reconnect after the flow is over).",
+        [BACK],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
+         (ev("stop", O + 1000), s_closed(PHONE), [CLOSE]),
+         (ev("failed", O + 1001), s_closed(PHONE), []),
+         (ev("tick", O + 40000), s_closed(PHONE), []),
+         (ev("start", O + 40001), s_closed(PHONE), []),
+         (ev("stop", O + 40002), s_closed(PHONE), [])])
+
+c.steps("events-in-the-wrong-state",
+        "Events that mean nothing in the current state are ignored: opened or failed while idle, opened while open or waiting.",
+        [BACK, CONN],
+        [(ev("opened", T0), s_idle(), []),
+         (ev("failed", T0 + 1), s_idle(), []),
+         (ev("tick", T0 + 2), s_idle(), []),
+         (ev("start", T0 + 3), s_connecting(0), [CONNECT]),
+         (ev("start", T0 + 4), s_connecting(0), []),
+         (ev("tick", T0 + 5), s_connecting(0), []),
+         (ev("opened", T0 + 10), s_open(T0 + 30010), [timer(T0 + 30010, KEEP)]),
+         (ev("opened", T0 + 11), s_open(T0 + 30010), []),
+         (ev("failed", T0 + 20), s_waiting(1, T0 + 520), [timer(T0 + 520, BACK)]),
+         (ev("opened", T0 + 21), s_waiting(1, T0 + 520), []),
+         (ev("failed", T0 + 22), s_waiting(1, T0 + 520), [])])
+print("connection", c.write())
+
+
+# ---------------------------------------------------------------------------------------------
+# mobile-bridge (4.5)
+# ---------------------------------------------------------------------------------------------
+DESK_INFO = {"name": "MacBook-Pro-Li", "platform": "darwin", "version": "0.37.2"}
+START = T0
+CODE = "438026"               # 0x1d2c3b4a = 489438026 < 4294000000 -> 438026
+A_CODE = "pairing-code:" + CODE
+SHOW1, SHOW2, DREF = "PAIR-DESK-001", "PAIR-DESK-002", "PAIR-DESK-003"
+
+
+def qr(code, at=START, lan=None):
+    d = {"type": "desktop-pairing", "code": code, "pcPeerId": DESK, "deviceInfo": DESK_INFO, "timestamp": at}
+    if lan:
+        d["signalingUrl"] = lan
+    d["relayUrl"] = RELAY
+    return d
+
+
+def showing(code, at=START, lan=None):
+    q = qr(code, at, lan)
+    return {"name": "showing", "qr": q, "qrJson": jcs(q), "expiresAt": at + 300000}
+
+
+def ack(code, at, did=PHONE):
+    return {"type": "pair-ack", "pairingCode": code, "mobileDid": did,
+            "deviceInfo": {"deviceId": MOBILE["deviceId"], "name": MOBILE["name"], "platform": MOBILE["platform"]}, "timestamp": at}
+
+
+def delivery(to, payload, frm=PHONE):
+    d = {"type": "message"}
+    if to is not None:
+        d["to"] = to
+    d["from"] = frm
+    d["payload"] = payload
+    return d
+
+
+def confirmation_to(did, code, at):
+    return {"action": "send", "url": RELAY, "message": {"type": "message", "to": did, "payload": {
+        "type": "pairing:confirmation", "pairingCode": code, "pcPeerId": DESK, "deviceInfo": DESK_INFO, "timestamp": at}}}
+
+
+def register(pid): return {"action": "register", "url": RELAY, "peerId": pid}
+def release(pid): return {"action": "release", "url": RELAY, "peerId": pid}
+def drop(rule, path=""): return {"action": "drop", "rule": rule, "path": path}
+def set_timer(at): return {"action": "set-timer", "at": at}
+CANCEL = {"action": "cancel-timer"}
+IDLE, EXPIRED = {"name": "idle"}, {"name": "expired"}
+def paired(did=PHONE): return {"name": "paired", "deviceName": MOBILE["name"], "mobileDid": did}
+def start(random="1d2c3b4a", at=START): return {"event": "start", "at": at, "random": random}
+def message(doc, at): return {"event": "message", "at": at, "document": doc}
+def shown(code, at=START): return [register(DESK), register("pairing-code:" + code), set_timer(at + 300001)]
+
+
+mb = PairingFile(machine="mobile-bridge", context={"pcPeerId": DESK, "device": DESK_INFO, "relayUrl": RELAY}, description=(
+    "The desktop's side of pairing (Spec pairing.md section 4.5): it shows a code as a desktop-pairing QR and as six digits, "
+    "registers its own id and the code's alias, takes the phone's pair-ack, and confirms a typed code; or it scans the phone's "
+    "device-pairing QR and confirms."))
+
+mb.steps("manual-code-confirmed",
+         "Start shows the QR (JCS text) and registers the desktop's id and the alias; the pair-ack on the alias is confirmed to the phone's DID, and the alias released.",
+         [SHOW1, SHOW2, "PAIR-SIG-001"],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(A_CODE, ack(CODE, START + 20000)), START + 20100), paired(),
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 20100), CANCEL])], flags=["seed-example"])
+
+mb.steps("flow-b-ack-on-own-id",
+         "Flow B: the ack comes to the desktop's own id. The phone has already succeeded, so no confirmation is due; the alias is released.",
+         [SHOW2],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(DESK, ack(CODE, START + 9000)), START + 9050), paired(), [release(A_CODE), CANCEL])], flags=["seed-example"])
+
+mb.steps("delivery-without-to",
+         "The deployed relay may leave out `to`: an ack without it counts as on the desktop's own id.",
+         [SHOW2],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(None, ack(CODE, START + 9000)), START + 9050), paired(), [release(A_CODE), CANCEL])], flags=["interop-trap"])
+
+mb.steps("wrong-code-dropped-code-stays",
+         "An ack with another code is dropped silently and the code stays on display; the right one is then confirmed.",
+         [DREF, SHOW2],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(DESK, ack("438027", START + 5000)), START + 5010), showing(CODE), [drop(DREF, "/payload/pairingCode")]),
+          (message(delivery(A_CODE, ack(CODE, START + 7000)), START + 7010), paired(), [release(A_CODE), confirmation_to(PHONE, CODE, START + 7010), CANCEL])])
+
+mb.steps("invalid-ack-dropped",
+         "An ack that breaks its own rules (a five-digit code) is dropped on that rule, never confirmed.",
+         [DREF, "PAIR-CODE-001"],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(DESK, ack("43802", START + 5000)), START + 5010), showing(CODE), [drop("PAIR-CODE-001", "/payload/pairingCode")])])
+
+mb.steps("ack-after-expiry",
+         "A code is live for 300000 ms inclusive: an ack at expiresAt is confirmed; one later finds the code expired, is dropped and the alias released.",
+         [SHOW1, DREF],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(A_CODE, ack(CODE, START + 300001)), START + 300001), EXPIRED, [release(A_CODE), drop(DREF)])], flags=["boundary"])
+
+mb.steps("ack-at-expiry-accepted",
+         "An ack at exactly expiresAt is still in time.",
+         [SHOW1, SHOW2],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(A_CODE, ack(CODE, START + 299000)), START + 300000), paired(),
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 300000), CANCEL])], flags=["boundary"])
+
+mb.steps("expiry-then-retry",
+         "The timer at expiresAt + 1 expires the code and releases the alias; retry starts over with a new code.",
+         [SHOW1],
+         [(start(), showing(CODE), shown(CODE)),
+          ({"event": "tick", "at": START + 300001}, EXPIRED, [release(A_CODE)]),
+          ({"event": "retry"}, IDLE, []),
+          # 0x002dc6ea = 3000042 -> 000042
+          (start("002dc6ea", START + 400000), showing("000042", START + 400000), shown("000042", START + 400000))])
+
+mb.steps("other-payloads-ignored",
+         "A message whose payload is not a pair-ack (an ICE push, an app's own message) is not for this flow: no action.",
+         [SHOW2],
+         [(start(), showing(CODE), shown(CODE)),
+          (message(delivery(DESK, {"type": "chainlesschain:ice:config", "payload": {"iceServers": []}}), START + 1000), showing(CODE), [])])
+
+DEV_QR = {"type": "device-pairing", "code": "951617", "did": PHONE,
+          "deviceInfo": {"deviceId": MOBILE["deviceId"], "name": MOBILE["name"], "platform": MOBILE["platform"]}, "timestamp": T0}
+mb.steps("flow-a-scan-confirmed",
+         "Flow A: the desktop scans the phone's device-pairing QR, registers its own id and sends the confirmation to the QR's did with its code.",
+         [SHOW2, "PAIR-SIG-001"],
+         [({"event": "scanned", "at": T0 + 3000, "text": json.dumps(DEV_QR, separators=(",", ":"))}, paired(),
+           [register(DESK), confirmation_to(PHONE, "951617", T0 + 3000)])], flags=["seed-example"])
+
+mb.steps("flow-a-invalid-scan-fails",
+         "Flow A: a scanned text that is not a valid device-pairing (a numeric code) fails the flow on that rule; nothing is sent.",
+         ["CORE-TYPE-003"],
+         [({"event": "scanned", "at": T0 + 3000, "text": json.dumps(dict(DEV_QR, code=951617), separators=(",", ":"))},
+           {"name": "failed", "reason": {"rule": "CORE-TYPE-003", "path": "/code"}}, []),
+          ({"event": "retry"}, IDLE, [])])
+print("mobile-bridge", mb.write())

@@ -1,0 +1,142 @@
+import ConformanceKit
+import Foundation
+import Pairing
+import PairingPeer
+import WireCore
+
+/// The checks of a client's connection that need the runner to act (Spec pairing.md 4.4): it
+/// watches the keepalives (PAIR-CONN-003), then drops the connection, refuses the next attempts
+/// and times them (PAIR-CONN-002), and reads what the client sends first on its new connection
+/// (PAIR-CONN-001). Once per scenario, while the runner's side holds its answer back.
+actor ConnectionChecks {
+    let player: PairingScenarioPlayer
+    let scenario: PairingScenario
+    let collector: Collector
+    /// Connections up to this id are earlier scenarios'.
+    let after: Int
+    private var done = false
+
+    init(player: PairingScenarioPlayer, scenario: PairingScenario, collector: Collector, after: Int) {
+        self.player = player
+        self.scenario = scenario
+        self.collector = collector
+        self.after = after
+    }
+
+    var timing: PairingTiming { player.options.timing }
+    var observer: RelayObserver { player.observer }
+
+    /// `holding`: the id whose connection is checked (a desktop's pcPeerId); nil for the phone's
+    /// connection that sent the last message.
+    func run(holding id: String?) async {
+        guard !done, scenario.keepalives > 0 || scenario.dropRefusing != nil else { return }
+        done = true
+        let candidates = observer.peerConnections(after: after).filter { $0.closed == nil }
+        let target = id.map { id in candidates.last { $0.registered.contains(id) } } ?? candidates.last { c in c.frames.contains { $0.type == "message" } }
+        guard let target else {
+            collector.add(
+                Violation(
+                    rule: scenario.rules.first ?? PairingRule.reRegister, path: .root, expected: "an open connection of the peer to check",
+                    found: "none", subject: "the peer's connections"))
+            return
+        }
+        if scenario.keepalives > 0 { await keepalives(on: target) }
+        if let refusing = scenario.dropRefusing { await reconnect(target, refusing: refusing) }
+    }
+
+    private func keepalives(on connection: RelayObserver.Connection) async {
+        let window = timing.keepaliveWindow
+        let wanted = scenario.keepalives
+        let deadline = connection.opened + .milliseconds(Int64(Double(wanted) * window.upperBound) + 1000)
+        var seen = connection
+        while seen.keepalives.count < wanted, ContinuousClock.now < deadline, seen.closed == nil {
+            try? await Task.sleep(for: .milliseconds(20))
+            seen = observer.connection(connection.id) ?? seen
+        }
+        let subject = "keepalives on connection \(connection.id)"
+        let interval = Int64(timing.scaled(timing.policy.keepaliveInterval))
+        var previous = seen.opened
+        for (i, at) in seen.keepalives.prefix(wanted).enumerated() {
+            let gap = Self.ms(at - previous)
+            // The first one only has a deadline: the connection may open at any point of the client's timer.
+            let allowed = i == 0 ? 0...window.upperBound : window
+            if !allowed.contains(gap) {
+                collector.add(
+                    Violation(
+                        rule: PairingRule.keepaliveInterval, path: .root,
+                        expected: "keepalive \(i + 1) \(i == 0 ? "at most" : "") \(interval) ms after the \(i == 0 ? "connection opened" : "one before") (\(Int(allowed.lowerBound))...\(Int(allowed.upperBound)) ms)",
+                        found: "\(Int(gap)) ms", subject: subject))
+            }
+            previous = at
+        }
+        if seen.keepalives.count < wanted {
+            collector.add(
+                Violation(
+                    rule: PairingRule.keepaliveInterval, path: .root, expected: "\(wanted) keepalives (ping frames or {\"type\":\"ping\"}) every \(interval) ms",
+                    found: "\(seen.keepalives.count) within \(Int(Self.ms(ContinuousClock.now - seen.opened))) ms", subject: subject))
+        }
+    }
+
+    private func reconnect(_ connection: RelayObserver.Connection, refusing: Int) async {
+        // The ids the client holds: every distinct one it registered, in order.
+        var held: [String] = []
+        for id in connection.registered where !held.contains(id) { held.append(id) }
+        let dropped = ContinuousClock.now
+        observer.refuseNext(refusing)
+        await player.relay.drop(connection.id)
+        var allowance = 3000.0
+        for k in 1...(refusing + 1) { allowance += timing.delayWindow(timing.policy.delay(afterFailures: k)).upperBound }
+        let deadline = dropped + .milliseconds(Int64(allowance))
+        func attempts() -> [RelayObserver.Attempt] { observer.attempts(since: dropped).filter { !$0.path.hasPrefix(RelayObserver.lanPath) } }
+        func next() -> RelayObserver.Connection? { observer.peerConnections(after: connection.id).first { $0.opened >= dropped } }
+        while ContinuousClock.now < deadline {
+            if attempts().count > refusing, let fresh = next(), fresh.frames.count >= held.count || fresh.frames.contains(where: { $0.type != "register" }) {
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        // PAIR-CONN-002: each wait, from the drop or the refused attempt before.
+        var previous = dropped
+        let seen = attempts()
+        for (k, attempt) in seen.prefix(refusing + 1).enumerated() {
+            let delay = timing.policy.delay(afterFailures: k + 1)
+            let gap = Self.ms(attempt.at - previous)
+            let window = timing.delayWindow(delay)
+            if !window.contains(gap) {
+                collector.add(
+                    Violation(
+                        rule: PairingRule.backoff, path: .root,
+                        expected: "a wait of \(Int(timing.scaled(delay))) ms (\(Int(window.lowerBound))...\(Int(window.upperBound)) ms) \(k == 0 ? "after the drop" : "after refused attempt \(k)")",
+                        found: "\(Int(gap)) ms", subject: "reconnection attempt \(k + 1)"))
+            }
+            previous = attempt.at
+        }
+        if seen.count <= refusing {
+            collector.add(
+                Violation(
+                    rule: PairingRule.backoff, path: .root, expected: "\(refusing + 1) attempts to reconnect (\(refusing) refused with HTTP 503)",
+                    found: "\(seen.count) within \(Int(allowance)) ms", subject: "reconnection"))
+            return
+        }
+        // PAIR-CONN-001: the held ids registered again, before anything else.
+        guard let fresh = next() else {
+            collector.add(
+                Violation(rule: PairingRule.reRegister, path: .root, expected: "a new connection after the drop", found: "none", subject: "reconnection"))
+            return
+        }
+        let leading = fresh.frames.prefix { $0.type == "register" }.compactMap { $0.json?["peerId"]?.stringValue }
+        for id in held where !leading.contains(id) {
+            collector.add(
+                Violation(
+                    rule: PairingRule.reRegister, path: .root,
+                    expected: "register \(JSONSerializer.quoted(id)) again before any other frame",
+                    found: fresh.frames.isEmpty
+                        ? "no frame" : "first frames: " + fresh.frames.prefix(held.count).map { FrameJudge.quote($0.text, limit: 100) }.joined(separator: ", "),
+                    subject: "connection \(fresh.id) after the drop"))
+        }
+    }
+
+    static func ms(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+}

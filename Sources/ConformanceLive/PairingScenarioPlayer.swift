@@ -1,0 +1,295 @@
+import ConformanceKit
+import Foundation
+import Pairing
+import PairingPeer
+import WebSocketTransport
+import WireCore
+
+/// The timing a pairing peer under test states (PAIR-CONN-002, -003), and how much faster than
+/// real time it runs (a test build's `--time-scale`).
+struct PairingTiming: Sendable {
+    var policy = SignalingConnectionMachine.Policy.seed
+    var scale = 1.0
+
+    func scaled(_ ms: EpochMillis) -> Double { Double(ms) * scale }
+
+    /// PAIR-CONN-002's tolerance: 80 % of the delay to 150 % of it plus one second.
+    func delayWindow(_ ms: EpochMillis) -> ClosedRange<Double> { 0.8 * scaled(ms)...(1.5 * scaled(ms) + 1000) }
+
+    /// PAIR-CONN-003's tolerance for a gap between keepalives.
+    var keepaliveWindow: ClosedRange<Double> { 0.8 * scaled(policy.keepaliveInterval)...(1.2 * scaled(policy.keepaliveInterval) + 1000) }
+}
+
+/// Plays one pairing scenario: the runner hosts the relay (every frame of the peer under test
+/// passes through it and is judged there) and plays the other side with the reference peer,
+/// whose machine checks what the peer under test sends, as in the vectors.
+struct PairingScenarioPlayer {
+    var options: LiveOptions
+    var relay: RelayServer
+    var observer: RelayObserver
+    /// The relay's URL as the peer under test reaches it.
+    var relayURL: String
+
+    static let timeout: Duration = .seconds(120)
+
+    func play(_ scenario: PairingScenario, since start: ContinuousClock.Instant) async -> LiveOutcome {
+        let collector = Collector(subject: "the \(scenario.role.rawValue) under test")
+        let firstConnection = scenario.role == .phone ? observer.lastConnectionID : 0
+        do {
+            try await withDeadline(Self.timeout) {
+                switch scenario.role {
+                case .phone: try await asDesktop(scenario, collector, since: start)
+                default: try await asPhone(scenario, collector)
+                }
+            }
+        } catch let error as DeadlineExceeded {
+            return LiveOutcome(status: .broken(.timeout("the scenario did not end within \(error.limit)")), violations: collector.violations)
+        } catch let error as LiveError {
+            return LiveOutcome(status: .broken(.crashed(error.description)), violations: collector.violations)
+        } catch {
+            return LiveOutcome(status: .broken(.crashed("\(error)")), violations: collector.violations)
+        }
+        // Every frame the peer sent in the scenario, by the Spec (after the play: nothing waits on it).
+        var notes: [String] = []
+        judgeFrames(scenario, since: start, after: firstConnection, collector, notes: &notes)
+        let violations = collector.violations
+        return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: options.levels), violations: violations, notes: notes)
+    }
+
+    // MARK: the phone under test; the runner is the desktop
+
+    private func asDesktop(_ scenario: PairingScenario, _ collector: Collector, since start: ContinuousClock.Instant) async throws {
+        guard let handoff = options.handoffOut else { throw LiveError("--role phone needs --handoff-out FILE (the phone under test reads the QR text or code there)") }
+        try? FileManager.default.removeItem(at: handoff)
+        let desktopId = "conformance-desktop-" + String(UUID().uuidString.prefix(8)).lowercased()
+        observer.claim(desktopId)
+        var context = DesktopContext(
+            pcPeerId: desktopId, device: DesktopDeviceInfo(name: "Conformance Desktop", platform: "linux", version: "1.0.0"), relayUrl: relayURL)
+        if scenario.lanRefused { context.signalingUrl = relayURL + RelayObserver.lanPath }
+        var desktop = DesktopPeer.Options(desktop: context)
+        desktop.trust = options.trust
+        desktop.report = { reason in collector.add(Self.violation(reason, subject: "the phone's message")) }
+        let checks = ConnectionChecks(player: self, scenario: scenario, collector: collector, after: observer.lastConnectionID)
+        desktop.hold = { await checks.run(holding: nil) }
+        let peer = DesktopPeer(desktop)
+        var random = SystemRandomNumberGenerator()
+        let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let announce = options.announce
+        let pairing = Task {
+            await peer.pair(random: bytes) { qr in
+                let text = Self.handoffText(qr, scenario)
+                announce(scenario.flow == "manual" ? "type the code \(text) on the phone" : "scan this QR text: \(text)")
+                try? Data(text.utf8).write(to: handoff, options: .atomic)
+            }
+        }
+        let outcome: PairingOutcome
+        if scenario.expectPaired {
+            // A phone that never acks must not keep the run for the code's 5 minutes.
+            let limit = Task {
+                try? await Task.sleep(for: .seconds(30) + timingAllowance(scenario))
+                await peer.cancel()
+            }
+            outcome = await pairing.value
+            limit.cancel()
+        } else {
+            // Nothing may come of it: wait for the phone to take the handoff, then a quiet spell.
+            let deadline = ContinuousClock.now + .seconds(30)
+            while FileManager.default.fileExists(atPath: handoff.path) && ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            try await Task.sleep(for: options.frameTimeout)
+            await peer.cancel()
+            outcome = await pairing.value
+        }
+        try? FileManager.default.removeItem(at: handoff)
+        if scenario.lanRefused, !observer.attempts(since: start).contains(where: { $0.path.hasPrefix(RelayObserver.lanPath) }) {
+            collector.add(
+                Violation(
+                    rule: PairingRule.relayFallback, path: .root / "signalingUrl", expected: "an attempt on the QR's LAN URL before the relay",
+                    found: "none", subject: "the phone's connections"))
+        }
+        if outcome.succeeded != scenario.expectPaired {
+            collector.add(
+                Violation(
+                    rule: scenario.rules.first ?? PairingRule.registerOwnID, path: .root,
+                    expected: scenario.expectPaired ? "the runner's desktop paired" : "no pairing", found: outcome.state,
+                    subject: "the runner's desktop at the end"))
+        }
+    }
+
+    /// What the phone under test is handed: the QR text, or its six digits, as the scenario says.
+    static func handoffText(_ qr: String, _ scenario: PairingScenario) -> String {
+        guard var value = try? JSONParser.parse(Array(qr.utf8)), let code = value["code"]?.stringValue else { return qr }
+        if scenario.flow == "manual" {
+            guard scenario.codeNotLive, let n = Int(code) else { return code }
+            return String(format: "%06d", (n + 1) % 1_000_000)
+        }
+        if let age = scenario.qrAgeMs, case .object(var o) = value, let timestamp = o["timestamp"]?.integerValue {
+            o["timestamp"] = .number(JSONNumber(timestamp - PairingTimeouts.validity - age))
+            value = .object(o)
+        }
+        return JSONSerializer.compact(value)
+    }
+
+    // MARK: the desktop under test; the runner is the phone
+
+    private func asPhone(_ scenario: PairingScenario, _ collector: Collector) async throws {
+        guard let qrFile = options.qrFile else { throw LiveError("--role desktop needs --qr-file FILE (the desktop under test writes its QR text there)") }
+        let qrText = try await Self.take(qrFile, within: .seconds(60))
+        let did = DIDKey.random()
+        observer.claim(did)
+        // The QR as a phone reads it: every rule of desktop-pairing (PAIR-DESK-001's "valid QR").
+        var scan = ScanDesktopPairingMachine(phone: phoneContext(did))
+        _ = scan.handle(.scanned(text: Array(qrText.utf8), at: epochMillisNow()))
+        guard case .sending(let sending) = scan.state else {
+            if case .failed(let reason) = scan.state { collector.add(Self.violation(reason, subject: "the desktop's QR")) }
+            return
+        }
+        let qr = sending.qr
+        let alias = PeerID.alias(forCode: qr.code)
+        // PAIR-DESK-001: both ids on the relay while the code is shown.
+        let registered = await waitRegistered([qr.pcPeerId, alias], within: options.frameTimeout)
+        for (id, path) in [(qr.pcPeerId, "pcPeerId"), (alias, "code")] where !registered.contains(id) {
+            collector.add(
+                Violation(
+                    rule: PairingRule.desktopShows, path: .root / path, expected: "\(id) registered on the relay while the code is shown",
+                    found: "not registered", subject: "the desktop's registrations"))
+        }
+        await ConnectionChecks(player: self, scenario: scenario, collector: collector, after: 0).run(holding: qr.pcPeerId)
+        if scenario.wrongCodeFirst {
+            try await sendWrongCode(to: qr, from: did, collector)
+        }
+        var phone = PhonePeer.Options(phone: phoneContext(did))
+        phone.trust = options.trust
+        phone.confirmationWait = 10_000
+        phone.report = { reason in collector.add(Self.violation(reason, subject: "the desktop's confirmation")) }
+        let outcome = await PhonePeer(phone).pair(scenario.flow == "manual" ? qr.code : qrText)
+        if !outcome.succeeded {
+            collector.add(
+                Violation(
+                    rule: scenario.flow == "manual" ? PairingRule.desktopConfirms : PairingRule.desktopShows, path: .root,
+                    expected: scenario.flow == "manual" ? "a pairing:confirmation for code \(qr.code) to \(did)" : "the pair-ack delivered",
+                    found: outcome.state, subject: "the runner's phone at the end"))
+        }
+    }
+
+    /// An ack with another code on the desktop's own id: it must be dropped, never confirmed (PAIR-DESK-003).
+    private func sendWrongCode(to qr: DesktopPairing, from did: String, _ collector: Collector) async throws {
+        let frames = FrameLog()
+        let client = SignalingClient(
+            url: relayURL, policy: .seed, trust: options.trust, now: epochMillisNow, log: { _ in }, onFrame: { text in frames.add(text) })
+        await client.register(did)
+        let wrong = String(format: "%06d", ((Int(qr.code) ?? 0) + 1) % 1_000_000)
+        let ack = PairAck(pairingCode: wrong, mobileDid: did, deviceInfo: phoneContext(did).device, timestamp: epochMillisNow())
+        _ = await client.send(JSONSerializer.compact(SignalMessage(to: qr.pcPeerId, payload: .pairAck(ack)).canonical))
+        try await Task.sleep(for: options.frameTimeout)
+        await client.stop()
+        for text in frames.all where text.contains(PairingKind.pairingConfirmation.rawValue) {
+            collector.add(
+                Violation(
+                    rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of an ack with code \(wrong)",
+                    found: FrameJudge.quote(text), subject: "the desktop's answer to a wrong code"))
+        }
+    }
+
+    func phoneContext(_ did: String) -> PhoneContext {
+        PhoneContext(
+            activeDid: did, device: MobileDeviceInfo(deviceId: "conformance-phone", name: "Conformance Phone", platform: "android"),
+            signalingUrl: relayURL)
+    }
+
+    private func waitRegistered(_ ids: [String], within limit: Duration) async -> Set<String> {
+        let deadline = ContinuousClock.now + limit
+        while true {
+            let now = Set(await relay.registered())
+            if ids.allSatisfy(now.contains) || ContinuousClock.now >= deadline { return now.intersection(ids) }
+            try? await Task.sleep(for: .milliseconds(25))
+        }
+    }
+
+    /// Reads and removes `file` once it has content.
+    static func take(_ file: URL, within limit: Duration) async throws -> String {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let data = FileManager.default.contents(atPath: file.path), !data.isEmpty, let text = String(data: data, encoding: .utf8) {
+                try? FileManager.default.removeItem(at: file)
+                return text
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw LiveError("the desktop under test wrote no QR text to \(file.path) within \(limit)")
+    }
+
+    /// How long the scenario's keepalives and reconnection may take at the most.
+    func timingAllowance(_ scenario: PairingScenario) -> Duration {
+        var ms = Double(scenario.keepalives + 1) * options.timing.keepaliveWindow.upperBound
+        for k in 0...(scenario.dropRefusing ?? 0) { ms += options.timing.delayWindow(options.timing.policy.delay(afterFailures: k + 1)).upperBound }
+        return .milliseconds(Int64(ms))
+    }
+
+    // MARK: judging every frame
+
+    private func judgeFrames(_ scenario: PairingScenario, since start: ContinuousClock.Instant, after first: Int, _ collector: Collector, notes: inout [String]) {
+        let connections = observer.peerConnections(after: first)
+        let frames = connections.flatMap { c in c.frames.filter { $0.at >= start }.map { (c.id, $0) } }
+        // The peer's own id: a phone's DID (from its ack), a desktop's pcPeerId (from its QR).
+        let acks = frames.compactMap { $0.1.json?["payload"] }.filter { $0["type"]?.stringValue == PairingKind.pairAck.rawValue }
+        let own = scenario.role == .phone ? acks.first?["mobileDid"]?.stringValue : nil
+        var messages = 0
+        for (connection, frame) in frames {
+            let subject = "connection \(connection): \(FrameJudge.quote(frame.text, limit: 120))"
+            guard let json = frame.json else {
+                collector.add(Violation(rule: CoreRule.syntax, path: .root, expected: "a JSON text frame", found: FrameJudge.quote(frame.text), subject: subject))
+                continue
+            }
+            switch frame.type {
+            case "register":
+                let context = PairingContext(now: epochMillisNow(), localPeerId: scenario.role == .desktop ? nil : own)
+                do throws(Violation) {
+                    let register = try Register.decode(json, context: context)
+                    // Only a desktop registers aliases (PAIR-SIG-001, the role is known here).
+                    if scenario.role == .phone, PeerID.aliasCode(register.peerId) != nil {
+                        throw Violation(
+                            rule: PairingRule.registerOwnID, path: .root / "peerId", expected: "the phone's own DID\(own.map { " " + JSONSerializer.quoted($0) } ?? "")",
+                            found: JSONSerializer.quoted(register.peerId))
+                    }
+                } catch {
+                    var v = error
+                    v.subject = subject
+                    collector.add(v)
+                }
+            case "message":
+                messages += 1
+                do throws(Violation) {
+                    _ = try SignalMessage.decode(json, context: PairingContext(now: epochMillisNow()))
+                } catch {
+                    var v = error
+                    v.subject = subject
+                    collector.add(v)
+                }
+                if let max = scenario.maxMessages, messages > max {
+                    collector.add(
+                        Violation(
+                            rule: scenario.rules.first ?? PairingRule.relayRouting, path: .root,
+                            expected: max == 0 ? "no message" : "at most \(max) message(s)", found: "message \(messages)", subject: subject))
+                }
+            case "ping":
+                break
+            default:
+                notes.append("\(subject): a frame of a type the Spec does not define for clients (not judged)")
+            }
+        }
+    }
+
+    static func violation(_ reason: FailureReason, subject: String) -> Violation {
+        Violation(rule: reason.rule, path: reason.path, expected: "a document the reference accepts", found: reason.detail, subject: subject)
+    }
+}
+
+func epochMillisNow() -> EpochMillis { Int64(Date().timeIntervalSince1970 * 1000) }
+
+/// Text frames one client received, in order.
+final class FrameLog: @unchecked Sendable {
+    private let lock = NSLock()
+    private var list: [String] = []
+    func add(_ text: String) { lock.withLock { list.append(text) } }
+    var all: [String] { lock.withLock { list } }
+}

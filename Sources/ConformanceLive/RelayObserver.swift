@@ -1,0 +1,98 @@
+import Foundation
+import PairingPeer
+import WireCore
+
+/// Everything the runner's relay saw, connection by connection, for the pairing roles' checks:
+/// recorded synchronously as it happens (so in order), read by polling.
+final class RelayObserver: @unchecked Sendable {
+    struct Frame: Sendable {
+        var at: ContinuousClock.Instant
+        var text: String
+        /// Its `type`, when it is a JSON object with a string `type`.
+        var type: String?
+        var json: JSONValue?
+    }
+
+    struct Connection: Sendable {
+        var id: Int
+        var opened: ContinuousClock.Instant
+        var frames: [Frame] = []
+        /// The ids of its `register` frames, in order.
+        var registered: [String] = []
+        /// Ping frames and `{type:"ping"}` text frames.
+        var keepalives: [ContinuousClock.Instant] = []
+        var closed: ContinuousClock.Instant?
+    }
+
+    /// One HTTP upgrade request: when, for which path, and whether the relay let it in.
+    struct Attempt: Sendable {
+        var at: ContinuousClock.Instant
+        var path: String
+        var admitted: Bool
+    }
+
+    /// The path of the runner's "LAN" URL, whose every attempt is refused (PAIR-FLOWB-001).
+    static let lanPath = "/lan"
+
+    private let lock = NSLock()
+    private var connections: [Int: Connection] = [:]
+    private var attempts: [Attempt] = []
+    private var refusals = 0
+    /// The ids the runner's own counterpart registers: its connections are not judged.
+    private var own: Set<String> = []
+
+    /// The listener's gate: records the attempt; refuses the LAN path always and the next
+    /// `refuseNext` attempts on any other.
+    func admit(_ path: String) -> Bool {
+        lock.withLock {
+            var admitted = path != Self.lanPath && !path.hasPrefix(Self.lanPath + "?")
+            if admitted && refusals > 0 {
+                refusals -= 1
+                admitted = false
+            }
+            attempts.append(Attempt(at: .now, path: path, admitted: admitted))
+            return admitted
+        }
+    }
+
+    func refuseNext(_ count: Int) { lock.withLock { refusals = count } }
+
+    func claim(_ id: String) { _ = lock.withLock { own.insert(id) } }
+
+    func tap(_ event: RelayTapEvent) {
+        let now = ContinuousClock.now
+        lock.withLock {
+            switch event {
+            case .connected(let id, _):
+                connections[id] = Connection(id: id, opened: now)
+            case .text(let id, let text):
+                let json = try? JSONParser.parse(Array(text.utf8))
+                let type = json?["type"]?.stringValue
+                connections[id]?.frames.append(Frame(at: now, text: text, type: type, json: json))
+                if type == "register", let peerId = json?["peerId"]?.stringValue { connections[id]?.registered.append(peerId) }
+                if type == "ping" { connections[id]?.keepalives.append(now) }
+            case .binary(let id, let count):
+                connections[id]?.frames.append(Frame(at: now, text: "a binary frame of \(count) bytes"))
+            case .ping(let id):
+                connections[id]?.keepalives.append(now)
+            case .closed(let id):
+                connections[id]?.closed = now
+            }
+        }
+    }
+
+    /// The connections of the peer under test opened after `since` (by id), in order: those whose
+    /// first registered id is not the runner's.
+    func peerConnections(after since: Int = 0) -> [Connection] {
+        lock.withLock {
+            connections.values.filter { $0.id > since && !($0.registered.first.map(own.contains) ?? false) }.sorted { $0.id < $1.id }
+        }
+    }
+
+    func connection(_ id: Int) -> Connection? { lock.withLock { connections[id] } }
+
+    /// The highest connection id so far: a scenario judges only connections after it.
+    var lastConnectionID: Int { lock.withLock { connections.keys.max() ?? 0 } }
+
+    func attempts(since: ContinuousClock.Instant) -> [Attempt] { lock.withLock { attempts.filter { $0.at >= since } } }
+}

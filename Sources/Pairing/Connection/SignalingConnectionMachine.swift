@@ -1,0 +1,129 @@
+import WireCore
+
+/// A client's connection to one signaling server (seed 002 §6.2; Spec pairing.md 4.4): it
+/// reconnects after a drop with back-off, registers again every id it holds, and keeps the socket
+/// alive. `idle → connecting → open ⇄ waiting → … → closed`. Sans-I/O: the edge opens sockets
+/// and reads the clock.
+public struct SignalingConnectionMachine: Sendable {
+    /// The timing of PAIR-CONN-002 and PAIR-CONN-003.
+    public struct Policy: Sendable, Hashable {
+        /// The delay before the n-th attempt in a row (after a drop or a failed attempt); the
+        /// last one repeats for every further attempt.
+        public var backoff: [EpochMillis]
+        public var keepaliveInterval: EpochMillis
+
+        /// The seed's schedule (§6.2), which the reference follows.
+        public static let seed = Policy(backoff: [500, 1000, 2000, 5000], keepaliveInterval: 30_000)
+        /// What PAIR-CONN-002 and PAIR-CONN-003 allow an implementation to choose.
+        public static let delayBounds: ClosedRange<EpochMillis> = 500...60_000
+        public static let keepaliveBounds: ClosedRange<EpochMillis> = 5_000...30_000
+
+        public init(backoff: [EpochMillis], keepaliveInterval: EpochMillis) {
+            self.backoff = backoff
+            self.keepaliveInterval = keepaliveInterval
+        }
+
+        /// Why this policy is outside what the Spec allows, or nil when it is within.
+        public var problem: String? {
+            if backoff.isEmpty { return "the back-off needs at least one delay" }
+            if let d = backoff.first(where: { !Self.delayBounds.contains($0) }) { return "back-off delay \(d) ms is outside 500...60000 ms" }
+            if zip(backoff, backoff.dropFirst()).contains(where: { $0 > $1 }) { return "back-off delays must not decrease" }
+            if !Self.keepaliveBounds.contains(keepaliveInterval) { return "keepalive interval \(keepaliveInterval) ms is outside 5000...30000 ms" }
+            return nil
+        }
+
+        /// The delay before the next attempt after `failures` (1 or more) in a row.
+        public func delay(afterFailures failures: Int) -> EpochMillis {
+            backoff[min(max(failures, 1), backoff.count) - 1]
+        }
+    }
+
+    public enum State: Sendable, Hashable {
+        case idle
+        /// An attempt is under way; `failures` attempts in a row failed before it.
+        case connecting(failures: Int)
+        case open(nextPingAt: EpochMillis)
+        /// The next attempt is due at `until`.
+        case waiting(failures: Int, until: EpochMillis)
+        case closed
+    }
+
+    public enum Event: Sendable, Hashable {
+        case start(at: EpochMillis)
+        /// Hold `peerId`: registered now when open, and again after every reconnect.
+        case register(peerId: String, at: EpochMillis)
+        /// Stop holding `peerId` (a spent or expired alias: registering it again would make a
+        /// used code live again).
+        case release(peerId: String, at: EpochMillis)
+        /// The WebSocket handshake completed.
+        case opened(at: EpochMillis)
+        /// The attempt failed, or the open connection dropped.
+        case failed(at: EpochMillis)
+        case tick(at: EpochMillis)
+        case stop(at: EpochMillis)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case connect
+        /// A `register` frame; `rule` is PAIR-CONN-001 when it is sent again after a (re)connection.
+        case sendRegister(peerId: String, rule: RuleID?)
+        /// A keepalive: a WebSocket ping frame or a `{type:"ping"}` text frame (PAIR-RELAY-002).
+        case ping
+        /// `rule` names why: the back-off (PAIR-CONN-002) or the next keepalive (PAIR-CONN-003).
+        case setTimer(at: EpochMillis, rule: RuleID)
+        case close
+    }
+
+    public private(set) var state: State = .idle
+    /// The ids registered after every (re)connection, in the order they were first asked for.
+    public private(set) var held: [String] = []
+    public let policy: Policy
+
+    public init(policy: Policy = .seed) {
+        self.policy = policy
+    }
+
+    public mutating func handle(_ event: Event) -> [Action] {
+        switch (state, event) {
+        case (.idle, .start):
+            state = .connecting(failures: 0)
+            return [.connect]
+        case (.closed, _), (_, .start):
+            return []
+        case (_, .stop):
+            state = .closed
+            return [.close]
+        case (_, .register(let peerId, _)):
+            // Idempotent (§6.1 ensureRegistered): an id already held is not sent again.
+            guard !held.contains(peerId) else { return [] }
+            held.append(peerId)
+            if case .open = state { return [.sendRegister(peerId: peerId, rule: nil)] }
+            return []
+        case (_, .release(let peerId, _)):
+            held.removeAll { $0 == peerId }
+            return []
+        case (.connecting, .opened(let at)):
+            // A connection that opened resets the back-off (PAIR-CONN-002).
+            state = .open(nextPingAt: at + policy.keepaliveInterval)
+            return held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) } + [.setTimer(at: at + policy.keepaliveInterval, rule: PairingRule.keepaliveInterval)]
+        case (.connecting(let failures), .failed(let at)):
+            return wait(failures: failures + 1, at: at)
+        case (.open, .failed(let at)):
+            return wait(failures: 1, at: at)
+        case (.open(let next), .tick(let at)) where at >= next:
+            state = .open(nextPingAt: at + policy.keepaliveInterval)
+            return [.ping, .setTimer(at: at + policy.keepaliveInterval, rule: PairingRule.keepaliveInterval)]
+        case (.waiting(let failures, let until), .tick(let at)) where at >= until:
+            state = .connecting(failures: failures)
+            return [.connect]
+        default:
+            return []
+        }
+    }
+
+    private mutating func wait(failures: Int, at time: EpochMillis) -> [Action] {
+        let until = time + policy.delay(afterFailures: failures)
+        state = .waiting(failures: failures, until: until)
+        return [.setTimer(at: until, rule: PairingRule.backoff)]
+    }
+}

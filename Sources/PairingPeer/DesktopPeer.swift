@@ -1,0 +1,153 @@
+import Foundation
+import Pairing
+import WebSocketTransport
+import WireCore
+
+/// Ways the reference desktop misbehaves on purpose (Conformance/scenarios/README.md).
+public struct DesktopFaults: Sendable, Hashable {
+    /// Register no `pairing-code:` alias (typed codes get `peer-offline`).
+    public var noAlias = false
+    /// Confirm a `pair-ack` whatever code it carries.
+    public var confirmAnyCode = false
+
+    public init() {}
+}
+
+/// The reference desktop (seed 002 §4.1, §6.5): shows a code, takes the phone's `pair-ack` on
+/// its own id or on the code's alias, and confirms a typed code; one code per `show` call.
+public actor DesktopPeer {
+    public struct Options: Sendable {
+        public var desktop: DesktopContext
+        public var policy: SignalingConnectionMachine.Policy = .seed
+        public var client = ClientFaults()
+        public var faults = DesktopFaults()
+        public var trust: TLSClientTrust = .system
+        public var now: @Sendable () -> EpochMillis = { Int64(Date().timeIntervalSince1970 * 1000) }
+        public var log: @Sendable (String) -> Void = { _ in }
+        /// Hears of every pair-ack or message the machine dropped, with its rule and path.
+        public var report: @Sendable (FailureReason) -> Void = { _ in }
+        /// Runs before each incoming `message` is handled: a desktop whose user confirms late
+        /// (the runner drops and watches the phone's connection meanwhile).
+        public var hold: (@Sendable () async -> Void)?
+
+        public init(desktop: DesktopContext) { self.desktop = desktop }
+    }
+
+    private let options: Options
+    private var machine: MobileBridgeMachine
+    private var relay: SignalingClient?
+    private var timer = FlowTimer()
+    private var finished: CheckedContinuation<PairingOutcome, Never>?
+    /// Ids asked for, and those the relay answered `registered`: the QR is shown once they match,
+    /// so that a phone as fast as a script never finds the alias missing.
+    private var asked: Set<String> = []
+    private var answered: Set<String> = []
+
+    public init(_ options: Options) {
+        self.options = options
+        machine = MobileBridgeMachine(desktop: options.desktop)
+    }
+
+    /// Shows a new code drawn from `random` (CSPRNG bytes at the edge): `show` gets the QR text
+    /// once both ids are asked for; returns when a phone paired or the code expired.
+    public func pair(random: [UInt8], show: @escaping @Sendable (String) async -> Void) async -> PairingOutcome {
+        machine = MobileBridgeMachine(desktop: options.desktop)
+        (asked, answered) = ([], [])
+        var source = ScriptedBytes(random)
+        guard let code = PairingCode.draw(from: &source) else { return PairingOutcome(state: "failed (no random bytes)", succeeded: false) }
+        return await withCheckedContinuation { continuation in
+            finished = continuation
+            let actions = machine.handle(.start(at: options.now(), code: code))
+            Task {
+                await self.perform(actions)
+                let deadline = ContinuousClock.now + .seconds(5)
+                while !self.asked.isSubset(of: self.answered), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+                if case .showing(_, let qrJson, _) = self.machine.state { await show(qrJson) }
+            }
+        }
+    }
+
+    private func handle(_ event: MobileBridgeMachine.Event) async {
+        await perform(machine.handle(event))
+    }
+
+    private func perform(_ actions: [PairingAction]) async {
+        for action in actions {
+            switch action {
+            case .register(let url, let peerId):
+                if options.faults.noAlias, PeerID.aliasCode(peerId) != nil { continue }
+                asked.insert(peerId)
+                await client(url).register(peerId)
+            case .release(_, let peerId):
+                await relay?.release(peerId)
+            case .send(let url, let message):
+                _ = await client(url).send(JSONSerializer.compact(message.canonical))
+            case .setTimer(let at):
+                timer.arm(at: at, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
+            case .cancelTimer:
+                timer.cancel()
+            case .drop(let reason):
+                options.report(reason)
+                options.log(reason.logLine)
+            case .reset, .persist:
+                break
+            }
+        }
+        await finishIfDone()
+    }
+
+    /// A frame from the relay: a `message` is the flow's; anything else is not.
+    private func frame(_ text: String) async {
+        guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
+        if value["type"]?.stringValue == PairingKind.registered.rawValue, let id = value["peerId"]?.stringValue { answered.insert(id) }
+        guard value["type"]?.stringValue == PairingKind.message.rawValue else { return }
+        if options.faults.confirmAnyCode, let ack = value["payload"], ack["type"]?.stringValue == PairingKind.pairAck.rawValue,
+            let code = ack["pairingCode"]?.stringValue, let did = ack["mobileDid"]?.stringValue, case .showing(let qr, _, _) = machine.state,
+            code != qr.code
+        {
+            // The fault: a wrong code is confirmed as if it were the one on display.
+            let confirmation = PairingConfirmation(pairingCode: code, pcPeerId: options.desktop.pcPeerId, deviceInfo: options.desktop.device, timestamp: options.now())
+            _ = await relay?.send(JSONSerializer.compact(SignalMessage(to: did, payload: .pairingConfirmation(confirmation)).canonical))
+            return
+        }
+        await options.hold?()
+        await handle(.message(document: value, at: options.now()))
+    }
+
+    /// Gives up the code on display: the pairing ends `cancelled`.
+    public func cancel() async {
+        guard finished != nil else { return }
+        timer.cancel()
+        await relay?.stop()
+        relay = nil
+        finished?.resume(returning: PairingOutcome(state: "cancelled", succeeded: false))
+        finished = nil
+    }
+
+    private func client(_ url: String) -> SignalingClient {
+        if let relay { return relay }
+        let client = SignalingClient(
+            url: url, policy: options.policy, trust: options.trust, faults: options.client, now: options.now, log: options.log,
+            onFrame: { [weak self] text in await self?.frame(text) })
+        relay = client
+        return client
+    }
+
+    private func finishIfDone() async {
+        let outcome: PairingOutcome
+        switch machine.state {
+        case .paired(let name, let did):
+            let record: JSONValue = ["mobileDid": .string(did), "deviceName": .string(name), "pairedAt": .number(JSONNumber(options.now()))]
+            outcome = PairingOutcome(state: "paired (\(name))", succeeded: true, stored: JSONSerializer.compact(record))
+        case .expired: outcome = PairingOutcome(state: "expired", succeeded: false)
+        case .failed(let reason): outcome = PairingOutcome(state: PhonePeer.failed(reason), succeeded: false)
+        default: return
+        }
+        timer.cancel()
+        // The close frame follows the confirmation on the same connection.
+        await relay?.stop()
+        relay = nil
+        finished?.resume(returning: outcome)
+        finished = nil
+    }
+}

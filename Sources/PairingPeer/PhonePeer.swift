@@ -1,0 +1,178 @@
+import Foundation
+import Pairing
+import WebSocketTransport
+import WireCore
+
+/// How a pairing ended on one side, and what that side stores.
+public struct PairingOutcome: Sendable {
+    /// The flow's final state: `success`, `failed (RULE at PATH)`, `paired`, `expired`, ...
+    public var state: String
+    public var succeeded: Bool
+    /// What the side stores, as JSON text (a phone's `paired-desktop`, a desktop's paired phone).
+    public var stored: String?
+}
+
+/// The reference phone (seed 002 §7): Flow B from a scanned QR text or the manual flow from a
+/// typed code, over real signaling connections; one pairing per `pair` call.
+public actor PhonePeer {
+    public struct Options: Sendable {
+        public var phone: PhoneContext
+        public var policy: SignalingConnectionMachine.Policy = .seed
+        public var confirmationWait: EpochMillis = PairingTimeouts.validity
+        public var faults = ClientFaults()
+        public var trust: TLSClientTrust = .system
+        public var now: @Sendable () -> EpochMillis = { Int64(Date().timeIntervalSince1970 * 1000) }
+        public var log: @Sendable (String) -> Void = { _ in }
+        /// Hears of every confirmation the machine dropped, with its rule and path.
+        public var report: @Sendable (FailureReason) -> Void = { _ in }
+
+        public init(phone: PhoneContext) { self.phone = phone }
+    }
+
+    enum Flow {
+        case scan(ScanDesktopPairingMachine)
+        case manual(ManualPairingMachine)
+    }
+
+    private let options: Options
+    private var flow: Flow
+    private var clients: [String: SignalingClient] = [:]
+    private var timer = FlowTimer()
+    private var stored: String?
+    private var finished: CheckedContinuation<PairingOutcome, Never>?
+    /// The id a faulty phone registers after a reconnection (the QR's `pcPeerId`, or the alias).
+    private var target: String?
+
+    public init(_ options: Options) {
+        self.options = options
+        flow = .scan(ScanDesktopPairingMachine(phone: options.phone))
+    }
+
+    /// Pairs from what the user has: six digits are a typed code (manual flow), anything else
+    /// the text of a scanned QR (Flow B). Returns when the flow ends.
+    public func pair(_ input: String) async -> PairingOutcome {
+        let text = input.trimmingCharacters(in: .newlines)
+        return await withCheckedContinuation { continuation in
+            finished = continuation
+            let at = options.now()
+            if PairingCode.isValid(text) {
+                target = PeerID.alias(forCode: text)
+                var machine = ManualPairingMachine(phone: options.phone, confirmationWait: options.confirmationWait)
+                let actions = machine.handle(.submit(code: text, at: at))
+                flow = .manual(machine)
+                Task { await self.perform(actions) }
+            } else {
+                var machine = ScanDesktopPairingMachine(phone: options.phone)
+                let actions = machine.handle(.scanned(text: Array(text.utf8), at: at))
+                if case .sending(let sending) = machine.state { target = sending.qr.pcPeerId }
+                flow = .scan(machine)
+                Task { await self.perform(actions) }
+            }
+        }
+    }
+
+    private func handleScan(_ event: ScanDesktopPairingMachine.Event) async {
+        guard case .scan(var machine) = flow else { return }
+        let actions = machine.handle(event)
+        flow = .scan(machine)
+        await perform(actions)
+    }
+
+    private func handleManual(_ event: ManualPairingMachine.Event) async {
+        guard case .manual(var machine) = flow else { return }
+        let actions = machine.handle(event)
+        flow = .manual(machine)
+        await perform(actions)
+    }
+
+    private func perform(_ actions: [PairingAction]) async {
+        for action in actions {
+            switch action {
+            case .register(let url, let peerId):
+                await client(url).register(peerId, target: target)
+            case .send(let url, let message):
+                let client = client(url)
+                let text = JSONSerializer.compact(message.canonical)
+                Task {
+                    let sent = await client.send(text)
+                    await self.sendResult(sent)
+                }
+            case .reset:
+                for client in clients.values { await client.stop() }
+                clients = [:]
+            case .setTimer(let at):
+                timer.arm(at: at, now: options.now()) { await self.handleManual(.tick(at: self.options.now())) }
+            case .cancelTimer:
+                timer.cancel()
+            case .persist(let record):
+                stored = JSONSerializer.compact(record.canonical)
+            case .drop(let reason):
+                options.report(reason)
+                options.log(reason.logLine)
+            case .release:
+                break
+            }
+        }
+        await finishIfDone()
+    }
+
+    private func sendResult(_ sent: Bool) async {
+        let at = options.now()
+        switch flow {
+        case .scan: await handleScan(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
+        case .manual: await handleManual(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
+        }
+    }
+
+    /// A frame from a relay: a confirmation inside a `message`, or `peer-offline`.
+    private func frame(_ text: String) async {
+        guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits), let type = value["type"]?.stringValue else { return }
+        let at = options.now()
+        switch type {
+        case "message":
+            if let payload = value["payload"], payload["type"]?.stringValue == PairingKind.pairingConfirmation.rawValue {
+                await handleManual(.confirmation(document: payload, at: at))
+            }
+        case "peer-offline":
+            await handleManual(.peerOffline(at: at))
+        default:
+            break
+        }
+    }
+
+    private func client(_ url: String) -> SignalingClient {
+        if let client = clients[url] { return client }
+        let client = SignalingClient(
+            url: url, policy: options.policy, trust: options.trust, faults: options.faults, now: options.now, log: options.log,
+            onFrame: { [weak self] text in await self?.frame(text) })
+        clients[url] = client
+        return client
+    }
+
+    private func finishIfDone() async {
+        let outcome: PairingOutcome
+        switch flow {
+        case .scan(let m):
+            switch m.state {
+            case .success(let name): outcome = PairingOutcome(state: "success (\(name))", succeeded: true, stored: stored)
+            case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
+            default: return
+            }
+        case .manual(let m):
+            switch m.state {
+            case .success(let name): outcome = PairingOutcome(state: "success (\(name))", succeeded: true, stored: stored)
+            case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
+            default: return
+            }
+        }
+        timer.cancel()
+        for client in clients.values { await client.stop() }
+        clients = [:]
+        finished?.resume(returning: outcome)
+        finished = nil
+    }
+
+    static func failed(_ reason: FailureReason) -> String {
+        "failed (\(reason.rule) at \(reason.path.description.isEmpty ? "/" : reason.path.description): \(reason.detail))"
+    }
+}

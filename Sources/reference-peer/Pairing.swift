@@ -1,0 +1,189 @@
+import ArgumentParser
+import Foundation
+import Pairing
+import PairingPeer
+import WireCore
+
+/// Options both pairing clients share: timing, faults, trust.
+struct PairingClientOptions: ParsableArguments {
+    @OptionGroup var tls: TLSClientOptions
+    @Option(help: "Pair this many times one after another (0: until stopped); for conformance runs.") var sessions = 1
+    @Option(help: ArgumentHelp("Scale the back-off and keepalive timing by this factor (tests only; the Spec's is 1).", visibility: .hidden))
+    var timeScale = 1.0
+
+    func policy() throws -> SignalingConnectionMachine.Policy {
+        guard timeScale > 0, timeScale <= 1 else { throw ValidationError("--time-scale must be more than 0 and at most 1") }
+        let seed = SignalingConnectionMachine.Policy.seed
+        return SignalingConnectionMachine.Policy(
+            backoff: seed.backoff.map { max(1, EpochMillis(Double($0) * timeScale)) },
+            keepaliveInterval: max(1, EpochMillis(Double(seed.keepaliveInterval) * timeScale)))
+    }
+
+    func log(_ name: String) -> @Sendable (String) -> Void {
+        { line in FileHandle.standardError.write(Data("\(name): \(line)\n".utf8)) }
+    }
+
+    /// Sessions 1, 2, ... (forever with 0): the body runs once per session.
+    func repeatSessions(_ body: () async throws -> Void) async rethrows {
+        var n = 0
+        while sessions == 0 || n < sessions {
+            try await body()
+            n += 1
+        }
+    }
+}
+
+enum PhoneFault: String, ExpressibleByArgument, CaseIterable {
+    case registerTargetId = "register-target-id", noBackoff = "no-backoff", noKeepalive = "no-keepalive"
+}
+
+enum DesktopFault: String, ExpressibleByArgument, CaseIterable {
+    case noAlias = "no-alias", confirmAnyCode = "confirm-any-code", noBackoff = "no-backoff", noKeepalive = "no-keepalive"
+}
+
+struct Phone: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Be the phone: pair with a desktop by its QR text (Flow B) or its six-digit code (manual), over a signaling relay.",
+        discussion: """
+            The QR text or the code comes from --qr, --code, or --handoff-file (read when it appears, then removed: \
+            what `conformance run --role phone --handoff-out` writes). Registers its own DID, sends the pair-ack, \
+            reconnects with back-off and registers again after a drop, and sends {"type":"ping"} every 30 s. \
+            Prints the outcome and what it stores. Exit 0 when every pairing succeeded, 1 otherwise.
+            """)
+
+    @Option(help: "The text of the desktop's QR code (Flow B).") var qr: String?
+    @Option(help: "The desktop's six-digit code (the manual flow).") var code: String?
+    @Option(help: "Wait for this file, pair with what it holds (a QR text or a code), remove it; once per session.") var handoffFile: String?
+    @Option(help: "The configured signaling server, for typed codes (ws:// or wss://).") var signaling: String?
+    @Option(help: "The phone's DID (default: a new did:key).") var did: String?
+    @Option(help: "The phone's name.") var name = "Reference Phone"
+    @Option(help: "ios or android.") var platform = "android"
+    @Option(help: "How long a typed code waits for the desktop's confirmation, in ms (1 ... 300000).") var confirmationWaitMs: Int64 = 300_000
+    @Option(help: "Misbehave on purpose: \(PhoneFault.allCases.map(\.rawValue).joined(separator: ", ")) (repeatable).") var fault: [PhoneFault] = []
+    @OptionGroup var client: PairingClientOptions
+
+    func run() async throws {
+        let inputs = [qr, code, handoffFile].compactMap { $0 }
+        guard inputs.count == 1 else { throw ValidationError("give exactly one of --qr, --code and --handoff-file") }
+        guard (1...PairingTimeouts.validity).contains(confirmationWaitMs) else { throw ValidationError("--confirmation-wait-ms must be 1 ... 300000") }
+        let did = did ?? DIDKey.random()
+        var options = PhonePeer.Options(
+            phone: PhoneContext(
+                activeDid: did, device: MobileDeviceInfo(deviceId: UUID().uuidString.lowercased(), name: name, platform: platform),
+                signalingUrl: signaling))
+        options.policy = try client.policy()
+        options.confirmationWait = confirmationWaitMs
+        options.trust = try client.tls.trust()
+        options.log = client.log("phone")
+        options.faults.registerTargetID = fault.contains(.registerTargetId)
+        options.faults.noBackoff = fault.contains(.noBackoff)
+        options.faults.noKeepalive = fault.contains(.noKeepalive)
+        let peer = PhonePeer(options)
+        FileHandle.standardError.write(Data("phone: \(did)\n".utf8))
+        var allSucceeded = true
+        try await client.repeatSessions {
+            let input: String
+            if let handoffFile {
+                input = try await Handoff.take(handoffFile)
+            } else {
+                input = qr ?? code ?? ""
+            }
+            let outcome = await peer.pair(input)
+            allSucceeded = allSucceeded && outcome.succeeded
+            Handoff.say("phone: \(outcome.state)")
+            if let stored = outcome.stored { Handoff.say("phone: stored paired-desktop \(stored)") }
+        }
+        if !allSucceeded { throw ExitCode(1) }
+    }
+}
+
+struct Desktop: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Be the desktop: show a code as a QR and as six digits, and pair with the phone that answers, over a signaling relay.",
+        discussion: """
+            Registers its own id and the code's pairing-code: alias on --relay, shows the QR (as a QR image in the \
+            terminal when `qrencode` is installed, and as text), writes the QR text to --qr-file, confirms a typed \
+            code, and prints the phone it paired with. A code lives 5 minutes. Exit 0 when every pairing succeeded.
+            """)
+
+    @Option(help: "The signaling relay, ws:// or wss://.") var relay: String
+    @Option(help: "The desktop's own LAN signaling URL to put in the QR (signalingUrl).") var lan: String?
+    @Option(help: "Write each QR text to this file (what `conformance run --role desktop --qr-file` reads).") var qrFile: String?
+    @Option(help: "Also write each QR as a PNG image here (needs qrencode).") var qrPng: String?
+    @Option(help: "The desktop's own peer id (pcPeerId).") var peerId = "desktop-" + String(UUID().uuidString.prefix(8)).lowercased()
+    @Option(help: "The desktop's name.") var name = "Reference Desktop"
+    @Option(help: "win32, darwin or linux.") var platform = "linux"
+    @Option(help: "Misbehave on purpose: \(DesktopFault.allCases.map(\.rawValue).joined(separator: ", ")) (repeatable).") var fault: [DesktopFault] = []
+    @OptionGroup var client: PairingClientOptions
+
+    func run() async throws {
+        var options = DesktopPeer.Options(
+            desktop: DesktopContext(pcPeerId: peerId, device: DesktopDeviceInfo(name: name, platform: platform, version: "1.0.0"), relayUrl: relay, signalingUrl: lan))
+        options.policy = try client.policy()
+        options.trust = try client.tls.trust()
+        options.log = client.log("desktop")
+        options.faults.noAlias = fault.contains(.noAlias)
+        options.faults.confirmAnyCode = fault.contains(.confirmAnyCode)
+        options.client.noBackoff = fault.contains(.noBackoff)
+        options.client.noKeepalive = fault.contains(.noKeepalive)
+        let peer = DesktopPeer(options)
+        let (qrFile, qrPng) = (qrFile, qrPng)
+        var allSucceeded = true
+        await client.repeatSessions {
+            var random = SystemRandomNumberGenerator()
+            let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let outcome = await peer.pair(random: bytes) { qr in
+                await Handoff.show(qr, file: qrFile, png: qrPng)
+            }
+            allSucceeded = allSucceeded && outcome.succeeded
+            Handoff.say("desktop: \(outcome.state)")
+            if let stored = outcome.stored { Handoff.say("desktop: stored paired phone \(stored)") }
+        }
+        if !allSucceeded { throw ExitCode(1) }
+    }
+}
+
+/// How QR texts and codes pass between a pairing peer and the runner (or a person).
+enum Handoff {
+    /// One line on stdout at once (unbuffered, also into a pipe: a harness reads outcomes as they come).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
+    /// Waits for `path` to appear with content, reads it and removes it.
+    static func take(_ path: String) async throws -> String {
+        while true {
+            if let data = FileManager.default.contents(atPath: path), !data.isEmpty, let text = String(data: data, encoding: .utf8) {
+                try? FileManager.default.removeItem(atPath: path)
+                return text
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    /// Shows a QR text: as a QR image on the terminal when qrencode is installed, always as text
+    /// and the six digits; writes it to `file` (atomically) and as a PNG to `png`.
+    static func show(_ qr: String, file: String?, png: String?) async {
+        if let code = (try? JSONParser.parse(Array(qr.utf8)))?["code"]?.stringValue {
+            FileHandle.standardError.write(Data("desktop: code \(code)  (type it on the phone, or scan the QR)\n".utf8))
+        }
+        if isatty(STDERR_FILENO) == 1, let image = qrencode(["-t", "UTF8", qr]) { FileHandle.standardError.write(image) }
+        FileHandle.standardError.write(Data("desktop: QR \(qr)\n".utf8))
+        if let png, qrencode(["-o", png, qr]) == nil { FileHandle.standardError.write(Data("desktop: --qr-png needs qrencode (apt-get install qrencode)\n".utf8)) }
+        if let file { try? Data(qr.utf8).write(to: URL(fileURLWithPath: file), options: .atomic) }
+    }
+
+    /// Runs qrencode with `arguments`; its output, or nil when it is not installed or failed.
+    static func qrencode(_ arguments: [String]) -> Data? {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["qrencode"] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? data : nil
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import Testing
+
+/// `conformance run --role phone` and `--role desktop` against `reference-peer phone` and
+/// `desktop` processes: every scenario of Conformance/scenarios/pairing.json over the network,
+/// each deliberate fault failing on its rule with the frame named, and two reference peers
+/// pairing through `reference-peer relay` as the README shows.
+extension LiveRunTests {
+    /// The peers run their back-off and keepalive ten times faster; the runner is told so.
+    static let fast = ["--time-scale", "0.1"]
+
+    func phone(_ port: Int, faults: [String] = []) throws -> Process {
+        try start(
+            ["phone", "--handoff-file", file("handoff").path, "--signaling", "ws://127.0.0.1:\(port)", "--sessions", "0"] + Self.fast
+                + faults.flatMap { ["--fault", $0] }, log: "phone.log")
+    }
+
+    func desktop(_ url: String, faults: [String] = []) throws -> Process {
+        try start(
+            ["desktop", "--relay", url, "--qr-file", file("qr").path, "--sessions", "0"] + Self.fast + faults.flatMap { ["--fault", $0] },
+            log: "desktop.log")
+    }
+
+    func runner(_ role: String, port: Int, cases: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+        let handoff = role == "phone" ? ["--handoff-out", file("handoff").path] : ["--qr-file", file("qr").path]
+        return try Fixture.run(
+            "conformance", ["run", "--role", role, "--listen", "127.0.0.1:\(port)"] + handoff + Self.fast + cases.flatMap { ["--case", $0] },
+            limit: 240)
+    }
+
+    @Test(.timeLimit(.minutes(4))) func phoneRole() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let phone = try phone(port)
+        defer { phone.terminate() }
+        let run = try runner("phone", port: port)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("phone.log"))")
+        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    @Test(.timeLimit(.minutes(4))) func desktopRole() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        // The desktop starts first and connects (with back-off) once the runner's relay listens.
+        let desktop = try desktop("ws://127.0.0.1:\(port)")
+        defer { desktop.terminate() }
+        let run = try runner("desktop", port: port)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
+        #expect(run.stdout.contains("PASS  5 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    /// Each fault of the reference peers, the scenario that exposes it, and what the report must say.
+    static let faults: [(role: String, fault: String, scenario: String, expected: [String])] = [
+        ("phone", "register-target-id", "pairing/live-phone/reconnect",
+         [#"PAIR-SIG-001 at "/peerId" in connection "#, #"{"type":"register","peerId":"pairing-code:"#, #"PAIR-CONN-001 at "" in connection "#]),
+        ("phone", "no-backoff", "pairing/live-phone/reconnect", [#"PAIR-CONN-002 at "" in reconnection attempt 1"#, "expected a wait of 50 ms"]),
+        ("phone", "no-keepalive", "pairing/live-phone/keepalive", [#"PAIR-CONN-003 at "" in keepalives on connection "#]),
+        ("desktop", "no-alias", "pairing/live-desktop/manual-code", [#"PAIR-DESK-001 at "/code" in the desktop's registrations"#]),
+        ("desktop", "confirm-any-code", "pairing/live-desktop/wrong-code-first",
+         [#"PAIR-DESK-003 at "/payload/pairingCode" in the desktop's answer to a wrong code"#, #""type":"pairing:confirmation""#]),
+        ("desktop", "no-backoff", "pairing/live-desktop/reconnect", [#"PAIR-CONN-002 at "" in reconnection attempt 1"#]),
+    ]
+
+    @Test(.timeLimit(.minutes(3)), arguments: 0..<6)
+    func wrongPeersFailOnTheirRule(index: Int) throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (role, fault, scenario, expected) = Self.faults[index]
+        let port = try Self.freePort()
+        let peer = role == "phone" ? try phone(port, faults: [fault]) : try desktop("ws://127.0.0.1:\(port)", faults: [fault])
+        defer { peer.terminate() }
+        let run = try runner(role, port: port, cases: [scenario])
+        #expect(run.status == 1, "\(fault): \(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("FAIL  \(scenario)"), "\(fault): \(run.stdout)")
+        for text in expected {
+            #expect(run.stdout.contains(text), "\(fault): \(text)\n\(run.stdout)")
+        }
+    }
+
+    /// The README's walk-through: a relay, a desktop that writes its QR to a file, and a phone
+    /// that scans it (Flow B) and then types the next code (manual): both ends store the pairing.
+    @Test(.timeLimit(.minutes(2))) func twoReferencePeersPairThroughTheRelay() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
+        defer { relay.terminate() }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        let desktop = try start(["desktop", "--relay", url, "--qr-file", file("qr").path, "--sessions", "2"], log: "desktop.log", output: "desktop.out")
+        defer { desktop.terminate() }
+        // Flow B: the phone takes the QR text from the file the desktop writes.
+        let scan = try Fixture.run("reference-peer", ["phone", "--handoff-file", file("qr").path], limit: 60)
+        #expect(scan.status == 0, "\(scan.stdout)\(scan.stderr)\n\(log("desktop.log"))")
+        #expect(scan.stdout.contains("phone: success (Reference Desktop)"), "\(scan.stdout)")
+        #expect(scan.stdout.contains(#"phone: stored paired-desktop {"pcPeerId":"desktop-"#), "\(scan.stdout)")
+        // Manual: the next code, typed.
+        var qr = ""
+        for _ in 0..<200 where qr.isEmpty {
+            qr = (try? String(contentsOf: file("qr"), encoding: .utf8)) ?? ""
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let code = try #require(qr.firstMatch(of: #/"code":"(\d{6})"/#)?.1, "no second QR: \(qr)\n\(log("desktop.out"))\n\(log("desktop.log"))")
+        let typed = try Fixture.run("reference-peer", ["phone", "--code", String(code), "--signaling", url], limit: 60)
+        #expect(typed.status == 0, "\(typed.stdout)\(typed.stderr)\n\(log("desktop.log"))")
+        #expect(typed.stdout.contains("phone: success (Reference Desktop)"), "\(typed.stdout)")
+        Fixture.wait(desktop, limit: 20)
+        let out = log("desktop.out")
+        #expect(out.components(separatedBy: "desktop: paired (Reference Phone)").count - 1 == 2, "\(out)\n\(log("desktop.log"))")
+        #expect(out.contains(#"desktop: stored paired phone {"mobileDid":"did:key:z6Mk"#), "\(out)")
+        #expect(desktop.terminationStatus == 0)
+    }
+}

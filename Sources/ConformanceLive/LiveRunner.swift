@@ -42,8 +42,11 @@ public struct LiveOptions: Sendable {
     public var timeScale = 1.0
     /// Role phone: where the runner writes the QR text or code for the phone under test.
     public var handoffOut: URL?
-    /// Role desktop: where the desktop under test writes its QR text.
+    /// Role desktop: where the desktop under test writes its QR text; role phone: where the phone
+    /// under test writes its own QR text (Flow A).
     public var qrFile: URL?
+    /// Role desktop: where the runner writes its phone's QR text for the desktop under test to scan (Flow A).
+    public var scanOut: URL?
     /// Roles phone and desktop: the relay's URL as the peer under test reaches it (default ws://LISTEN).
     public var relayURL: String?
 

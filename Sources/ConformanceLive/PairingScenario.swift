@@ -8,8 +8,9 @@ struct PairingScenario: Sendable {
     var comment: String
     var role: LiveRole
     var rules: [RuleID]
-    /// `flow-b` (a QR text) or `manual` (a typed code): what the phone gets, or how the runner's
-    /// phone answers the desktop under test.
+    /// `flow-b` (a QR text), `manual` (a typed code) or `flow-a` (the phone shows its own QR and
+    /// the desktop scans it): what the phone under test does, or how the runner's phone answers
+    /// the desktop under test.
     var flow: String
     /// Role phone: the QR names a LAN URL whose every attempt the runner refuses.
     var lanRefused = false
@@ -50,10 +51,10 @@ struct PairingScenario: Sendable {
         guard let list = root["scenarios"]?.arrayValue else { throw LiveError("\(name): no scenarios array") }
         return try list.enumerated().map { i, s in
             guard let id = s["id"]?.stringValue, let roleName = s["role"]?.stringValue, let role = LiveRole(rawValue: roleName),
-                role == .phone || role == .desktop, let flow = s["flow"]?.stringValue, flow == "flow-b" || flow == "manual",
+                role == .phone || role == .desktop, let flow = s["flow"]?.stringValue, ["flow-a", "flow-b", "manual"].contains(flow),
                 let paired = s["expect"]?["paired"]?.boolValue
             else {
-                throw LiveError("\(name): scenario \(i) needs id, role (phone or desktop), flow (flow-b or manual) and expect.paired")
+                throw LiveError("\(name): scenario \(i) needs id, role (phone or desktop), flow (flow-a, flow-b or manual) and expect.paired")
             }
             // A misspelt member would otherwise make a scenario pass without doing what it says.
             if let unknown = s.objectValue?.members.map(\.key).first(where: { !members.contains($0) }) {

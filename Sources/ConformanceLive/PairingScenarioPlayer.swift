@@ -44,6 +44,8 @@ struct PairingScenarioPlayer {
             }
         } catch let error as DeadlineExceeded {
             return LiveOutcome(status: .broken(.timeout("the scenario did not end within \(error.limit)")), violations: collector.violations)
+        } catch let skip as SkipScenario {
+            return LiveOutcome(status: .skipped(skip.reason), violations: [])
         } catch let error as LiveError {
             return LiveOutcome(status: .broken(.crashed(error.description)), violations: collector.violations)
         } catch {
@@ -61,6 +63,7 @@ struct PairingScenarioPlayer {
     private func asDesktop(_ scenario: PairingScenario, _ collector: Collector, since start: ContinuousClock.Instant) async throws {
         guard let handoff = options.handoffOut else { throw LiveError("--role phone needs --handoff-out FILE (the phone under test reads the QR text or code there)") }
         try? FileManager.default.removeItem(at: handoff)
+        if scenario.flow == "flow-a" { return try await scanPhone(scenario, collector, handoff: handoff) }
         let desktopId = "conformance-desktop-" + String(UUID().uuidString.prefix(8)).lowercased()
         observer.claim(desktopId)
         var context = DesktopContext(
@@ -115,6 +118,38 @@ struct PairingScenarioPlayer {
         }
     }
 
+    /// Flow A: the phone shows its own QR; the runner's desktop scans it and confirms to its DID.
+    private func scanPhone(_ scenario: PairingScenario, _ collector: Collector, handoff: URL) async throws {
+        guard let qrFile = options.qrFile else { throw SkipScenario("Flow A needs --qr-file FILE, where the phone under test's own QR text is put") }
+        try? FileManager.default.removeItem(at: qrFile)
+        let desktopId = "conformance-desktop-" + String(UUID().uuidString.prefix(8)).lowercased()
+        observer.claim(desktopId)
+        var desktop = DesktopPeer.Options(
+            desktop: DesktopContext(
+                pcPeerId: desktopId, device: DesktopDeviceInfo(name: "Conformance Desktop", platform: "linux", version: "1.0.0"), relayUrl: relayURL))
+        desktop.trust = options.trust
+        desktop.report = { reason in collector.add(Self.violation(reason, subject: "the phone's QR")) }
+        options.announce("show the phone's own QR (Flow A); its text goes to \(qrFile.path)")
+        try Data("show-qr".utf8).write(to: handoff, options: .atomic)
+        let text = try await Self.take(qrFile, within: .seconds(30), what: "the phone under test's QR text")
+        try? FileManager.default.removeItem(at: handoff)
+        // The confirmation is routed to the DID: it must be on the relay while the QR is shown (4.2).
+        if let did = (try? JSONParser.parse(Array(text.utf8)))?["did"]?.stringValue, !(await waitRegistered([did], within: options.frameTimeout)).contains(did) {
+            collector.add(
+                Violation(
+                    rule: PairingRule.registerOwnID, path: .root / "did", expected: "the phone's DID registered on the relay while its QR is shown",
+                    found: "not registered", subject: "the phone's registrations"))
+        }
+        let before = collector.violations.count
+        let outcome = await DesktopPeer(desktop).scan(text)
+        if !outcome.succeeded && collector.violations.count == before {
+            collector.add(
+                Violation(
+                    rule: PairingRule.desktopConfirms, path: .root, expected: "the runner's desktop paired", found: outcome.state,
+                    subject: "the runner's desktop at the end"))
+        }
+    }
+
     /// What the phone under test is handed: the QR text, or its six digits, as the scenario says.
     static func handoffText(_ qr: String, _ scenario: PairingScenario) -> String {
         guard var value = try? JSONParser.parse(Array(qr.utf8)), let code = value["code"]?.stringValue else { return qr }
@@ -133,7 +168,7 @@ struct PairingScenarioPlayer {
 
     private func asPhone(_ scenario: PairingScenario, _ collector: Collector) async throws {
         guard let qrFile = options.qrFile else { throw LiveError("--role desktop needs --qr-file FILE (the desktop under test writes its QR text there)") }
-        let qrText = try await Self.take(qrFile, within: .seconds(60))
+        let qrText = try await Self.take(qrFile, within: .seconds(60), what: "the desktop under test's QR text")
         let did = DIDKey.random()
         observer.claim(did)
         // The QR as a phone reads it: every rule of desktop-pairing (PAIR-DESK-001's "valid QR").
@@ -157,6 +192,7 @@ struct PairingScenarioPlayer {
         if scenario.wrongCodeFirst {
             try await sendWrongCode(to: qr, from: did, collector)
         }
+        if scenario.flow == "flow-a" { return try await showPhone(did, collector) }
         var phone = PhonePeer.Options(phone: phoneContext(did))
         phone.trust = options.trust
         phone.confirmationWait = 10_000
@@ -167,6 +203,34 @@ struct PairingScenarioPlayer {
                 Violation(
                     rule: scenario.flow == "manual" ? PairingRule.desktopConfirms : PairingRule.desktopShows, path: .root,
                     expected: scenario.flow == "manual" ? "a pairing:confirmation for code \(qr.code) to \(did)" : "the pair-ack delivered",
+                    found: outcome.state, subject: "the runner's phone at the end"))
+        }
+    }
+
+    /// Flow A: the runner's phone shows its QR; the desktop under test must scan it and confirm.
+    private func showPhone(_ did: String, _ collector: Collector) async throws {
+        guard let scanOut = options.scanOut else { throw SkipScenario("Flow A needs --scan-out FILE, where the desktop under test scans the runner's phone QR") }
+        var phone = PhonePeer.Options(phone: phoneContext(did))
+        phone.trust = options.trust
+        phone.report = { reason in collector.add(Self.violation(reason, subject: "the desktop's confirmation")) }
+        let peer = PhonePeer(phone)
+        let limit = Task {
+            try? await Task.sleep(for: .seconds(30))
+            await peer.cancel()
+        }
+        var random = SystemRandomNumberGenerator()
+        let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let announce = options.announce
+        let outcome = await peer.display(random: bytes) { qr in
+            announce("scan the phone's QR on the desktop: \(qr)")
+            try? Data(qr.utf8).write(to: scanOut, options: .atomic)
+        }
+        limit.cancel()
+        try? FileManager.default.removeItem(at: scanOut)
+        if !outcome.succeeded {
+            collector.add(
+                Violation(
+                    rule: PairingRule.desktopConfirms, path: .root, expected: "a pairing:confirmation of the phone's QR code, to \(did)",
                     found: outcome.state, subject: "the runner's phone at the end"))
         }
     }
@@ -206,7 +270,7 @@ struct PairingScenarioPlayer {
     }
 
     /// Reads and removes `file` once it has content.
-    static func take(_ file: URL, within limit: Duration) async throws -> String {
+    static func take(_ file: URL, within limit: Duration, what: String) async throws -> String {
         let deadline = ContinuousClock.now + limit
         while ContinuousClock.now < deadline {
             if let data = FileManager.default.contents(atPath: file.path), !data.isEmpty, let text = String(data: data, encoding: .utf8) {
@@ -215,7 +279,7 @@ struct PairingScenarioPlayer {
             }
             try await Task.sleep(for: .milliseconds(25))
         }
-        throw LiveError("the desktop under test wrote no QR text to \(file.path) within \(limit)")
+        throw LiveError("no \(what) in \(file.path) within \(limit)")
     }
 
     /// How long the scenario's keepalives and reconnection may take at the most.
@@ -282,6 +346,12 @@ struct PairingScenarioPlayer {
     static func violation(_ reason: FailureReason, subject: String) -> Violation {
         Violation(rule: reason.rule, path: reason.path, expected: "a document the reference accepts", found: reason.detail, subject: subject)
     }
+}
+
+/// A scenario this run cannot play, and why (a file option it was not given).
+struct SkipScenario: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
 }
 
 func epochMillisNow() -> EpochMillis { Int64(Date().timeIntervalSince1970 * 1000) }

@@ -67,6 +67,17 @@ public actor DesktopPeer {
         }
     }
 
+    /// Flow A: scans the phone's `device-pairing` QR text and confirms to its DID.
+    public func scan(_ text: String) async -> PairingOutcome {
+        machine = MobileBridgeMachine(desktop: options.desktop)
+        (asked, answered) = ([], [])
+        return await withCheckedContinuation { continuation in
+            finished = continuation
+            let actions = machine.handle(.scanned(text: Array(text.trimmingCharacters(in: .newlines).utf8), at: options.now()))
+            Task { await self.perform(actions) }
+        }
+    }
+
     private func handle(_ event: MobileBridgeMachine.Event) async {
         await perform(machine.handle(event))
     }
@@ -140,7 +151,9 @@ public actor DesktopPeer {
             let record: JSONValue = ["mobileDid": .string(did), "deviceName": .string(name), "pairedAt": .number(JSONNumber(options.now()))]
             outcome = PairingOutcome(state: "paired (\(name))", succeeded: true, stored: JSONSerializer.compact(record))
         case .expired: outcome = PairingOutcome(state: "expired", succeeded: false)
-        case .failed(let reason): outcome = PairingOutcome(state: PhonePeer.failed(reason), succeeded: false)
+        case .failed(let reason):
+            options.report(reason)
+            outcome = PairingOutcome(state: PhonePeer.failed(reason), succeeded: false)
         default: return
         }
         timer.cancel()

@@ -32,6 +32,7 @@ public actor PhonePeer {
     enum Flow {
         case scan(ScanDesktopPairingMachine)
         case manual(ManualPairingMachine)
+        case display(DesktopPairingMachine)
     }
 
     private let options: Options
@@ -42,6 +43,8 @@ public actor PhonePeer {
     private var finished: CheckedContinuation<PairingOutcome, Never>?
     /// The id a faulty phone registers after a reconnection (the QR's `pcPeerId`, or the alias).
     private var target: String?
+    /// Ids the relay answered `registered`: Flow A shows its QR once the DID is among them.
+    private var answered: Set<String> = []
 
     public init(_ options: Options) {
         self.options = options
@@ -69,6 +72,43 @@ public actor PhonePeer {
                 Task { await self.perform(actions) }
             }
         }
+    }
+
+    /// Flow A: shows a `device-pairing` QR (its code drawn from `random`, CSPRNG bytes at the
+    /// edge) through `show` once the DID is registered, and waits for the desktop's confirmation.
+    public func display(random: [UInt8], show: @escaping @Sendable (String) async -> Void) async -> PairingOutcome {
+        var source = ScriptedBytes(random)
+        guard let code = PairingCode.draw(from: &source) else { return PairingOutcome(state: "failed (no random bytes)", succeeded: false) }
+        return await withCheckedContinuation { continuation in
+            finished = continuation
+            var machine = DesktopPairingMachine(phone: options.phone)
+            let actions = machine.handle(.start(at: options.now(), code: code))
+            flow = .display(machine)
+            Task {
+                await self.perform(actions)
+                let deadline = ContinuousClock.now + .seconds(5)
+                let did = self.options.phone.activeDid ?? ""
+                while !self.answered.contains(did), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+                if case .display(let m) = self.flow, case .displaying(_, let payloadJson, _) = m.state { await show(payloadJson) }
+            }
+        }
+    }
+
+    /// Gives up the flow under way: it ends `cancelled`.
+    public func cancel() async {
+        guard let finished else { return }
+        self.finished = nil
+        timer.cancel()
+        for client in clients.values { await client.stop() }
+        clients = [:]
+        finished.resume(returning: PairingOutcome(state: "cancelled", succeeded: false))
+    }
+
+    private func handleDisplay(_ event: DesktopPairingMachine.Event) async {
+        guard case .display(var machine) = flow else { return }
+        let actions = machine.handle(event)
+        flow = .display(machine)
+        await perform(actions)
     }
 
     private func handleScan(_ event: ScanDesktopPairingMachine.Event) async {
@@ -101,7 +141,7 @@ public actor PhonePeer {
                 for client in clients.values { await client.stop() }
                 clients = [:]
             case .setTimer(let at):
-                timer.arm(at: at, now: options.now()) { await self.handleManual(.tick(at: self.options.now())) }
+                timer.arm(at: at, now: options.now()) { await self.tick() }
             case .cancelTimer:
                 timer.cancel()
             case .persist(let record):
@@ -121,6 +161,16 @@ public actor PhonePeer {
         switch flow {
         case .scan: await handleScan(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
         case .manual: await handleManual(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
+        case .display: break
+        }
+    }
+
+    private func tick() async {
+        let at = options.now()
+        switch flow {
+        case .manual: await handleManual(.tick(at: at))
+        case .display: await handleDisplay(.tick(at: at))
+        case .scan: break
         }
     }
 
@@ -129,9 +179,15 @@ public actor PhonePeer {
         guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits), let type = value["type"]?.stringValue else { return }
         let at = options.now()
         switch type {
+        case "registered":
+            if let id = value["peerId"]?.stringValue { answered.insert(id) }
         case "message":
             if let payload = value["payload"], payload["type"]?.stringValue == PairingKind.pairingConfirmation.rawValue {
-                await handleManual(.confirmation(document: payload, at: at))
+                if case .display = flow {
+                    await handleDisplay(.confirmation(document: payload, at: at))
+                } else {
+                    await handleManual(.confirmation(document: payload, at: at))
+                }
             }
         case "peer-offline":
             await handleManual(.peerOffline(at: at))
@@ -161,6 +217,13 @@ public actor PhonePeer {
         case .manual(let m):
             switch m.state {
             case .success(let name): outcome = PairingOutcome(state: "success (\(name))", succeeded: true, stored: stored)
+            case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
+            default: return
+            }
+        case .display(let m):
+            switch m.state {
+            case .completed: outcome = PairingOutcome(state: "completed", succeeded: true)
+            case .expired: outcome = PairingOutcome(state: "expired", succeeded: false)
             case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
             default: return
             }

@@ -36,7 +36,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Test a live peer on the network: sender, receiver, relay, phone or desktop.") var role: LiveRole?
     @Option(help: "With --role receiver, phone or desktop: where the runner listens, HOST:PORT.") var listen: String?
     @Option(help: "With --role phone: write the QR text or the code for the phone under test here, once per scenario.") var handoffOut: String?
-    @Option(help: "With --role desktop: read the QR text the desktop under test writes here, once per scenario.") var qrFile: String?
+    @Option(help: "With --role desktop: read the QR text the desktop under test writes here, once per scenario; with --role phone: the phone's own QR (Flow A).")
+    var qrFile: String?
+    @Option(help: "With --role desktop: write the runner's phone QR here for the desktop under test to scan (Flow A).") var scanOut: String?
     @Option(help: "With --role phone or desktop: the relay URL the peer under test reaches (default ws://LISTEN; needed with 0.0.0.0).")
     var relayUrl: String?
     @Option(help: "With --role phone or desktop: the back-off the peer states, ms, e.g. 3000 or 500,1000,2000,5000 (the default, the seed's).")
@@ -161,7 +163,9 @@ struct Run: AsyncParsableCommand {
         if role == .desktop {
             guard let qrFile else { throw ValidationError("--role desktop needs --qr-file FILE (the desktop under test writes its QR text there)") }
             options.qrFile = URL(fileURLWithPath: qrFile)
+            options.scanOut = scanOut.map { URL(fileURLWithPath: $0) }
         }
+        if role == .phone { options.qrFile = qrFile.map { URL(fileURLWithPath: $0) } }
         if role == .phone || role == .desktop {
             if let backoff {
                 let delays = backoff.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }

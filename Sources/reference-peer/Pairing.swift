@@ -46,14 +46,17 @@ struct Phone: AsyncParsableCommand {
         abstract: "Be the phone: pair with a desktop by its QR text (Flow B) or its six-digit code (manual), over a signaling relay.",
         discussion: """
             The QR text or the code comes from --qr, --code, or --handoff-file (read when it appears, then removed: \
-            what `conformance run --role phone --handoff-out` writes). Registers its own DID, sends the pair-ack, \
+            what `conformance run --role phone --handoff-out` writes); --show-qr, or `show-qr` in the handoff \
+            file, shows the phone's own QR instead (Flow A), written to --qr-file too. Registers its own DID, sends the pair-ack, \
             reconnects with back-off and registers again after a drop, and sends {"type":"ping"} every 30 s. \
             Prints the outcome and what it stores. Exit 0 when every pairing succeeded, 1 otherwise.
             """)
 
     @Option(help: "The text of the desktop's QR code (Flow B).") var qr: String?
     @Option(help: "The desktop's six-digit code (the manual flow).") var code: String?
-    @Option(help: "Wait for this file, pair with what it holds (a QR text or a code), remove it; once per session.") var handoffFile: String?
+    @Option(help: "Wait for this file, pair with what it holds (a QR text, a code, or show-qr), remove it; once per session.") var handoffFile: String?
+    @Flag(help: "Flow A: show this phone's own QR (device-pairing) for the desktop to scan, and wait for its confirmation.") var showQr = false
+    @Option(help: "Flow A: also write the phone's QR text to this file (what `conformance run --role phone --qr-file` reads).") var qrFile: String?
     @Option(help: "The configured signaling server, for typed codes (ws:// or wss://).") var signaling: String?
     @Option(help: "The phone's DID (default: a new did:key).") var did: String?
     @Option(help: "The phone's name.") var name = "Reference Phone"
@@ -63,8 +66,8 @@ struct Phone: AsyncParsableCommand {
     @OptionGroup var client: PairingClientOptions
 
     func run() async throws {
-        let inputs = [qr, code, handoffFile].compactMap { $0 }
-        guard inputs.count == 1 else { throw ValidationError("give exactly one of --qr, --code and --handoff-file") }
+        let inputs = [qr, code, handoffFile, showQr ? "show-qr" : nil].compactMap { $0 }
+        guard inputs.count == 1 else { throw ValidationError("give exactly one of --qr, --code, --handoff-file and --show-qr") }
         guard (1...PairingTimeouts.validity).contains(confirmationWaitMs) else { throw ValidationError("--confirmation-wait-ms must be 1 ... 300000") }
         let did = did ?? DIDKey.random()
         var options = PhonePeer.Options(
@@ -86,9 +89,16 @@ struct Phone: AsyncParsableCommand {
             if let handoffFile {
                 input = try await Handoff.take(handoffFile)
             } else {
-                input = qr ?? code ?? ""
+                input = qr ?? code ?? "show-qr"
             }
-            let outcome = await peer.pair(input)
+            let outcome: PairingOutcome
+            if input.trimmingCharacters(in: .whitespacesAndNewlines) == "show-qr" {
+                var random = SystemRandomNumberGenerator()
+                let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
+                outcome = await peer.display(random: bytes) { qr in await Handoff.show(qr, as: "phone", file: qrFile, png: nil) }
+            } else {
+                outcome = await peer.pair(input)
+            }
             allSucceeded = allSucceeded && outcome.succeeded
             Handoff.say("phone: \(outcome.state)")
             if let stored = outcome.stored { Handoff.say("phone: stored paired-desktop \(stored)") }
@@ -110,6 +120,7 @@ struct Desktop: AsyncParsableCommand {
     @Option(help: "The desktop's own LAN signaling URL to put in the QR (signalingUrl).") var lan: String?
     @Option(help: "Write each QR text to this file (what `conformance run --role desktop --qr-file` reads).") var qrFile: String?
     @Option(help: "Also write each QR as a PNG image here (needs qrencode).") var qrPng: String?
+    @Option(help: "Flow A: while a code is shown, scan the phone's QR text from this file when it appears (then removed).") var scanFile: String?
     @Option(help: "The desktop's own peer id (pcPeerId).") var peerId = "desktop-" + String(UUID().uuidString.prefix(8)).lowercased()
     @Option(help: "The desktop's name.") var name = "Reference Desktop"
     @Option(help: "win32, darwin or linux.") var platform = "linux"
@@ -132,9 +143,19 @@ struct Desktop: AsyncParsableCommand {
         await client.repeatSessions {
             var random = SystemRandomNumberGenerator()
             let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
-            let outcome = await peer.pair(random: bytes) { qr in
-                await Handoff.show(qr, file: qrFile, png: qrPng)
+            // Flow A: a phone's QR in --scan-file replaces the code on display.
+            let scanned = scanFile.map { file in
+                Task { () -> String? in
+                    guard let text = try? await Handoff.take(file) else { return nil }
+                    await peer.cancel()
+                    return text
+                }
             }
+            var outcome = await peer.pair(random: bytes) { qr in
+                await Handoff.show(qr, as: "desktop", file: qrFile, png: qrPng)
+            }
+            scanned?.cancel()
+            if let text = await scanned?.value { outcome = await peer.scan(text) }
             allSucceeded = allSucceeded && outcome.succeeded
             Handoff.say("desktop: \(outcome.state)")
             if let stored = outcome.stored { Handoff.say("desktop: stored paired phone \(stored)") }
@@ -162,14 +183,14 @@ enum Handoff {
     }
 
     /// Shows a QR text: as a QR image on the terminal when qrencode is installed, always as text
-    /// and the six digits; writes it to `file` (atomically) and as a PNG to `png`.
-    static func show(_ qr: String, file: String?, png: String?) async {
-        if let code = (try? JSONParser.parse(Array(qr.utf8)))?["code"]?.stringValue {
+    /// (and a desktop's six digits); writes it to `file` (atomically) and as a PNG to `png`.
+    static func show(_ qr: String, as name: String, file: String?, png: String?) async {
+        if name == "desktop", let code = (try? JSONParser.parse(Array(qr.utf8)))?["code"]?.stringValue {
             FileHandle.standardError.write(Data("desktop: code \(code)  (type it on the phone, or scan the QR)\n".utf8))
         }
         if isatty(STDERR_FILENO) == 1, let image = qrencode(["-t", "UTF8", qr]) { FileHandle.standardError.write(image) }
-        FileHandle.standardError.write(Data("desktop: QR \(qr)\n".utf8))
-        if let png, qrencode(["-o", png, qr]) == nil { FileHandle.standardError.write(Data("desktop: --qr-png needs qrencode (apt-get install qrencode)\n".utf8)) }
+        FileHandle.standardError.write(Data("\(name): QR \(qr)\n".utf8))
+        if let png, qrencode(["-o", png, qr]) == nil { FileHandle.standardError.write(Data("\(name): --qr-png needs qrencode (apt-get install qrencode)\n".utf8)) }
         if let file { try? Data(qr.utf8).write(to: URL(fileURLWithPath: file), options: .atomic) }
     }
 

@@ -11,18 +11,22 @@ extension LiveRunTests {
 
     func phone(_ port: Int, faults: [String] = []) throws -> Process {
         try start(
-            ["phone", "--handoff-file", file("handoff").path, "--signaling", "ws://127.0.0.1:\(port)", "--sessions", "0"] + Self.fast
+            ["phone", "--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)", "--sessions", "0"]
+                + Self.fast
                 + faults.flatMap { ["--fault", $0] }, log: "phone.log")
     }
 
     func desktop(_ url: String, faults: [String] = []) throws -> Process {
         try start(
-            ["desktop", "--relay", url, "--qr-file", file("qr").path, "--sessions", "0"] + Self.fast + faults.flatMap { ["--fault", $0] },
+            ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "0"] + Self.fast
+                + faults.flatMap { ["--fault", $0] },
             log: "desktop.log")
     }
 
     func runner(_ role: String, port: Int, cases: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
-        let handoff = role == "phone" ? ["--handoff-out", file("handoff").path] : ["--qr-file", file("qr").path]
+        let handoff =
+            role == "phone"
+            ? ["--handoff-out", file("handoff").path, "--qr-file", file("phone-qr").path] : ["--qr-file", file("qr").path, "--scan-out", file("scan").path]
         return try Fixture.run(
             "conformance", ["run", "--role", role, "--listen", "127.0.0.1:\(port)"] + handoff + Self.fast + cases.flatMap { ["--case", $0] },
             limit: 240)
@@ -35,7 +39,7 @@ extension LiveRunTests {
         defer { phone.terminate() }
         let run = try runner("phone", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("phone.log"))")
-        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
     }
 
     @Test(.timeLimit(.minutes(4))) func desktopRole() throws {
@@ -46,7 +50,19 @@ extension LiveRunTests {
         defer { desktop.terminate() }
         let run = try runner("desktop", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
-        #expect(run.stdout.contains("PASS  5 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  6 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    /// Without the file a Flow A scenario needs, it is skipped with the reason, not failed.
+    @Test func flowAWithoutItsFileIsSkipped() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--role", "phone", "--listen", "127.0.0.1:\(try Self.freePort())", "--handoff-out", file("handoff").path, "--case", "pairing/live-phone/flow-a"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(
+            run.stdout.contains("SKIP  pairing/live-phone/flow-a\n       skipped: Flow A needs --qr-file FILE, where the phone under test's own QR text is put"),
+            "\(run.stdout)")
     }
 
     /// Each fault of the reference peers, the scenario that exposes it, and what the report must say.
@@ -77,13 +93,15 @@ extension LiveRunTests {
     }
 
     /// The README's walk-through: a relay, a desktop that writes its QR to a file, and a phone
-    /// that scans it (Flow B) and then types the next code (manual): both ends store the pairing.
+    /// that scans it (Flow B), types the next code (manual), then shows its own QR for the desktop
+    /// to scan (Flow A): both ends store each pairing.
     @Test(.timeLimit(.minutes(2))) func twoReferencePeersPairThroughTheRelay() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
         defer { relay.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
-        let desktop = try start(["desktop", "--relay", url, "--qr-file", file("qr").path, "--sessions", "2"], log: "desktop.log", output: "desktop.out")
+        let desktop = try start(["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3"], log: "desktop.log",
+            output: "desktop.out")
         defer { desktop.terminate() }
         // Flow B: the phone takes the QR text from the file the desktop writes.
         let scan = try Fixture.run("reference-peer", ["phone", "--handoff-file", file("qr").path], limit: 60)
@@ -100,9 +118,13 @@ extension LiveRunTests {
         let typed = try Fixture.run("reference-peer", ["phone", "--code", String(code), "--signaling", url], limit: 60)
         #expect(typed.status == 0, "\(typed.stdout)\(typed.stderr)\n\(log("desktop.log"))")
         #expect(typed.stdout.contains("phone: success (Reference Desktop)"), "\(typed.stdout)")
+        // Flow A: the phone's QR goes where the desktop scans.
+        let shown = try Fixture.run("reference-peer", ["phone", "--show-qr", "--qr-file", file("scan").path, "--signaling", url], limit: 60)
+        #expect(shown.status == 0, "\(shown.stdout)\(shown.stderr)\n\(log("desktop.log"))")
+        #expect(shown.stdout.contains("phone: completed"), "\(shown.stdout)")
         Fixture.wait(desktop, limit: 20)
         let out = log("desktop.out")
-        #expect(out.components(separatedBy: "desktop: paired (Reference Phone)").count - 1 == 2, "\(out)\n\(log("desktop.log"))")
+        #expect(out.components(separatedBy: "desktop: paired (Reference Phone)").count - 1 == 3, "\(out)\n\(log("desktop.log"))")
         #expect(out.contains(#"desktop: stored paired phone {"mobileDid":"did:key:z6Mk"#), "\(out)")
         #expect(desktop.terminationStatus == 0)
     }

@@ -64,7 +64,8 @@ actor ConnectionChecks {
                 collector.add(
                     Violation(
                         rule: PairingRule.keepaliveInterval, path: .root,
-                        expected: "keepalive \(i + 1) \(i == 0 ? "at most" : "") \(interval) ms after the \(i == 0 ? "connection opened" : "one before") (\(Int(allowed.lowerBound))...\(Int(allowed.upperBound)) ms)",
+                        expected: (i == 0 ? "keepalive 1 at most \(interval) ms after the connection opened" : "keepalive \(i + 1) \(interval) ms after the one before")
+                            + " (\(Int(allowed.lowerBound))...\(Int(allowed.upperBound)) ms)",
                         found: "\(Int(gap)) ms", subject: subject))
             }
             previous = at

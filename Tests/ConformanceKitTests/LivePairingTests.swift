@@ -53,6 +53,41 @@ extension LiveRunTests {
         #expect(run.stdout.contains("PASS  6 passed, 0 failed"), "\(run.stdout)")
     }
 
+    /// A phone written from the docs alone (Tests/Fixtures/outsider-phone) passes every phone
+    /// scenario at the timing it states; told the reference's 30 s keepalive instead, the runner
+    /// reports its 5 s pings on PAIR-CONN-003 and nothing else.
+    @Test(.timeLimit(.minutes(3)), arguments: [true, false])
+    func anOutsiderPhoneIsJudgedAtTheTimingItStates(statesItsOwn: Bool) throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        _ = FileManager.default.createFile(atPath: file("outsider.log").path, contents: nil)
+        let phone = Process()
+        phone.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        phone.arguments = [
+            "python3", Fixture.root.appendingPathComponent("Tests/Fixtures/outsider-phone/phone.py").path, "--handoff-file", file("handoff").path,
+            "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)",
+        ]
+        phone.standardOutput = FileHandle.nullDevice
+        phone.standardError = try FileHandle(forWritingTo: file("outsider.log"))
+        try phone.run()
+        defer { phone.terminate() }
+        let timing = statesItsOwn ? ["--backoff", "700,1400,2800", "--keepalive-ms", "5000"] : []
+        let cases = statesItsOwn ? [] : ["--case", "pairing/live-phone/keepalive"]
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--role", "phone", "--listen", "127.0.0.1:\(port)", "--handoff-out", file("handoff").path, "--qr-file", file("phone-qr").path]
+                + timing + cases, limit: 180)
+        if statesItsOwn {
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
+            #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
+        } else {
+            #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+            #expect(run.stdout.contains(#"PAIR-CONN-003 at "" in keepalives on connection "#), "\(run.stdout)")
+            #expect(run.stdout.contains("expected keepalive 2 30000 ms after the one before (24000...37000 ms)"), "\(run.stdout)")
+            #expect(run.stdout.components(separatedBy: "\n       PAIR-").count - 1 == 1, "only the keepalive: \(run.stdout)")
+        }
+    }
+
     /// Without the file a Flow A scenario needs, it is skipped with the reason, not failed.
     @Test func flowAWithoutItsFileIsSkipped() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }

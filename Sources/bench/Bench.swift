@@ -24,10 +24,12 @@ struct Bench {
         defer { try? FileManager.default.removeItem(at: work) }
 
         print("bench: \(ProcessInfo.processInfo.activeProcessorCount) cores; ratios are to openssl measured now")
-        let opensslGCM = openssl(["-evp", "aes-256-gcm"])
-        let opensslSHA = openssl(["-evp", "sha256"])
-        print(row("openssl aes-256-gcm (16 KiB blocks)", opensslGCM, nil))
-        print(row("openssl sha256 (16 KiB blocks)", opensslSHA, nil))
+        let gcmRuns = Sample((0..<3).compactMap { _ in openssl(["-evp", "aes-256-gcm"]) })
+        let shaRuns = Sample((0..<3).compactMap { _ in openssl(["-evp", "sha256"]) })
+        let opensslGCM = gcmRuns?.median
+        let opensslSHA = shaRuns?.median
+        print(row("openssl aes-256-gcm (16 KiB blocks)", gcmRuns, nil))
+        print(row("openssl sha256 (16 KiB blocks)", shaRuns, nil))
 
         if !transferOnly {
             try packageRows(quick: quick, work: work, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
@@ -42,7 +44,7 @@ struct Bench {
         let incoming = FileManager.default.isWritableFile(atPath: shm.path) ? shm.appendingPathComponent("bench-\(getpid())") : work
         try FileManager.default.createDirectory(at: incoming, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: incoming) }
-        let disk = try TransferBench.freshWriteRate(bytes: transferBytes, in: work)
+        let disk = Sample(try (0..<3).map { _ in try TransferBench.freshWriteRate(bytes: transferBytes, in: work) })
         print(row("new-file write to \(work.deletingLastPathComponent().path) (baseline)", disk, nil))
         // `--window N` compares another window with window 1 (the default: the machines' default).
         let defaultWindow = arguments.firstIndex(of: "--window").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil }
@@ -56,18 +58,17 @@ struct Bench {
             for _ in 0..<3 {
                 runs.append(try await TransferBench.run(package, window: window, oneWayDelay: delay ? .milliseconds(10) : nil, folder: incoming))
             }
-            runs.sort()
-            rates["\(window)-\(delay)"] = runs[1]
-            print(
-                row("transfer \(mib) MiB, window \(window)\(delay ? ", 20 ms RTT" : "")", runs[1], opensslSHA)
-                    + String(format: "   (%.0f ... %.0f)", runs[0] / 1_000_000, runs[2] / 1_000_000))
+            let sample = Sample(runs)
+            rates["\(window)-\(delay)"] = sample?.median
+            print(row("transfer \(mib) MiB, window \(window)\(delay ? ", 20 ms RTT" : "")", sample, opensslSHA))
         }
         let slow = rates["1-true"] ?? .nan
         let fast = rates["\(defaultWindow)-true"] ?? .nan
         print(String(format: "  with 20 ms RTT, window %d / window 1: %.1fx", defaultWindow, fast / slow))
         print("(transfer: from BackupMeta to the last chunk written by the receiver, into \(incoming.path); every chunk's SHA-256 is")
         print(" computed by the sender in the pass that hashes the package for BackupMeta and checked by the receiver;")
-        print(" median of 3 runs, min ... max in parentheses; each side receives everything 10 ms late)")
+        print(" each side receives everything 10 ms late)")
+        print("(every row: the median of 3 runs after a warm-up, min ... max in parentheses)")
     }
 
     /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.
@@ -107,6 +108,10 @@ struct Bench {
             print(row("swift-crypto SHA-256", sha, opensslSHA))
         }
 
+        // The disk pack and unpack write to, measured as they write: new files, 1 MiB at a time.
+        let disk = Sample(try (0..<3).map { _ in try TransferBench.freshWriteRate(bytes: quick ? 256 << 20 : 1 << 30, in: work) })
+        print(row("new-file write to \(work.deletingLastPathComponent().path) (baseline)", disk, nil))
+
         records(count: quick ? 20_000 : 100_000)
 
         for size in quick ? [Int64(64 << 20)] : [Int64(256 << 20), Int64(2 << 30)] {
@@ -118,19 +123,27 @@ struct Bench {
             // The same entities and files at every size, only larger: what grows is bytes, not metadata.
             options.mediaCount = 400
             try SampleStore.generate(at: store, seed: 1, options: options)
-            let storeBytes = try directorySize(store)
-            let (packSeconds, packRSS) = try runChild(["pack", store.path, package.path])
-            let (unpackSeconds, unpackRSS) = try runChild(["unpack", package.path, target.path])
-            let mib = Double(storeBytes) / 1_048_576
-            print(row("pack \(Int(mib)) MiB store", Double(storeBytes) / packSeconds, opensslGCM) + "  peak RSS \(packRSS / 1024) MiB")
-            print(row("unpack \(Int(mib)) MiB store", Double(storeBytes) / unpackSeconds, opensslGCM) + "  peak RSS \(unpackRSS / 1024) MiB")
+            let storeBytes = Double(try directorySize(store))
+            var packs: [(seconds: Double, peakKiB: Int)] = []
+            var unpacks: [(seconds: Double, peakKiB: Int)] = []
+            for _ in 0..<3 {
+                try? FileManager.default.removeItem(at: target)
+                packs.append(try runChild(["pack", store.path, package.path]))
+                unpacks.append(try runChild(["unpack", package.path, target.path]))
+            }
+            let mib = Int(storeBytes / 1_048_576)
+            for (name, runs) in [("pack", packs), ("unpack", unpacks)] {
+                let sample = Sample(runs.map { storeBytes / $0.seconds })
+                let peak = runs.map(\.peakKiB).max() ?? -1
+                print(row("\(name) \(mib) MiB store", sample, opensslSHA, baselineName: "openssl SHA-256") + String(format: "   %.2fx disk", (sample?.median ?? 0) / (disk?.median ?? .nan)) + "  peak RSS \(peak / 1024) MiB")
+            }
             try? FileManager.default.removeItem(at: store)
             try? FileManager.default.removeItem(at: package)
             try? FileManager.default.removeItem(at: target)
         }
         print("(stores: 300 stories, 400 media files whose size grows with the store; pack and unpack include")
-        print(" PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch)")
-
+        print(" PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch; each in its own")
+        print(" process, the peak RSS the largest of its runs)")
     }
 
     /// Records decoded and validated per second (the records family's full rules) against a plain
@@ -148,23 +161,23 @@ struct Bench {
         }
         let bytes = documents.map { [UInt8]($0) }
         var accepted = 0
-        let ours = (try? measure(bytes: count) {
+        let ours = (try? measure(items: count) {
             accepted = 0
             for document in bytes {
                 if (try? CloudRecord.decode(JSONParser.parse(document), as: "Idea")) != nil { accepted += 1 }
             }
-        }) ?? 0
+        }) ?? nil
         let decoder = JSONDecoder()
         var decoded = 0
-        let codable = (try? measure(bytes: count) {
+        let codable = (try? measure(items: count) {
             decoded = 0
             for document in documents {
                 if (try? decoder.decode(IdeaRecordCodable.self, from: document)) != nil { decoded += 1 }
             }
-        }) ?? 0
-        print("records decode + validate (Idea)".padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f records/s   (all %d accepted)", ours, accepted))
-        print("JSONDecoder into Codable (no checks)".padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f records/s", codable))
-        print("  records validated per second / JSONDecoder decodes per second: " + String(format: "%.2fx", ours / max(codable, 1)))
+        }) ?? nil
+        print(row("records decode + validate (Idea)", ours, nil, unit: "records/s") + "   (all \(accepted) accepted)")
+        print(row("JSONDecoder into Codable (no checks)", codable, nil, unit: "records/s"))
+        print("  records validated per second / JSONDecoder decodes per second: " + String(format: "%.2fx", (ours?.median ?? 0) / max(codable?.median ?? 1, 1)))
         _ = decoded
     }
 
@@ -210,15 +223,21 @@ struct Bench {
         return (seconds, peak)
     }
 
-    static func measure(bytes: Int, _ body: () throws -> Void) throws -> Double {
+    /// Bytes (or items) per second of `body`: three timed runs after a warm-up.
+    static func measure(bytes: Int, _ body: () throws -> Void) throws -> Sample? {
+        try measure(items: bytes, body)
+    }
+
+    static func measure(items: Int, _ body: () throws -> Void) throws -> Sample? {
         try body()  // warm up
-        var best = Double.infinity
+        var rates: [Double] = []
         for _ in 0..<3 {
-            let start = Date()
+            let start = ContinuousClock.now
             try body()
-            best = min(best, Date().timeIntervalSince(start))
+            let d = start.duration(to: .now)
+            rates.append(Double(items) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18))
         }
-        return Double(bytes) / best
+        return Sample(rates)
     }
 
     /// Bytes per second from `openssl speed -bytes 16384 -seconds 2`.
@@ -246,11 +265,30 @@ struct Bench {
         return total
     }
 
-    static func row(_ name: String, _ rate: Double?, _ baseline: Double?) -> String {
-        guard let rate else { return name.padding(toLength: 40, withPad: " ", startingAt: 0) + "   (openssl not available)" }
-        var text = name.padding(toLength: 40, withPad: " ", startingAt: 0) + String(format: "%9.0f MB/s", rate / 1_000_000)
-        if let baseline { text += String(format: "   %.2fx openssl", rate / baseline) }
-        return text
+    /// One row: the median rate, its ratio to `baseline` (measured in the same run), and the spread.
+    static func row(_ name: String, _ sample: Sample?, _ baseline: Double?, baselineName: String = "openssl", unit: String = "MB/s") -> String {
+        let label = name.padding(toLength: 40, withPad: " ", startingAt: 0)
+        guard let sample else { return label + "   (not available)" }
+        let scale = unit == "MB/s" ? 1_000_000.0 : 1
+        var text = label + String(format: "%9.0f ", sample.median / scale) + unit
+        if let baseline { text += String(format: "   %.2fx ", sample.median / baseline) + baselineName }
+        return text + String(format: "   (%.0f ... %.0f)", sample.min / scale, sample.max / scale)
+    }
+}
+
+/// Rates of repeated runs: the median is reported, min and max beside it (this machine varies up
+/// to 2x between runs).
+struct Sample {
+    let median: Double
+    let min: Double
+    let max: Double
+
+    init?(_ runs: [Double]) {
+        guard !runs.isEmpty else { return nil }
+        let sorted = runs.sorted()
+        median = sorted[sorted.count / 2]
+        min = sorted[0]
+        max = sorted[sorted.count - 1]
     }
 }
 

@@ -14,15 +14,14 @@ public enum EnvelopeFile {
             password: password, plaintextLength: UInt64(length), segmentSize: segmentSize, iterations: iterations, random: &random)
         try FileSystem.writeAtomically(to: output) { out in
             try out.write(contentsOf: sealer.header.encoded)
-            let reader = try FileHandle(forReadingFrom: input)
-            defer { try? reader.close() }
+            let reader = try FileReader(input)
             var index: UInt64 = 0
             // One frame buffer, reused: constant memory and no fresh pages per segment.
             var frame: [UInt8] = []
             frame.reserveCapacity(Int(segmentSize) + EnvelopeHeader.frameOverhead)
             while !sealer.isFinished {
                 let count = sealer.header.plaintextLength(ofSegment: index)
-                let chunk = try reader.read(upToCount: count) ?? Data()
+                let chunk = try reader.read(count)
                 guard chunk.count == count else { throw PackageError.storeChanged(path: input.path) }
                 frame.removeAll(keepingCapacity: true)
                 try sealer.seal(chunk, appendingTo: &frame)
@@ -35,10 +34,9 @@ public enum EnvelopeFile {
     /// Opens `input` into `output`; on any failure `output` is not created.
     @discardableResult
     public static func open(_ input: URL, to output: URL, password: String, policy: EnvelopePolicy = .standard) throws -> EnvelopeHeader {
-        let reader = try FileHandle(forReadingFrom: input)
-        defer { try? reader.close() }
+        let reader = try FileReader(input)
         let total = try FileSystem.size(of: input)
-        let headerBytes = [UInt8](try reader.read(upToCount: EnvelopeHeader.length) ?? Data())
+        let headerBytes = [UInt8](try reader.read(EnvelopeHeader.length))
         var opener: EnvelopeOpener
         do throws(EnvelopeError) {
             opener = try EnvelopeOpener(header: headerBytes, password: password, policy: policy)
@@ -48,7 +46,7 @@ public enum EnvelopeFile {
         }
         try FileSystem.writeAtomically(to: output) { out in
             while !opener.isFinished {
-                let frame = [UInt8](try reader.read(upToCount: opener.nextFrameLength) ?? Data())
+                let frame = [UInt8](try reader.read(opener.nextFrameLength))
                 let plaintext: Data
                 do throws(EnvelopeError) {
                     plaintext = try opener.open(frame)

@@ -65,10 +65,9 @@ public enum FileSystem {
     }
 
     public static func sha256(of url: URL) throws -> String {
-        let handle = try FileHandle(forReadingFrom: url)
-        defer { try? handle.close() }
+        let reader = try FileReader(url)
         var hasher = SHA256()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+        while case let chunk = try reader.read(1 << 20), !chunk.isEmpty {
             hasher.update(data: chunk)
         }
         return hasher.finalize().hexEncoded

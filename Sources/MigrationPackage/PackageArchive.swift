@@ -39,22 +39,21 @@ public enum PackageArchive {
         for item in items.sorted(by: { $0.path < $1.path }) {
             let before = try FileSystem.stamp(of: item.source)
             let size = try FileSystem.size(of: item.source)
-            let handle = try FileHandle(forReadingFrom: item.source)
-            defer { try? handle.close() }
+            let reader = try FileReader(item.source)
             var hasher = SHA256()
             var read: Int64 = 0
             try archive.addEntry(
                 with: folder + "/" + item.path, type: .file, uncompressedSize: size, modificationDate: date, permissions: 0o644,
                 compressionMethod: .none, bufferSize: 1 << 16
             ) { position, count in
-                let chunk = try handle.read(upToCount: count) ?? Data()
+                let chunk = try reader.read(count)
                 guard position == read, chunk.count == count else { throw PackageError.storeChanged(path: item.source.path) }
                 hasher.update(data: chunk)
                 read += Int64(chunk.count)
-                return chunk
+                return Data(chunk)
             }
             afterReading(item.source)
-            guard try FileSystem.stamp(of: item.source) == before, (try handle.read(upToCount: 1) ?? Data()).isEmpty else {
+            guard try FileSystem.stamp(of: item.source) == before, try reader.read(1).isEmpty else {
                 throw PackageError.storeChanged(path: item.source.path)
             }
             inventory[item.path] = (size, hasher.finalize().hexEncoded)

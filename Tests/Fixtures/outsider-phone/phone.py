@@ -12,6 +12,7 @@ import base64
 import json
 import os
 import secrets
+import signal
 import socket
 import struct
 import sys
@@ -276,7 +277,22 @@ class Phone:
             print("outsider-phone:", state, flush=True)
 
 
+def exit_with_parent():
+    """A test harness stops this phone with SIGTERM, which a parent may have left blocked or
+    ignored (both are inherited across exec); and if the harness dies first, so does the phone."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+    signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+    parent = os.getppid()
+
+    def watch():
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os._exit(0)
+    threading.Thread(target=watch, daemon=True).start()
+
+
 if __name__ == "__main__":
+    exit_with_parent()
     parser = argparse.ArgumentParser()
     parser.add_argument("--handoff-file", required=True)
     parser.add_argument("--qr-file", required=True)

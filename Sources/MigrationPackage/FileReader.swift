@@ -31,7 +31,7 @@ final class FileReader {
         var filled = 0
         try buffer.withUnsafeMutableBytes { raw in
             while filled < count {
-                let n = Glibc_or_Darwin_read(descriptor, raw.baseAddress! + filled, count - filled)
+                let n = systemRead(descriptor, raw.baseAddress! + filled, count - filled)
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw PackageError.io("cannot read \(path): \(String(cString: strerror(errno)))")
@@ -45,7 +45,7 @@ final class FileReader {
 }
 
 /// `read(2)` under one name on both C libraries (Swift's `read` would resolve to the method).
-private func Glibc_or_Darwin_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
         return Glibc.read(fd, buffer, count)
     #else

@@ -80,7 +80,8 @@ public struct JSONNumber: Sendable, Hashable {
 
     /// True when the literal has no fraction and no exponent.
     public var isIntegerLiteral: Bool {
-        !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
+        // Bytes, not Characters: grapheme iteration made this a tenth of records validation.
+        !literal.utf8.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }
     }
 
     /// The value as an exact integer when the literal is an integer literal that fits in Int64.

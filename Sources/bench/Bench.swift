@@ -17,6 +17,11 @@ struct Bench {
             return
         }
         let quick = arguments.contains("--quick")
+        // `--records` runs only the records rows (quick to profile: `perf record bench --records`).
+        if arguments.contains("--records") {
+            records(count: 100_000)
+            return
+        }
         // `--transfer` runs only the network transfer rows (they take the longest to set up).
         let transferOnly = arguments.contains("--transfer")
         let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-\(getpid())")

@@ -105,7 +105,9 @@ public struct CloudRecord: Sendable {
             return .failure(ViolationList(checks.violations))
         }
         var fields: [String: FieldValue] = [:]
+        fields.reserveCapacity(model.fields.count)
         var canonicalFields = JSONObject()
+        canonicalFields.members.reserveCapacity(model.fields.count)
         for spec in model.fields {
             let path = JSONPointer.root / "fields" / spec.name
             let assetName = spec.name + "_ckAsset"

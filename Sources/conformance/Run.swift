@@ -50,7 +50,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
     @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
     var passwordFile: String?
-    @Option(help: "Seconds to wait for a testee's answer (default 10), or with --role relay for each expected frame (default 3).")
+    @Option(help: "Seconds to wait for a testee's answer (default 10); with --role relay for each expected frame, with --role phone or desktop for the peer's registrations and each quiet spell (default 3).")
     var timeout: Double?
     @Flag(help: "Also list expected failures and not-implemented cases in the text report.") var verbose = false
     @Flag(help: "With --role relay: also play the cases that take minutes of the relay's clock (alias lifetime, guess window).")

@@ -24,11 +24,10 @@ final class RelayObserver: @unchecked Sendable {
         var closed: ContinuousClock.Instant?
     }
 
-    /// One HTTP upgrade request: when, for which path, and whether the relay let it in.
+    /// One HTTP upgrade request: when, and for which path.
     struct Attempt: Sendable {
         var at: ContinuousClock.Instant
         var path: String
-        var admitted: Bool
     }
 
     /// The path of the runner's "LAN" URL, whose every attempt is refused (PAIR-FLOWB-001).
@@ -50,7 +49,7 @@ final class RelayObserver: @unchecked Sendable {
                 refusals -= 1
                 admitted = false
             }
-            attempts.append(Attempt(at: .now, path: path, admitted: admitted))
+            attempts.append(Attempt(at: .now, path: path))
             return admitted
         }
     }

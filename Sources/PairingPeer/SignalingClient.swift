@@ -75,7 +75,13 @@ public actor SignalingClient {
     /// connecting. False when there is no connection to send on.
     public func send(_ text: String) async -> Bool {
         if writer == nil, case .connecting = machine.state {
+            // A server that accepts and never answers the upgrade must not hold a sender forever.
+            let limit = Task {
+                try? await Task.sleep(for: .seconds(10))
+                if !Task.isCancelled { self.resumeWaiting(false) }
+            }
             let opened = await withCheckedContinuation { waiting.append($0) }
+            limit.cancel()
             guard opened else { return false }
         }
         guard let writer else { return false }

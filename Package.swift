@@ -33,10 +33,12 @@ let package = Package(
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         .target(name: "Records", dependencies: ["WireCore"]),
+        // The system zlib, for the zip's CRC-32 (on Apple platforms and Linux alike).
+        .systemLibrary(name: "SystemZlib"),
         // File I/O: the envelope on disk, the zip archive, the device store, pack and restore.
         .target(
             name: "MigrationPackage",
-            dependencies: ["Migration", "WireCore", "ZIPFoundation", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["Migration", "WireCore", "ZIPFoundation", "SystemZlib", .product(name: "Crypto", package: "swift-crypto")]),
         // The network edge: WebSocket listen and connect, text and binary messages (swift-nio).
         .target(
             name: "WebSocketTransport",

@@ -5,28 +5,61 @@ import WireCore
 /// The envelope on disk: seals and opens files segment by segment, so memory does not grow
 /// with the package. Output appears under its final name only when complete.
 public enum EnvelopeFile {
-    public static func seal<R: RandomByteSource>(
-        _ input: URL, to output: URL, password: String, segmentSize: UInt32 = 1 << 16,
-        iterations: UInt32 = EnvelopePolicy.defaultIterations, random: inout R
-    ) throws {
-        let length = try FileSystem.size(of: input)
-        var sealer = try EnvelopeSealer(
-            password: password, plaintextLength: UInt64(length), segmentSize: segmentSize, iterations: iterations, random: &random)
-        try FileSystem.writeAtomically(to: output) { out in
-            try out.write(contentsOf: sealer.header.encoded)
-            let reader = try FileReader(input)
-            var index: UInt64 = 0
-            // One frame buffer, reused: constant memory and no fresh pages per segment.
-            var frame: [UInt8] = []
-            frame.reserveCapacity(Int(segmentSize) + EnvelopeHeader.frameOverhead)
-            while !sealer.isFinished {
-                let count = sealer.header.plaintextLength(ofSegment: index)
-                let chunk = try reader.read(count)
-                guard chunk.count == count else { throw PackageError.storeChanged(path: input.path) }
-                frame.removeAll(keepingCapacity: true)
-                try sealer.seal(chunk, appendingTo: &frame)
-                try out.write(contentsOf: frame)
-                index += 1
+    /// Seals a payload handed over in pieces of any size: it cuts the segments, seals each into
+    /// one reused frame buffer and writes the frames in batches of about 1 MiB, so memory stays
+    /// flat however long the payload is.
+    struct StreamSealer {
+        private var sealer: EnvelopeSealer
+        private let out: FileHandle
+        private var segment: [UInt8] = []
+        private var frames: [UInt8] = []
+        private var index: UInt64 = 0
+
+        /// Writes the header at once.
+        init(_ sealer: EnvelopeSealer, writingTo out: FileHandle) throws {
+            self.sealer = sealer
+            self.out = out
+            segment.reserveCapacity(Int(sealer.header.segmentSize))
+            frames.reserveCapacity(Self.batch + Int(sealer.header.segmentSize) + EnvelopeHeader.frameOverhead)
+            frames.append(contentsOf: sealer.header.encoded)
+        }
+
+        private static let batch = 1 << 20
+
+        mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
+            var offset = 0
+            while offset < bytes.count {
+                guard !sealer.isFinished else { throw EnvelopeSealer.Failure.finished }
+                let wanted = sealer.header.plaintextLength(ofSegment: index) - segment.count
+                let take = Swift.min(wanted, bytes.count - offset)
+                segment.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + take)]))
+                offset += take
+                if take == wanted { try sealSegment() }
+            }
+        }
+
+        mutating func append(_ bytes: some ContiguousBytes) throws {
+            try bytes.withUnsafeBytes { try append($0) }
+        }
+
+        /// Seals what remains (an empty last segment included) and writes every frame; throws
+        /// when the payload came out shorter than the header states.
+        mutating func finish() throws {
+            if !sealer.isFinished, segment.count == sealer.header.plaintextLength(ofSegment: index) { try sealSegment() }
+            guard sealer.isFinished else {
+                throw EnvelopeSealer.Failure.segmentLength(index: index, expected: sealer.header.plaintextLength(ofSegment: index), found: segment.count)
+            }
+            try out.write(contentsOf: frames)
+            frames.removeAll(keepingCapacity: true)
+        }
+
+        private mutating func sealSegment() throws {
+            try sealer.seal(segment, appendingTo: &frames)
+            segment.removeAll(keepingCapacity: true)
+            index += 1
+            if frames.count >= Self.batch {
+                try out.write(contentsOf: frames)
+                frames.removeAll(keepingCapacity: true)
             }
         }
     }

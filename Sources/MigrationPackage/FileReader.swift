@@ -27,7 +27,8 @@ final class FileReader {
     /// The next `count` bytes, fewer only at the end of the file. The slice shares the reused
     /// buffer: a caller that keeps it gets its own copy when the buffer is filled again.
     func read(_ count: Int) throws -> ArraySlice<UInt8> {
-        if buffer.count < count { buffer = [UInt8](repeating: 0, count: count) }
+        // Uninitialised: zeroing 1 MiB for each of a store's thousands of files was 2 % of pack.
+        if buffer.count < count { buffer = [UInt8](unsafeUninitializedCapacity: count) { $1 = count } }
         var filled = 0
         try buffer.withUnsafeMutableBytes { raw in
             while filled < count {

@@ -4,70 +4,14 @@ import Migration
 import WireCore
 import ZIPFoundation
 
-/// The zip inside the envelope (seed 000 §4.1): entries stored, not deflated (media are already
-/// encrypted, so they do not compress), in sorted order with one fixed modification time, so the
-/// same input gives the same bytes. Reading checks every entry before anything is written.
+/// Reading the zip inside the envelope (seed 000 §4.1): every entry is checked before anything is
+/// written. (`PackageWriter` and `StoredZip` write it.)
 public enum PackageArchive {
     /// Bounds a receiver applies before unpacking (MIG-PKG-006).
     public struct Limits: Sendable {
         public var maxEntries = 1_000_000
         public var maxTotalBytes: Int64 = 1 << 40
         public init() {}
-    }
-
-    /// One file to put in the zip: its path in the package and where to read it.
-    struct Item {
-        var path: String
-        var source: URL
-    }
-
-    /// Writes the zip; for each file returns its size and SHA-256, computed while it is copied.
-    /// A file whose size or modification time changes while it is read is `storeChanged`.
-    /// `last` makes the final entries (the manifest) from the inventory of the files before them.
-    static func write(
-        _ items: [Item], last: (FileInventory) -> [(path: String, bytes: [UInt8])], folder: String, to zip: URL, date: Date,
-        afterReading: (URL) -> Void = { _ in }
-    ) throws -> FileInventory {
-        try FileSystem.removeIfPresent(zip)
-        let archive: Archive
-        do {
-            archive = try Archive(url: zip, accessMode: .create)
-        } catch {
-            throw PackageError.io("cannot create \(zip.path): \(error)")
-        }
-        var inventory: FileInventory = [:]
-        for item in items.sorted(by: { $0.path < $1.path }) {
-            let before = try FileSystem.stamp(of: item.source)
-            let size = try FileSystem.size(of: item.source)
-            let reader = try FileReader(item.source)
-            var hasher = SHA256()
-            var read: Int64 = 0
-            try archive.addEntry(
-                with: folder + "/" + item.path, type: .file, uncompressedSize: size, modificationDate: date, permissions: 0o644,
-                compressionMethod: .none, bufferSize: 1 << 16
-            ) { position, count in
-                let chunk = try reader.read(count)
-                guard position == read, chunk.count == count else { throw PackageError.storeChanged(path: item.source.path) }
-                hasher.update(data: chunk)
-                read += Int64(chunk.count)
-                return Data(chunk)
-            }
-            afterReading(item.source)
-            guard try FileSystem.stamp(of: item.source) == before, try reader.read(1).isEmpty else {
-                throw PackageError.storeChanged(path: item.source.path)
-            }
-            inventory[item.path] = (size, hasher.finalize().hexEncoded)
-        }
-        for entry in last(inventory) {
-            let data = Data(entry.bytes)
-            try archive.addEntry(
-                with: folder + "/" + entry.path, type: .file, uncompressedSize: Int64(data.count), modificationDate: date, permissions: 0o644,
-                compressionMethod: .none
-            ) { position, count in
-                data.subdata(in: Int(position)..<Int(position) + count)
-            }
-        }
-        return inventory
     }
 
     /// Checks every entry (MIG-PKG-006) and returns the package's top folder, without writing anything.

@@ -33,7 +33,7 @@ public enum Packer {
         let fm = FileManager.default
 
         // The entities: read once, checked as the receiver will check them.
-        var items: [PackageArchive.Item] = []
+        var items: [PackageWriter.Item] = []
         var exports: [ExportKind: Export] = [:]
         for kind in ExportKind.allCases {
             let url = store.export(kind)
@@ -45,29 +45,31 @@ public enum Packer {
             } catch {
                 throw PackageError.invalid(error.nested(under: .root / "Data" / kind.fileName))
             }
-            items.append(PackageArchive.Item(path: PackagePath.export(kind), source: url))
+            items.append(PackageWriter.Item(path: PackagePath.export(kind), source: url))
         }
         guard fm.fileExists(atPath: store.masterKey.path) else {
             throw PackageError.invalid(Violation(rule: MigrationRule.masterKey, path: .root / "Keychain" / "MyStory.MasterKey", expected: "the master key", found: "absent"))
         }
-        items.append(PackageArchive.Item(path: PackagePath.masterKey, source: store.masterKey))
+        items.append(PackageWriter.Item(path: PackagePath.masterKey, source: store.masterKey))
         let mediaPaths = try FileSystem.files(under: store.media)
         for path in mediaPaths {
-            items.append(PackageArchive.Item(path: PackagePath.mediaPrefix + path, source: store.media.appendingPathComponent(path)))
+            items.append(PackageWriter.Item(path: PackagePath.mediaPrefix + path, source: store.media.appendingPathComponent(path)))
         }
         let present = Set(mediaPaths)
         let broken = (exports[.media]?.media ?? []).filter { !present.contains($0.folder + "/" + $0.fileName) }
 
         let folder = PackagePath.folder(backupId: backupId)
-        let zip = output.deletingLastPathComponent().appendingPathComponent(".\(output.lastPathComponent).zip.partial")
-        defer { try? FileSystem.removeIfPresent(zip) }
         // The manifest needs every file's digest: the files are hashed as they go into the zip,
         // and the manifest is its last entry.
-        _ = try PackageArchive.write(items, last: { inventory in
-            [(PackagePath.manifest, manifest(backupId: backupId, options: options, now: now, exports: exports, inventory: inventory, broken: broken))]
-        }, folder: folder, to: zip, date: Date(timeIntervalSince1970: TimeInterval(now)), afterReading: afterReading)
-        try EnvelopeFile.seal(zip, to: output, password: password, segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
-        return Result(backupId: backupId, zipSize: try FileSystem.size(of: zip), envelopeSize: try FileSystem.size(of: output), brokenMedia: broken.count)
+        let writer = try PackageWriter(items, manifest: PackagePath.manifest, { inventory in
+            manifest(backupId: backupId, options: options, now: now, exports: exports, inventory: inventory, broken: broken)
+        }, folder: folder, modified: now)
+        let sealer = try EnvelopeSealer(
+            password: password, plaintextLength: UInt64(writer.length), segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
+        try FileSystem.writeAtomically(to: output) { out in
+            _ = try writer.write(through: sealer, to: out, afterReading: afterReading)
+        }
+        return Result(backupId: backupId, zipSize: writer.length, envelopeSize: try FileSystem.size(of: output), brokenMedia: broken.count)
     }
 
     static func manifest(

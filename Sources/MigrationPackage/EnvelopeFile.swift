@@ -24,7 +24,8 @@ public enum EnvelopeFile {
             frames.append(contentsOf: sealer.header.encoded)
         }
 
-        private static let batch = 1 << 20
+        /// Bytes gathered before a write(2).
+        static let batch = 1 << 20
 
         mutating func append(_ bytes: UnsafeRawBufferPointer) throws {
             var offset = 0
@@ -64,9 +65,10 @@ public enum EnvelopeFile {
         }
     }
 
-    /// Opens `input` into `output`; on any failure `output` is not created.
+    /// Opens `input` into `output`; on any failure `output` is not created. `sync: false` for a
+    /// scratch file that is deleted after use: it skips the fsync of the whole payload.
     @discardableResult
-    public static func open(_ input: URL, to output: URL, password: String, policy: EnvelopePolicy = .standard) throws -> EnvelopeHeader {
+    public static func open(_ input: URL, to output: URL, password: String, policy: EnvelopePolicy = .standard, sync: Bool = true) throws -> EnvelopeHeader {
         let reader = try FileReader(input)
         let total = try FileSystem.size(of: input)
         let headerBytes = [UInt8](try reader.read(EnvelopeHeader.length))
@@ -77,17 +79,24 @@ public enum EnvelopeFile {
         } catch {
             throw PackageError.envelope(error)
         }
-        try FileSystem.writeAtomically(to: output) { out in
+        try FileSystem.writeAtomically(to: output, sync: sync) { out in
+            // Written in batches of about 1 MiB: on ext4 each write(2) costs about as much as
+            // copying 64 KiB (strace of unpack: 34,000 writes were half its time).
+            var batch = Data()
+            batch.reserveCapacity(StreamSealer.batch + Int(opener.header.segmentSize))
             while !opener.isFinished {
                 let frame = [UInt8](try reader.read(opener.nextFrameLength))
-                let plaintext: Data
                 do throws(EnvelopeError) {
-                    plaintext = try opener.open(frame)
+                    batch.append(try opener.open(frame))
                 } catch {
                     throw PackageError.envelope(error)
                 }
-                try out.write(contentsOf: plaintext)
+                if batch.count >= StreamSealer.batch {
+                    try out.write(contentsOf: batch)
+                    batch.removeAll(keepingCapacity: true)
+                }
             }
+            try out.write(contentsOf: batch)
         }
         return opener.header
     }

@@ -53,3 +53,46 @@ private func systemRead(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count:
         return Darwin.read(fd, buffer, count)
     #endif
 }
+
+/// Creates a new file and writes it with write(2), the counterpart of `FileReader`: Foundation's
+/// `createFile` writes a temporary file and renames it, then `FileHandle` opens it again (three
+/// system calls and a rename more per file; a store has thousands).
+final class FileWriter {
+    private let descriptor: Int32
+    private let path: String
+
+    /// Refuses a path that exists, a symbolic link included.
+    init(creating url: URL) throws {
+        path = url.path
+        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw PackageError.io("cannot create \(path): \(String(cString: strerror(errno)))") }
+    }
+
+    deinit {
+        close(descriptor)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let n = systemWrite(descriptor, bytes.baseAddress! + done, bytes.count - done)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw PackageError.io("cannot write \(path): \(String(cString: strerror(errno)))")
+            }
+            done += n
+        }
+    }
+
+    func write(_ bytes: some ContiguousBytes) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+}
+
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+        return Glibc.write(fd, buffer, count)
+    #else
+        return Darwin.write(fd, buffer, count)
+    #endif
+}

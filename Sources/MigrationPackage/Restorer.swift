@@ -39,7 +39,8 @@ public enum Restorer {
             try? FileSystem.removeIfPresent(store.staging)
         }
         do {
-            try EnvelopeFile.open(envelope, to: zip, password: password, policy: options.policy)
+            // The zip is scratch, deleted below: no fsync of a copy of the whole package.
+            try EnvelopeFile.open(envelope, to: zip, password: password, policy: options.policy, sync: false)
             try checkpoint("decrypted")
             let folder = try PackageArchive.inspect(zip, limits: options.limits)
             try FileSystem.removeIfPresent(store.staging)

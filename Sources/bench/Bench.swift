@@ -16,6 +16,19 @@ struct Bench {
             try child(Array(arguments.dropFirst(2)))
             return
         }
+        if arguments.contains("--help") || arguments.contains("-h") {
+            print(
+                """
+                usage: bench [--quick] [--records | --package | --transfer] [--window N]
+                  (none)      every row: envelope, records, pack and unpack of 256 MiB and 2 GiB stores, 1 GiB transfers
+                  --quick     smaller sizes (64 MiB stores, 256 MiB transfers)
+                  --records   only the records rows
+                  --package   only the envelope, pack and unpack rows
+                  --transfer  only the transfer rows; --window N compares window N with window 1
+                Build it in release mode: swift run -c release bench
+                """)
+            return
+        }
         let quick = arguments.contains("--quick")
         // `--records` runs only the records rows (quick to profile: `perf record bench --records`).
         if arguments.contains("--records") {
@@ -36,9 +49,12 @@ struct Bench {
         print(row("openssl aes-256-gcm (16 KiB blocks)", gcmRuns, nil))
         print(row("openssl sha256 (16 KiB blocks)", shaRuns, nil))
 
+        // `--package` runs only the envelope, pack and unpack rows.
+        let packageOnly = arguments.contains("--package")
         if !transferOnly {
-            try packageRows(quick: quick, work: work, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
+            try packageRows(quick: quick, records: !packageOnly, work: work, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
         }
+        if packageOnly { return }
 
         // Transfer over loopback WebSocket, 1 MiB chunks: window 1 is the seed's send-then-wait.
         let transferBytes: Int64 = quick ? 256 << 20 : 1 << 30
@@ -77,7 +93,7 @@ struct Bench {
     }
 
     /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.
-    static func packageRows(quick: Bool, work: URL, opensslGCM: Double?, opensslSHA: Double?) throws {
+    static func packageRows(quick: Bool, records withRecords: Bool, work: URL, opensslGCM: Double?, opensslSHA: Double?) throws {
         do {
             // Streaming, as packing does: one segment at a time into a reused frame buffer.
             let total = quick ? 64 << 20 : 256 << 20
@@ -117,7 +133,7 @@ struct Bench {
         let disk = Sample(try (0..<3).map { _ in try TransferBench.freshWriteRate(bytes: quick ? 256 << 20 : 1 << 30, in: work) })
         print(row("new-file write to \(work.deletingLastPathComponent().path) (baseline)", disk, nil))
 
-        records(count: quick ? 20_000 : 100_000)
+        if withRecords { records(count: quick ? 20_000 : 100_000) }
 
         for size in quick ? [Int64(64 << 20)] : [Int64(256 << 20), Int64(2 << 30)] {
             let store = work.appendingPathComponent("store-\(size)")

@@ -23,7 +23,7 @@ public enum PackageChecker {
                 }
                 let zip = scratch().appendingPathExtension("zip")
                 defer { try? FileManager.default.removeItem(at: zip) }
-                try EnvelopeFile.open(url, to: zip, password: password, policy: policy)
+                try EnvelopeFile.open(url, to: zip, password: password, policy: policy, sync: false)
                 manifest = try Restorer.check(zip: zip, scratch: scratch())
             }
             return DocumentChecker.Result(name: name, kind: "package", violations: [], canonical: ["backupId": .string(manifest.backupId)])

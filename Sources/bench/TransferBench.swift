@@ -30,7 +30,8 @@ enum TransferBench {
 
     /// How fast this machine writes a new file of `bytes` (1 MiB writes, no sync): what caps a
     /// receiver that writes to that disk.
-    static func freshWriteRate(bytes: Int64, in folder: URL) throws -> Double {
+    /// `sync` includes an fsync of the file in the time, as pack does for its package.
+    static func freshWriteRate(bytes: Int64, in folder: URL, sync: Bool = false) throws -> Double {
         let file = folder.appendingPathComponent("fresh-write")
         defer { try? FileManager.default.removeItem(at: file) }
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
@@ -43,6 +44,7 @@ enum TransferBench {
             try handle.write(contentsOf: block)
             written += Int64(block.count)
         }
+        if sync { try handle.synchronize() }
         let d = start.duration(to: .now)
         return Double(bytes) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
     }

@@ -1,6 +1,6 @@
 import Foundation
 import Migration
-import MigrationPackage
+@testable import MigrationPackage
 import Testing
 import WireCore
 
@@ -111,6 +111,39 @@ struct FailureTests {
                 return
             }
             #expect(path == touched?.path)
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.url("out.enc").path))
+    }
+
+    /// A file that shrinks or grows after packing began, while an earlier one is being sealed:
+    /// whichever thread reads it first (the digesting one or the sealing one), the pack fails with
+    /// storeChanged naming that file, and no package is written.
+    @Test(arguments: [-1, 4])
+    func aFileChangingBeforeItIsReadIsDetected(by change: Int) throws {
+        let scratch = try Scratch()
+        let store = DeviceStore(scratch.url("store"))
+        try SampleStore.generate(at: store.root, seed: 5, options: Fixtures.options(mediaBytes: 600_000))
+        let media = try FileSystem.files(under: store.media).map { store.media.appendingPathComponent($0) }
+            .filter { try FileSystem.size(of: $0) > 1 }
+        try #require(media.count >= 3)
+        let victim = media[2]
+        let size = try FileSystem.size(of: victim)
+        var random = ScriptedBytes(Array(repeating: 3, count: 39))
+        do {
+            _ = try Packer.pack(store, to: scratch.url("out.enc"), password: Fixtures.password, options: Fixtures.packOptions, now: 1_747_300_000, random: &random) { file in
+                guard file == media[0] else { return }
+                let handle = try? FileHandle(forWritingTo: victim)
+                if change < 0 {
+                    try? handle?.truncate(atOffset: UInt64(Int(size) + change))
+                } else {
+                    _ = try? handle?.seekToEnd()
+                    try? handle?.write(contentsOf: Data(repeating: 9, count: change))
+                }
+                try? handle?.close()
+            }
+            Issue.record("a file changed after packing began must fail the pack")
+        } catch PackageError.storeChanged(let path) {
+            #expect(path == victim.path)
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.url("out.enc").path))
     }

@@ -20,7 +20,7 @@ public enum Models {
     ) { record throws(Violation) in
         try FieldRules.notBefore("updatedAt", "createdAt", rule: RecordRule.ideaFields, in: record)
         // The record is named by the idea's id (seed 001: "id (String) // 主鍵").
-        if let id = record.fields["id"]?.string, id.lowercased() != record.recordName.lowercased(), record.fieldPrefix.isEmpty {
+        if let id = record.fields["id"]?.string, id != record.recordName, id.lowercased() != record.recordName.lowercased(), record.fieldPrefix.isEmpty {
             throw Violation(rule: RecordRule.ideaIdentity, path: .root / "recordName", expected: "the idea's id \(id)", found: JSONSerializer.quoted(record.recordName))
         }
     }

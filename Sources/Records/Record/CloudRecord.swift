@@ -109,8 +109,8 @@ public struct CloudRecord: Sendable {
         var canonicalFields = JSONObject()
         canonicalFields.members.reserveCapacity(model.fields.count)
         for spec in model.fields {
-            let path = JSONPointer.root / "fields" / spec.name
-            let assetName = spec.name + "_ckAsset"
+            let path = spec.pointer
+            let assetName = spec.assetName
             let asset = spec.assetAlternative ? fieldsReader?.optional(assetName) : nil
             let value = checks.check { () throws(Violation) -> FieldValue? in
                 guard let raw = fieldsReader?.optional(spec.name) else {

@@ -88,7 +88,9 @@ public struct FieldValue: Sendable, Hashable {
         return FieldValue(type: type, value: value, cloudEncrypted: encrypted)
     }
 
-    static func check(_ value: JSONValue, as type: FieldType, at path: JSONPointer) throws(Violation) {
+    static func check(_ value: JSONValue, as type: FieldType, at lazyPath: @autoclosure () -> JSONPointer) throws(Violation) {
+        // Built only where a reader needs it or a check fails.
+        var path: JSONPointer { lazyPath() }
         switch type {
         case .string:
             _ = try asString(value, at: path)

@@ -178,14 +178,16 @@ enum FieldRules {
 
 /// The 8-4-4-4-12 hexadecimal form, either case.
 func isUUID(_ text: String) -> Bool {
-    var count = 0
-    for (i, b) in text.utf8.enumerated() {
-        count += 1
-        if i == 8 || i == 13 || i == 18 || i == 23 {
-            guard b == UInt8(ascii: "-") else { return false }
-        } else if !Hex.isDigit(b) {
-            return false
+    guard text.utf8.count == 36 else { return false }
+    var text = text
+    return text.withUTF8 { bytes in
+        for (i, b) in bytes.enumerated() {
+            if i == 8 || i == 13 || i == 18 || i == 23 {
+                guard b == UInt8(ascii: "-") else { return false }
+            } else if !Hex.isDigit(b) {
+                return false
+            }
         }
+        return true
     }
-    return count == 36
 }

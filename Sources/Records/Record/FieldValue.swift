@@ -64,7 +64,8 @@ public struct FieldValue: Sendable, Hashable {
     public var bytes: Data? { value.stringValue.flatMap { Data(base64Encoded: $0) } }
     public var referenceName: String? { value["recordName"]?.stringValue }
 
-    public var json: JSONValue { ["value": value, "type": .string(typeName)] }
+    /// Members built directly: the dictionary literal cost a second array per field.
+    public var json: JSONValue { .object(JSONObject([.init(key: "value", value: value), .init(key: "type", value: .string(typeName))])) }
 
     /// Reads `{value, type}` at `path`.
     static func decode(_ json: JSONValue, at path: JSONPointer) throws(Violation) -> FieldValue {

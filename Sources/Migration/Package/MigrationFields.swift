@@ -15,20 +15,6 @@ enum MigrationFields {
         return value
     }
 
-    /// A UUID in the 8-4-4-4-12 form, either case (MIG-ID-001). Compared case-insensitively.
-    static func isUUID(_ text: String) -> Bool {
-        let bytes = Array(text.utf8)
-        guard bytes.count == 36 else { return false }
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard b == UInt8(ascii: "-") else { return false }
-            } else if !Hex.isDigit(b) {
-                return false
-            }
-        }
-        return true
-    }
-
     static func uuid(_ r: ObjectReader, _ key: String) throws(Violation) -> String {
         let value = try r.string(key)
         try checkUUID(value, at: r.pointer(key))
@@ -42,7 +28,7 @@ enum MigrationFields {
     }
 
     static func checkUUID(_ value: String, at path: JSONPointer) throws(Violation) {
-        guard isUUID(value) else {
+        guard isUUIDText(value) else {
             throw Violation(rule: MigrationRule.uuid, path: path, expected: "a UUID (8-4-4-4-12 hex)", found: JSONSerializer.quoted(value))
         }
     }

@@ -52,7 +52,7 @@ enum LocalFields {
 
     static func uuid(_ r: ObjectReader, _ key: String, rule: RuleID) throws(Violation) -> String {
         let text = try r.string(key)
-        guard isUUID(text) else {
+        guard isUUIDText(text) else {
             throw Violation(rule: rule, path: r.pointer(key), expected: "a UUID", found: JSONSerializer.quoted(text))
         }
         return text

@@ -161,7 +161,7 @@ enum FieldRules {
     static func uuid(rule: RuleID) -> @Sendable (FieldValue, JSONPointer) throws(Violation) -> Void {
         { value, path throws(Violation) in
             let text = value.string ?? ""
-            guard isUUID(text) else {
+            guard isUUIDText(text) else {
                 throw Violation(rule: rule, path: path / "value", expected: "a UUID", found: JSONSerializer.quoted(text))
             }
         }
@@ -176,18 +176,3 @@ enum FieldRules {
     }
 }
 
-/// The 8-4-4-4-12 hexadecimal form, either case.
-func isUUID(_ text: String) -> Bool {
-    guard text.utf8.count == 36 else { return false }
-    var text = text
-    return text.withUTF8 { bytes in
-        for (i, b) in bytes.enumerated() {
-            if i == 8 || i == 13 || i == 18 || i == 23 {
-                guard b == UInt8(ascii: "-") else { return false }
-            } else if !Hex.isDigit(b) {
-                return false
-            }
-        }
-        return true
-    }
-}

@@ -9,6 +9,8 @@ public struct EnvelopeOpener: Sendable {
     public let header: EnvelopeHeader
     private let keys: EnvelopeKeys
     public private(set) var nextIndex: UInt64 = 0
+    /// Nonce ‖ ciphertext ‖ tag of the segment being opened, reused across segments.
+    private var scratch = Data()
 
     public init(header bytes: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) {
         let header = try EnvelopeHeader.parse(bytes, policy: policy)
@@ -75,10 +77,18 @@ public struct EnvelopeOpener: Sendable {
         throw EnvelopeError(.segmentCorrupt, path, at: at, "segment \(index) fails authentication")
     }
 
-    private func decrypt(_ frame: [UInt8], as index: UInt64) -> Data? {
+    private mutating func decrypt(_ frame: [UInt8], as index: UInt64) -> Data? {
         let nonce = EnvelopeKeys.nonce(prefix: header.noncePrefix, index: UInt32(index), last: index + 1 == header.segmentCount)
-        guard let box = try? AES.GCM.SealedBox(nonce: nonce, ciphertext: frame[4..<(frame.count - 16)], tag: frame[(frame.count - 16)...])
-        else { return nil }
+        // Nonce ‖ ciphertext ‖ tag laid out here, in a reused buffer, with two memcpys:
+        // swift-crypto's `SealedBox(nonce:ciphertext:tag:)` assembles them through unspecialised
+        // generic code, and a fresh 64 KiB buffer per segment page-faults as malloc trims its
+        // heap; together they held opening to a third of the cipher's speed.
+        scratch.count = 12 + frame.count - 4
+        scratch.withUnsafeMutableBytes { out in
+            nonce.withUnsafeBytes { out.copyMemory(from: $0) }
+            frame.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[12...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[4...])) }
+        }
+        guard let box = try? AES.GCM.SealedBox(combined: scratch) else { return nil }
         // On Linux a failed open throws underlyingCoreCryptoError, not authenticationFailure: any error is a failure.
         return try? AES.GCM.open(box, using: keys.payloadKey, authenticating: header.mac)
     }

@@ -9,6 +9,9 @@ public struct EnvelopeSealer: Sendable {
     public let header: EnvelopeHeader
     private let keys: EnvelopeKeys
     private var nextIndex: UInt64 = 0
+    /// The plaintext as `Data`, reused across segments.
+    private var scratch = Data()
+    private var previousBox: AES.GCM.SealedBox?
 
     public enum Failure: Error, Equatable {
         case randomSourceExhausted
@@ -55,12 +58,27 @@ public struct EnvelopeSealer: Sendable {
         }
         let index = UInt32(nextIndex)
         let last = nextIndex + 1 == header.segmentCount
+        // swift-crypto reads a `Data` at memory speed but other DataProtocols through unspecialised
+        // generic code: sealing from `[UInt8]` ran at half the speed of one copy into a reused
+        // `Data` first (reused: a fresh 64 KiB buffer per segment page-faults as malloc trims).
+        if let data = plaintext as? Data {
+            scratch = data
+        } else {
+            scratch.removeAll(keepingCapacity: true)
+            if plaintext.withContiguousStorageIfAvailable({ scratch.append($0) }) == nil {
+                scratch.append(contentsOf: plaintext)
+            }
+        }
         let box = try AES.GCM.seal(
-            plaintext, using: keys.payloadKey, nonce: EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: last),
+            scratch, using: keys.payloadKey, nonce: EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: last),
             authenticating: header.mac)
         nextIndex += 1
         output.append(contentsOf: bigEndian(index))
-        output.append(contentsOf: box.ciphertext)
-        output.append(contentsOf: box.tag)
+        // Ciphertext and tag straight from the combined form, as one memcpy.
+        box.combined!.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[12...])) }
+        // Freed only once the next segment's box exists: a box freed at the top of the heap is
+        // returned to the kernel by malloc, and the next one page-faults it back (a third of
+        // sealing's time in `perf`).
+        previousBox = box
     }
 }

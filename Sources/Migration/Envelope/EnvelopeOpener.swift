@@ -11,6 +11,7 @@ public struct EnvelopeOpener: Sendable {
     public private(set) var nextIndex: UInt64 = 0
     /// Nonce ‖ ciphertext ‖ tag of the segment being opened, reused across segments.
     private var scratch = Data()
+    private var previousPlaintext = Data()
 
     public init(header bytes: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) {
         let header = try EnvelopeHeader.parse(bytes, policy: policy)
@@ -69,6 +70,10 @@ public struct EnvelopeOpener: Sendable {
                 throw EnvelopeError(.segmentCorrupt, path, at: at, "index field \(claimed) in segment \(index)")
             }
             nextIndex += 1
+            // Held until the next segment's plaintext exists, as the sealer holds its boxes: a
+            // 64 KiB buffer freed at the top of the heap goes back to the kernel and the next
+            // segment page-faults it in again (unpack's system time doubled).
+            previousPlaintext = plaintext
             return plaintext
         }
         if claimed != index, claimed < header.segmentCount, decrypt(frame, as: claimed) != nil {

@@ -2,9 +2,10 @@ import Foundation
 import Migration
 import WireCore
 
-/// Writes the package's zip straight into its envelope, in one pass and on two threads: one reads
-/// each file and digests it (`FileDigests`), the caller's reads it again behind it and seals it with
-/// its zip header. Nothing the size of the package is ever held or written twice: no zip on disk.
+/// Writes the package's zip straight into its envelope, in one pass and on two threads: files are
+/// read and digested (`FileDigests`, which both threads work for), and the caller's thread reads
+/// each digested file again and seals it with its zip header. Nothing the size of the package is
+/// ever held or written twice: no zip on disk.
 ///
 /// A file whose size or modification time (to the nanosecond) changes between planning and the end
 /// of its second read is `storeChanged`.
@@ -27,8 +28,7 @@ struct PackageWriter {
     /// so a stand-in inventory gives it) and so the archive's length, which the envelope states
     /// before its first segment. Items go in sorted order, the manifest last.
     init(
-        _ items: [Item], manifest manifestPath: String, _ manifest: @escaping (FileInventory) -> [UInt8], folder: String, modified: Int64,
-        limits: StoredZip.Limits = StoredZip.Limits()
+        _ items: [Item], manifest manifestPath: String, _ manifest: @escaping (FileInventory) -> [UInt8], folder: String, modified: Int64
     ) throws {
         self.items = items.sorted { $0.path < $1.path }
         stamps = try self.items.map { try FileSystem.stamp(of: $0.source) }
@@ -39,7 +39,7 @@ struct PackageWriter {
         self.manifest = manifest
         manifestLength = manifest(standIn).count
         let names = (self.items.map(\.path) + [manifestPath]).map { Array((folder + "/" + $0).utf8) }
-        layout = StoredZip(zip(names, sizes + [Int64(manifestLength)]).map(StoredZip.Entry.init), modified: modified, limits: limits)
+        layout = StoredZip(zip(names, sizes + [Int64(manifestLength)]).map(StoredZip.Entry.init), modified: modified)
     }
 
     /// The zip's length in bytes.
@@ -66,8 +66,10 @@ struct PackageWriter {
                 try sink.append(chunk)
             }
             afterReading(item.source)
-            // Any write moves the modification time, so an unchanged stamp says both reads saw the
-            // same bytes (checking the CRC-32 again cost this thread a fifth of its time).
+            // A write moves the modification time, so an unchanged stamp says both reads saw the
+            // same bytes; only a same-size rewrite within one tick of the file system's clock would
+            // not show, and the receiver refuses that package on its SHA-256 (MIG-PKG-005).
+            // Checking the CRC-32 again instead cost this thread a fifth of its time.
             guard read == sizes[index], try FileSystem.stamp(of: item.source) == stamps[index] else {
                 throw PackageError.storeChanged(path: item.source.path)
             }

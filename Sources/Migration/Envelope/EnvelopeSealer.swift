@@ -74,7 +74,7 @@ public struct EnvelopeSealer: Sendable {
             authenticating: header.mac)
         nextIndex += 1
         output.append(contentsOf: bigEndian(index))
-        // Ciphertext and tag straight from the combined form, as one memcpy.
+        // Ciphertext and tag straight from the combined form (which a 12-byte nonce always has), as one memcpy.
         box.combined!.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[12...])) }
         // Freed only once the next segment's box exists: a box freed at the top of the heap is
         // returned to the kernel by malloc, and the next one page-faults it back (a third of

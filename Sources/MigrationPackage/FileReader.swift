@@ -14,10 +14,25 @@ final class FileReader {
     private let path: String
     private var buffer: [UInt8] = []
 
+    /// Refuses anything but a regular file: opening a FIFO put where a store file belongs would
+    /// wait for a writer forever (hence O_NONBLOCK, which regular files ignore).
     init(_ url: URL) throws {
         path = url.path
-        descriptor = open(path, O_RDONLY)
+        descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw PackageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            close(descriptor)
+            throw PackageError.io("\(path) is not a regular file")
+        }
+    }
+
+    /// The whole file (a document of the store, bounded by the caller's limits when parsed).
+    static func contents(of url: URL) throws -> [UInt8] {
+        let reader = try FileReader(url)
+        var bytes: [UInt8] = []
+        while case let chunk = try reader.read(1 << 20), !chunk.isEmpty { bytes += chunk }
+        return bytes
     }
 
     deinit {

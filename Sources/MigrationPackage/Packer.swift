@@ -37,11 +37,12 @@ public enum Packer {
         var exports: [ExportKind: Export] = [:]
         for kind in ExportKind.allCases {
             let url = store.export(kind)
-            guard let data = fm.contents(atPath: url.path) else {
+            guard fm.fileExists(atPath: url.path) else {
                 throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / "Data" / kind.fileName, expected: "the store's \(kind.fileName)", found: "absent"))
             }
+            let data = try FileReader.contents(of: url)
             do {
-                exports[kind] = try Export.decode(try JSONParser.parse([UInt8](data), limits: PackageDocument.limits), as: kind)
+                exports[kind] = try Export.decode(try JSONParser.parse(data, limits: PackageDocument.limits), as: kind)
             } catch {
                 throw PackageError.invalid(error.nested(under: .root / "Data" / kind.fileName))
             }

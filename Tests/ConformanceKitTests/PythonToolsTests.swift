@@ -1,5 +1,6 @@
 import ConformanceKit
 import Foundation
+import MigrationPackage
 import Testing
 import WireCore
 
@@ -18,6 +19,46 @@ struct PythonToolsTests {
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// A package from the one-pass packer (many segments, zero-byte files, a broken media
+    /// record), opened by the independent Python forge: envelope, zip (CRC-32 of every entry,
+    /// by `zipfile`), the manifest's sizes and SHA-256 digests.
+    @Test func pythonOpensAFreshPackage() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("py-pack-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        var sample = SampleStore.Options()
+        sample.mediaBytes = 3 << 20
+        sample.stories = 20
+        sample.brokenMedia = 1
+        sample.zeroByteFiles = true
+        let store = DeviceStore(scratch.appendingPathComponent("store"))
+        try SampleStore.generate(at: store.root, seed: 8, options: sample)
+        var options = Packer.Options()
+        options.iterations = 1000
+        options.segmentSize = 1 << 12
+        var random = GeneratorBytes(SplitMix64(seed: 8))
+        let package = scratch.appendingPathComponent("backup.enc")
+        let packed = try Packer.pack(store, to: package, password: "pässword", options: options, now: 1_747_300_000, random: &random)
+        let run = try python([
+            "-c",
+            """
+            import json, sys, io, zipfile
+            sys.path.insert(0, "Conformance/tools")
+            import msbk_forge as forge
+            plain, header = forge.open_envelope(open(sys.argv[1], "rb").read(), "pässword", (1000, 10_000_000))
+            assert zipfile.ZipFile(io.BytesIO(plain)).testzip() is None
+            summary = forge.package_summary(plain)
+            print(json.dumps({"backupId": summary["backupId"], "files": summary["files"], "brokenMedia": summary["brokenMedia"],
+                              "segments": header["segments"], "zipSize": len(plain)}, sort_keys=True))
+            """, package.path,
+        ])
+        #expect(run.status == 0, "\(run.output)")
+        let files = try store.inventory().count
+        let segments = (packed.zipSize + (1 << 12) - 1) >> 12
+        #expect(
+            run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+                == #"{"backupId": "\#(packed.backupId)", "brokenMedia": 1, "files": \#(files), "segments": \#(segments), "zipSize": \#(packed.zipSize)}"#)
     }
 
     @Test func schemasAgreeWithTheVectors() throws {

@@ -147,4 +147,26 @@ struct FailureTests {
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.url("out.enc").path))
     }
+
+    /// A FIFO where a store file belongs (an export or the master key) fails the pack at once,
+    /// naming it: opening it would otherwise wait for a writer forever.
+    @Test(arguments: ["Data/stories.json", "Keychain/MyStory.MasterKey"])
+    func aFIFOInTheStoreIsRefused(at relative: String) throws {
+        let scratch = try Scratch()
+        let store = DeviceStore(scratch.url("store"))
+        try SampleStore.generate(at: store.root, seed: 6, options: Fixtures.options(mediaBytes: 20_000))
+        let fifo = store.root.appendingPathComponent(relative)
+        try FileManager.default.removeItem(at: fifo)
+        let mkfifo = try Process.run(URL(fileURLWithPath: "/usr/bin/mkfifo"), arguments: [fifo.path])
+        mkfifo.waitUntilExit()
+        try #require(mkfifo.terminationStatus == 0)
+        var random = ScriptedBytes(Array(repeating: 3, count: 39))
+        do {
+            _ = try Packer.pack(store, to: scratch.url("out.enc"), password: Fixtures.password, options: Fixtures.packOptions, now: 1_747_300_000, random: &random)
+            Issue.record("a FIFO in the store must fail the pack")
+        } catch PackageError.io(let detail) {
+            #expect(detail == "\(fifo.path) is not a regular file")
+        }
+        #expect(!FileManager.default.fileExists(atPath: scratch.url("out.enc").path))
+    }
 }

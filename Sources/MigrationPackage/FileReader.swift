@@ -16,15 +16,20 @@ final class FileReader {
 
     /// Refuses anything but a regular file: opening a FIFO put where a store file belongs would
     /// wait for a writer forever (hence O_NONBLOCK, which regular files ignore).
+    /// The descriptor is opened and checked before any stored property is set: a class whose
+    /// initializer throws after that runs `deinit`, which would close the number a second time,
+    /// after another thread may have been given it.
     init(_ url: URL) throws {
-        path = url.path
-        descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        let path = url.path
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         guard descriptor >= 0 else { throw PackageError.io("cannot open \(path): \(String(cString: strerror(errno)))") }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
             throw PackageError.io("\(path) is not a regular file")
         }
+        self.path = path
+        self.descriptor = descriptor
     }
 
     /// The whole file (a document of the store, bounded by the caller's limits when parsed).
@@ -78,9 +83,11 @@ final class FileWriter {
 
     /// Refuses a path that exists, a symbolic link included.
     init(creating url: URL) throws {
-        path = url.path
-        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        let path = url.path
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw PackageError.io("cannot create \(path): \(String(cString: strerror(errno)))") }
+        self.path = path
+        self.descriptor = descriptor
     }
 
     deinit {

@@ -10,8 +10,8 @@ import Foundation
 /// Linux reads 4 KiB per system call and returns a fresh `Data` each time: a 2 GiB package was
 /// half a million system calls and as many allocations (strace of unpack).
 final class FileReader {
-    private let descriptor: Int32
-    private let path: String
+    fileprivate let descriptor: Int32
+    fileprivate let path: String
     private var buffer: [UInt8] = []
 
     /// Refuses anything but a regular file: opening a FIFO put where a store file belongs would
@@ -62,6 +62,27 @@ final class FileReader {
             }
         }
         return buffer[0..<filled]
+    }
+}
+
+extension FileReader {
+    /// Exactly `count` bytes at `offset` (pread(2): the sequential position is unchanged);
+    /// fewer only at the end of the file.
+    func read(at offset: Int64, _ count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        try bytes.withUnsafeMutableBytes { raw in
+            while filled < count {
+                let n = pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    throw PackageError.io("cannot read \(path): \(String(cString: strerror(errno)))")
+                }
+                if n == 0 { break }
+                filled += n
+            }
+        }
+        return Array(bytes[0..<filled])
     }
 }
 

@@ -1,11 +1,9 @@
-import Crypto
 import Foundation
 import Migration
 import WireCore
-import ZIPFoundation
 
 /// Reading the zip inside the envelope (seed 000 §4.1): every entry is checked before anything is
-/// written. (`PackageWriter` and `StoredZip` write it.)
+/// written, then the files are written in one pass. (`PackageWriter` and `StoredZip` write it.)
 public enum PackageArchive {
     /// Bounds a receiver applies before unpacking (MIG-PKG-006).
     public struct Limits: Sendable {
@@ -14,82 +12,94 @@ public enum PackageArchive {
         public init() {}
     }
 
-    /// Checks every entry (MIG-PKG-006) and returns the package's top folder, without writing anything.
-    public static func inspect(_ zip: URL, limits: Limits = Limits()) throws -> String {
-        let archive: Archive
-        do {
-            archive = try Archive(url: zip, accessMode: .read)
-        } catch {
-            throw PackageError.invalid(violation("a readable zip archive", "\(error)", at: .root))
-        }
+    /// A checked archive: the package folder every entry lies in, and its file entries in the
+    /// order of the central directory.
+    struct Checked {
+        var folder: String
+        var files: [ZipEntry]
+    }
+
+    /// Checks every entry (MIG-PKG-006) from the central directory alone, without writing anything.
+    static func inspect(_ bytes: inout some ZipBytes, limits: Limits = Limits()) throws -> Checked {
+        let directory = try ZipDirectory.read(&bytes, maxEntries: limits.maxEntries)
         var folder: String?
         var seen: Set<String> = []
         var total: Int64 = 0
-        var count = 0
-        for entry in archive {
-            count += 1
+        for entry in directory.entries {
             let path = entry.path
             let at = JSONPointer.root / "entries" / path
-            guard count <= limits.maxEntries else { throw PackageError.invalid(violation("at most \(limits.maxEntries) entries", "more", at: .root)) }
-            guard entry.type != .symlink else { throw PackageError.invalid(violation("files and folders only", "a symbolic link", at: at)) }
-            let trimmed = path.hasSuffix("/") && entry.type == .directory ? String(path.dropLast()) : path
+            guard entry.kind != .symlink else { throw invalid("files and folders only", "a symbolic link", at: at) }
+            let trimmed = path.hasSuffix("/") && entry.kind == .directory ? String(path.dropLast()) : path
             guard PackagePath.isSafe(trimmed) else {
-                throw PackageError.invalid(violation("a relative path that stays inside the package", JSONSerializer.quoted(path), at: at))
+                throw invalid("a relative path that stays inside the package", JSONSerializer.quoted(path), at: at)
             }
             let top = String(trimmed.prefix(while: { $0 != "/" }))
             guard top.hasPrefix("Backup-"), folder == nil || folder == top else {
-                throw PackageError.invalid(violation("every entry inside one Backup-{backupId}/ folder", JSONSerializer.quoted(path), at: at))
+                throw invalid("every entry inside one Backup-{backupId}/ folder", JSONSerializer.quoted(path), at: at)
             }
             folder = top
-            guard seen.insert(trimmed).inserted else { throw PackageError.invalid(violation("each path once", "a second \(path)", at: at)) }
-            total += Int64(entry.uncompressedSize)
-            guard total <= limits.maxTotalBytes else {
-                throw PackageError.invalid(violation("at most \(limits.maxTotalBytes) bytes unpacked", "\(total)", at: at))
+            guard seen.insert(trimmed).inserted else { throw invalid("each path once", "a second \(path)", at: at) }
+            total = total.addingReportingOverflow(entry.size).partialValue
+            guard entry.size >= 0, total >= 0, total <= limits.maxTotalBytes else {
+                throw invalid("at most \(limits.maxTotalBytes) bytes unpacked", "\(total)", at: at)
             }
+            guard entry.kind == .file else { continue }
             // A deflated entry may expand at most 1000-fold: zip bombs stop here, before a byte is written.
-            if entry.type == .file, Int64(entry.uncompressedSize) > 1000 * Int64(entry.compressedSize) + (1 << 20) {
-                throw PackageError.invalid(violation("a compression ratio of at most 1000", "\(entry.uncompressedSize) from \(entry.compressedSize) bytes", at: at))
+            let bound = entry.compressedSize.multipliedReportingOverflow(by: 1000)
+            if !bound.overflow, entry.size > bound.partialValue + (1 << 20) {
+                throw invalid("a compression ratio of at most 1000", "\(entry.size) from \(entry.compressedSize) bytes", at: at)
+            }
+            guard !entry.encrypted else { throw invalid("an entry that is not encrypted", "the encryption flag", at: at) }
+            guard entry.method == 0 || entry.method == 8 else {
+                throw invalid("an entry stored (method 0) or deflated (method 8)", "method \(entry.method)", at: at)
+            }
+            guard entry.method == 8 || entry.compressedSize == entry.size else {
+                throw invalid("a stored entry whose two sizes are equal", "\(entry.compressedSize) stored for \(entry.size)", at: at)
             }
         }
-        guard let folder else { throw PackageError.invalid(violation("a Backup-{backupId}/ folder", "an empty archive", at: .root)) }
-        return folder
-    }
-
-    /// Extracts the file entries `select` picks below `destination` (already inspected), writing
-    /// no more bytes than each entry declares; `admit` sees each entry's path and declared size
-    /// before a byte of it is written, and may refuse it. Returns the inventory relative to the
-    /// package folder.
-    static func extract(
-        _ zip: URL, folder: String, to destination: URL, select: (String) -> Bool = { _ in true },
-        admit: (String, Int64) throws -> Void = { _, _ in }
-    ) throws -> FileInventory {
-        let archive = try Archive(url: zip, accessMode: .read)
-        var inventory: FileInventory = [:]
-        for entry in archive where entry.type == .file {
-            let relative = String(entry.path.dropFirst(folder.count + 1))
-            guard select(relative) else { continue }
-            try admit(relative, Int64(entry.uncompressedSize))
-            let target = destination.appendingPathComponent(relative)
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            let out = try FileWriter(creating: target)
-            var hasher = SHA256()
-            var written: Int64 = 0
-            // The SHA-256 of every file is checked against the manifest; the slow CRC-32 adds nothing.
-            // 1 MiB chunks: one write(2) each (see EnvelopeFile.open).
-            _ = try archive.extract(entry, bufferSize: 1 << 20, skipCRC32: true) { chunk in
-                written += Int64(chunk.count)
-                guard written <= Int64(entry.uncompressedSize) else {
-                    throw PackageError.invalid(violation("at most its declared \(entry.uncompressedSize) bytes", "more", at: .root / "entries" / entry.path))
-                }
-                hasher.update(data: chunk)
-                try out.write(chunk)
+        guard let folder else { throw invalid("a Backup-{backupId}/ folder", "an empty archive", at: .root) }
+        // Each entry's header and data end before the next entry begins: a zip whose entries share
+        // bytes (a known zip bomb) cannot be read front to back, and no archiver writes one.
+        let byOffset = directory.entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        for (index, entry) in byOffset.enumerated() {
+            let next = index + 1 < byOffset.count ? byOffset[index + 1].localHeaderOffset : directory.offset
+            let room = next - entry.localHeaderOffset - 30 - Int64(entry.nameLength)
+            guard entry.compressedSize <= room else {
+                throw invalid("entries that do not overlap", "\(entry.compressedSize) bytes of data where \(max(room, 0)) fit", at: .root / "entries" / entry.path)
             }
-            inventory[relative] = (written, hasher.finalize().hexEncoded)
         }
-        return inventory
+        return Checked(folder: folder, files: directory.entries.filter { $0.kind == .file })
     }
 
-    static func violation(_ expected: String, _ found: String, at path: JSONPointer) -> Violation {
-        Violation(rule: MigrationRule.archive, path: path, expected: expected, found: found)
+    /// Writes `entries` (checked) below `destination`, in one pass over the whole zip, or over
+    /// only as much as they need (`whole: false`: the manifest, read ahead of the rest). Returns
+    /// the inventory relative to the package folder.
+    static func extract(_ entries: [ZipEntry], folder: String, from bytes: inout some ZipBytes, to destination: URL, whole: Bool) throws -> FileInventory {
+        let plan = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        if whole {
+            var unpacker = ZipUnpacker(plan, folder: folder, to: destination)
+            try bytes.stream { try unpacker.consume($0) }
+            try unpacker.finish()
+            return unpacker.inventory
+        }
+        guard let start = plan.first?.localHeaderOffset else { return [:] }
+        var unpacker = ZipUnpacker(plan, folder: folder, to: destination, from: start)
+        var position = start
+        while !unpacker.isDone, position < bytes.length {
+            let chunk = try bytes.read(position..<min(bytes.length, position + (1 << 20)))
+            try chunk.withUnsafeBytes { try unpacker.consume($0) }
+            position += Int64(chunk.count)
+        }
+        try unpacker.finish()
+        return unpacker.inventory
+    }
+
+    static func invalid(_ expected: String, _ found: String, at path: JSONPointer) -> PackageError {
+        .invalid(Violation(rule: MigrationRule.archive, path: path, expected: expected, found: found))
+    }
+
+    /// The zip's structure cannot be read: the archive as a whole is refused.
+    static func unreadable(_ found: String) -> PackageError {
+        invalid("a readable zip archive", found, at: .root)
     }
 }

@@ -33,19 +33,15 @@ public enum Restorer {
             // A phone that never ran the app: its old store is the empty one.
             try fm.createDirectory(at: store.root, withIntermediateDirectories: true)
         }
-        let zip = store.sibling("incoming.zip")
-        defer {
-            try? FileSystem.removeIfPresent(zip)
-            try? FileSystem.removeIfPresent(store.staging)
-        }
+        defer { try? FileSystem.removeIfPresent(store.staging) }
         do {
-            // The zip is scratch, deleted below: no fsync of a copy of the whole package.
-            try EnvelopeFile.open(envelope, to: zip, password: password, policy: options.policy, sync: false)
-            try checkpoint("decrypted")
-            let folder = try PackageArchive.inspect(zip, limits: options.limits)
+            // Opened in place: the zip is never written out decrypted (each file is written once).
+            var zip = try EnvelopeZip(envelope, password: password, policy: options.policy)
             try FileSystem.removeIfPresent(store.staging)
             try fm.createDirectory(at: store.staging, withIntermediateDirectories: true)
-            let files = try extractListed(zip, folder: folder, to: store.staging, supportedSchemaVersion: options.supportedSchemaVersion)
+            let (folder, files) = try unpack(&zip, to: store.staging, limits: options.limits, supportedSchemaVersion: options.supportedSchemaVersion) {
+                try checkpoint("checked")
+            }
             try checkpoint("extracted")
             let (manifest, _) = try validate(store.staging, folder: folder, files: files, supportedSchemaVersion: options.supportedSchemaVersion)
             if let announced = options.expectedBackupId, announced != manifest.backupId {
@@ -70,9 +66,9 @@ public enum Restorer {
     /// `scratch`, which is removed afterwards. The kit's `package` kind and `conformance check` use it.
     public static func check(zip: URL, scratch: URL, supportedSchemaVersion: Int64 = 1, limits: PackageArchive.Limits = .init()) throws -> Manifest {
         defer { try? FileSystem.removeIfPresent(scratch) }
-        let folder = try PackageArchive.inspect(zip, limits: limits)
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        let files = try extractListed(zip, folder: folder, to: scratch, supportedSchemaVersion: supportedSchemaVersion)
+        var bytes = try PlainZip(zip)
+        let (folder, files) = try unpack(&bytes, to: scratch, limits: limits, supportedSchemaVersion: supportedSchemaVersion)
         return try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }
 
@@ -86,27 +82,37 @@ public enum Restorer {
         return try validate(folder, folder: folder.lastPathComponent, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }
 
-    /// Unpacks the manifest first, then only the files its `integrity.files` lists, each at its
-    /// listed size (MIG-PKG-005), so staging never holds more than the manifest declares: an
-    /// unlisted or larger file is refused before a byte of it is written.
-    static func extractListed(_ zip: URL, folder: String, to destination: URL, supportedSchemaVersion: Int64) throws -> FileInventory {
-        var files = try PackageArchive.extract(zip, folder: folder, to: destination, select: { $0 == PackagePath.manifest })
+    /// Checks every entry (MIG-PKG-006), unpacks the manifest and checks it, then checks that
+    /// every other file is listed in its `integrity.files` at its listed size (MIG-PKG-005):
+    /// all before a byte of them is written, so staging never holds more than the manifest
+    /// declares. Then writes them in one pass over the zip. `checked` runs before that pass.
+    static func unpack(
+        _ zip: inout some ZipBytes, to destination: URL, limits: PackageArchive.Limits, supportedSchemaVersion: Int64,
+        checked: () throws -> Void = {}
+    ) throws -> (folder: String, files: FileInventory) {
+        let archive = try PackageArchive.inspect(&zip, limits: limits)
+        let relative = { (entry: ZipEntry) in String(entry.path.dropFirst(archive.folder.count + 1)) }
+        let manifestEntries = archive.files.filter { relative($0) == PackagePath.manifest }
+        let rest = archive.files.filter { relative($0) != PackagePath.manifest }
+        var files = try PackageArchive.extract(manifestEntries, folder: archive.folder, from: &zip, to: destination, whole: false)
         let manifest = try decodeManifest(destination, supportedSchemaVersion: supportedSchemaVersion)
         let listed = Dictionary(manifest.files.enumerated().map { ($1.path, ($0, $1.size)) }, uniquingKeysWith: { a, _ in a })
-        let rest = try PackageArchive.extract(zip, folder: folder, to: destination, select: { $0 != PackagePath.manifest }) { path, size in
+        for entry in rest {
+            let path = relative(entry)
             guard let (i, listedSize) = listed[path] else {
                 throw PackageError.invalid(
                     Violation(rule: MigrationRule.files, path: .root / "files" / path, expected: "listed in manifest integrity.files", found: "an unlisted file"))
             }
-            guard size == listedSize else {
+            guard entry.size == listedSize else {
                 throw PackageError.invalid(
                     Violation(
                         rule: MigrationRule.files, path: pointer(PackagePath.manifest) / "integrity" / "files" / i / "size",
-                        expected: "\(size) (the file's size)", found: "\(listedSize)"))
+                        expected: "\(entry.size) (the file's size)", found: "\(listedSize)"))
             }
         }
-        files.merge(rest) { a, _ in a }
-        return files
+        try checked()
+        files.merge(try PackageArchive.extract(rest, folder: archive.folder, from: &zip, to: destination, whole: true)) { a, _ in a }
+        return (archive.folder, files)
     }
 
     /// Undoes a failed unpack that had not reached the switch.

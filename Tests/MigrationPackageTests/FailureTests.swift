@@ -20,7 +20,7 @@ struct FailureTests {
     }
 
     static let checkpoints = [
-        "decrypted", "extracted", "validated", "built", "journal-written", "old-store-moved-aside", "new-store-in-place",
+        "checked", "extracted", "validated", "built", "journal-written", "old-store-moved-aside", "new-store-in-place",
         "switch-recorded", "previous-store-handled",
     ]
 

@@ -24,7 +24,8 @@ struct HostilePackageTests {
         let staging = scratch.url("staging")
         try FileManager.default.createDirectory(at: staging, withIntermediateDirectories: true)
         do {
-            _ = try Restorer.extractListed(zip, folder: try PackageArchive.inspect(zip), to: staging, supportedSchemaVersion: 1)
+            var bytes = try PlainZip(zip)
+            _ = try Restorer.unpack(&bytes, to: staging, limits: .init(), supportedSchemaVersion: 1)
             Issue.record("an unlisted file must be refused")
         } catch let error as PackageError {
             #expect(error.violation?.rule == MigrationRule.files)

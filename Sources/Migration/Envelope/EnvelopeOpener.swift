@@ -54,14 +54,23 @@ public struct EnvelopeOpener: Sendable {
 
     /// Opens the next frame; the plaintext is released only after its tag verified.
     public mutating func open(_ frame: [UInt8]) throws(EnvelopeError) -> Data {
-        let index = nextIndex
+        let plaintext = try open(frame, segment: nextIndex)
+        nextIndex += 1
+        return plaintext
+    }
+
+    /// Opens frame `index` out of turn, with the same checks: every segment is authenticated on
+    /// its own, so a reader may open the end first (the zip's central directory lies there).
+    /// `nextIndex` is unchanged.
+    public mutating func open(_ frame: [UInt8], segment index: UInt64) throws(EnvelopeError) -> Data {
         let path = JSONPointer.root / "segments" / Int(index)
         let at = Int(clamping: offset(ofSegment: index))
         guard index < header.segmentCount else {
             throw EnvelopeError(.extended, path, at: at, "data after the last segment")
         }
-        guard frame.count == nextFrameLength else {
-            throw EnvelopeError(.truncated, path, at: at, "frame of \(frame.count) bytes, expected \(nextFrameLength)")
+        let expected = EnvelopeHeader.frameOverhead + header.plaintextLength(ofSegment: index)
+        guard frame.count == expected else {
+            throw EnvelopeError(.truncated, path, at: at, "frame of \(frame.count) bytes, expected \(expected)")
         }
         let claimed = UInt64(readUInt32(frame, 0))
         if let plaintext = decrypt(frame, as: index) {
@@ -69,7 +78,6 @@ public struct EnvelopeOpener: Sendable {
                 // The tag binds the index through the nonce; a clear index that disagrees was edited.
                 throw EnvelopeError(.segmentCorrupt, path, at: at, "index field \(claimed) in segment \(index)")
             }
-            nextIndex += 1
             // Held until the next segment's plaintext exists, as the sealer holds its boxes: a
             // 64 KiB buffer freed at the top of the heap goes back to the kernel and the next
             // segment page-faults it in again (unpack's system time doubled).

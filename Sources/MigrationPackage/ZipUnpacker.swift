@@ -1,0 +1,208 @@
+import Crypto
+import Foundation
+import Migration
+import SystemZlib
+import WireCore
+
+/// Writes chosen entries of a zip while its bytes go past once, front to back: at the offset
+/// the central directory gives, it reads the entry's local header, then writes its data (inflated
+/// when deflated) to a new file, hashing it on the way, and never more than the entry declares.
+/// The entries must be checked (`PackageArchive.inspect`) and sorted by offset.
+struct ZipUnpacker {
+    private let plan: [ZipEntry]
+    private let folder: String
+    private let destination: URL
+    /// Offset in the zip of the next byte handed in.
+    private var position: Int64
+    private var next = 0
+    /// The local header of `plan[next]`, gathered until complete.
+    private var header: [UInt8]?
+    private var output: EntryOutput?
+    private var lastFolder: URL?
+    private(set) var inventory: FileInventory = [:]
+
+    /// `position`: where in the zip the first byte handed in lies.
+    init(_ plan: [ZipEntry], folder: String, to destination: URL, from position: Int64 = 0) {
+        self.plan = plan
+        self.folder = folder
+        self.destination = destination
+        self.position = position
+    }
+
+    /// Every planned entry is written.
+    var isDone: Bool { next == plan.count }
+
+    mutating func consume(_ bytes: UnsafeRawBufferPointer) throws {
+        var at = 0
+        while at < bytes.count, next < plan.count {
+            let entry = plan[next]
+            let available = bytes.count - at
+            if let output {
+                let take = Int(min(Int64(available), output.remaining))
+                try output.write(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + take)]))
+                at += take
+                position += Int64(take)
+                if output.remaining == 0 {
+                    inventory[relative(entry)] = try output.finish()
+                    self.output = nil
+                    next += 1
+                }
+            } else if var gathered = header {
+                let wanted = gathered.count < 30 ? 30 : 30 + Int(gathered.u16(26)) + Int(gathered.u16(28))
+                let take = min(available, wanted - gathered.count)
+                gathered.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[at..<(at + take)]))
+                at += take
+                position += Int64(take)
+                header = gathered
+                if gathered.count == 30, gathered.u32(0) != 0x0403_4B50 {
+                    throw PackageArchive.invalid("a local file header at offset \(entry.localHeaderOffset)", "other bytes", at: Self.pointer(entry))
+                }
+                if gathered.count >= 30, gathered.count == 30 + Int(gathered.u16(26)) + Int(gathered.u16(28)) {
+                    header = nil
+                    let opened = try open(entry)
+                    if opened.remaining > 0 {
+                        output = opened
+                    } else {
+                        // An empty entry has no data to wait for.
+                        inventory[relative(entry)] = try opened.finish()
+                        next += 1
+                    }
+                }
+            } else if position < entry.localHeaderOffset {
+                let skip = Int(min(Int64(available), entry.localHeaderOffset - position))
+                at += skip
+                position += Int64(skip)
+            } else if position == entry.localHeaderOffset {
+                header = []
+            } else {
+                throw PackageArchive.invalid("entries that do not overlap", "its local header inside the one before, at \(entry.localHeaderOffset)", at: Self.pointer(entry))
+            }
+        }
+        position += Int64(bytes.count - at)
+    }
+
+    /// Throws when the zip ended before every planned entry was written.
+    func finish() throws {
+        guard let entry = plan[safe: next] else { return }
+        throw PackageArchive.invalid("the entry's data inside the archive", "the archive ends at \(position)", at: Self.pointer(entry))
+    }
+
+    private mutating func open(_ entry: ZipEntry) throws -> EntryOutput {
+        let target = destination.appendingPathComponent(relative(entry))
+        let parent = target.deletingLastPathComponent()
+        if parent != lastFolder {
+            try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
+            lastFolder = parent
+        }
+        return try EntryOutput(entry, writing: FileWriter(creating: target))
+    }
+
+    private func relative(_ entry: ZipEntry) -> String {
+        String(entry.path.dropFirst(folder.count + 1))
+    }
+
+    static func pointer(_ entry: ZipEntry) -> JSONPointer {
+        .root / "entries" / entry.path
+    }
+}
+
+/// One entry's file while its data arrives: written as is, or inflated (raw deflate, RFC 1951).
+private final class EntryOutput {
+    let entry: ZipEntry
+    private let file: FileWriter
+    private var hasher = SHA256()
+    private var written: Int64 = 0
+    /// Compressed bytes still to come.
+    private(set) var remaining: Int64
+    private var inflater: Inflater?
+
+    init(_ entry: ZipEntry, writing file: FileWriter) throws {
+        self.entry = entry
+        self.file = file
+        remaining = entry.compressedSize
+        if entry.method == 8 { inflater = try Inflater(entry) }
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        remaining -= Int64(bytes.count)
+        if let inflater {
+            try inflater.inflate(bytes, last: remaining == 0) { try emit($0) }
+        } else {
+            try emit(bytes)
+        }
+    }
+
+    private func emit(_ bytes: UnsafeRawBufferPointer) throws {
+        written += Int64(bytes.count)
+        guard written <= entry.size else {
+            throw PackageArchive.invalid("at most its declared \(entry.size) bytes", "more", at: ZipUnpacker.pointer(entry))
+        }
+        hasher.update(bufferPointer: bytes)
+        try file.write(bytes)
+    }
+
+    /// The file's size and SHA-256, once all its data was written.
+    func finish() throws -> (Int64, String) {
+        guard written == entry.size else {
+            throw PackageArchive.invalid("its declared \(entry.size) bytes", "\(written)", at: ZipUnpacker.pointer(entry))
+        }
+        return (written, hasher.finalize().hexEncoded)
+    }
+}
+
+/// The system zlib's inflate over one entry's raw deflate data.
+private final class Inflater {
+    private let entry: ZipEntry
+    private var stream = z_stream()
+    private var out = [UInt8](repeating: 0, count: 1 << 18)
+    private var ended = false
+
+    init(_ entry: ZipEntry) throws {
+        self.entry = entry
+        // Negative window bits: raw deflate, no zlib header (APPNOTE 4.4.5, method 8).
+        guard inflateInit2_(&stream, -15, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+            throw PackageError.io("zlib's inflate did not start")
+        }
+    }
+
+    deinit { inflateEnd(&stream) }
+
+    func inflate(_ bytes: UnsafeRawBufferPointer, last: Bool, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
+        guard !bytes.isEmpty else { return try check(last: last) }
+        guard !ended else { throw corrupt("data after the end of its deflate stream") }
+        stream.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(bytes.count)
+        repeat {
+            let status = out.withUnsafeMutableBytes { raw in
+                stream.next_out = raw.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(raw.count)
+                return SystemZlib.inflate(&stream, Z_NO_FLUSH)
+            }
+            let produced = out.count - Int(stream.avail_out)
+            if produced > 0 { try out.withUnsafeBytes { try emit(UnsafeRawBufferPointer(rebasing: $0[0..<produced])) } }
+            switch status {
+            case Z_STREAM_END:
+                ended = true
+                guard stream.avail_in == 0 else { throw corrupt("data after the end of its deflate stream") }
+            case Z_OK, Z_BUF_ERROR:
+                break
+            default:
+                throw corrupt("data that does not inflate (zlib \(status))")
+            }
+        } while stream.avail_in > 0 || (stream.avail_out == 0 && !ended)
+        stream.next_in = nil
+        try check(last: last)
+    }
+
+    private func check(last: Bool) throws {
+        if last, !ended { throw corrupt("a deflate stream that ends early") }
+    }
+
+    private func corrupt(_ found: String) -> PackageError {
+        PackageArchive.invalid("deflate data of its declared \(entry.size) bytes", found, at: ZipUnpacker.pointer(entry))
+    }
+}
+
+extension Array {
+    fileprivate subscript(safe index: Int) -> Element? { indices.contains(index) ? self[index] : nil }
+}

@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import struct
 import sys
 import zipfile
 
@@ -441,6 +442,82 @@ pkg("symlink-entry", "A symbolic link entry, which could redirect later writes."
 pkg("two-folders", "Entries outside the one Backup-{id} folder.", make_zip(files, m, extra_entries=[("Other/readme.txt", b"x")]),
     bad("/entries/Other~1readme.txt", "MIG-PKG-006"), ["MIG-PKG-006"])
 pkg("not-a-zip", "Random bytes are not an archive.", bytes(range(256)) * 4, bad("", "MIG-PKG-006"), ["MIG-PKG-006"])
+
+# How other archivers write the same package: a receiver reads the central directory, not one
+# archiver's layout (MIG-PKG-006 allows stored and deflated entries).
+class Unseekable(io.RawIOBase):
+    """A sink zipfile cannot seek back in: it writes sizes in data descriptors (flag bit 3)."""
+
+    def __init__(self):
+        self.out = bytearray()
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        self.out += b
+        return len(b)
+
+
+def archiver_zip(files, manifest, method=zipfile.ZIP_STORED, seekable=True, force_zip64=False, comment=b"", methods=None, extra_entries=()):
+    sink = io.BytesIO() if seekable else Unseekable()
+    with zipfile.ZipFile(sink, "w") as z:
+        z.comment = comment
+        for path, data in sorted(files.items()) + [("manifest.json", dumps(manifest))] + list(extra_entries):
+            info = zipfile.ZipInfo(f"Backup-{BID}/{path}", date_time=(2025, 1, 7, 8, 53, 20))
+            info.external_attr = 0o644 << 16
+            info.compress_type = (methods or {}).get(path, method)
+            with z.open(info, "w", force_zip64=force_zip64) as w:
+                w.write(data)
+    return sink.getvalue() if seekable else bytes(sink.out)
+
+
+def central_records(data):
+    """(offset, name) of each central directory record."""
+    eocd = data.rindex(b"PK\x05\x06")
+    count, at = struct.unpack_from("<H", data, eocd + 10)[0], struct.unpack_from("<I", data, eocd + 16)[0]
+    for _ in range(count):
+        n, e, c = struct.unpack_from("<HHH", data, at + 28)
+        yield at, data[at + 46:at + 46 + n].decode()
+        at += 46 + n + e + c
+
+
+def patch_entry(data, path, flags_or=0, size=None, offset_of=None):
+    """Edits one entry's central record (and for flags its local header too)."""
+    data = bytearray(data)
+    records = dict((name, at) for at, name in central_records(bytes(data)))
+    at = records[f"Backup-{BID}/{path}"]
+    local = struct.unpack_from("<I", data, at + 42)[0]
+    if flags_or:
+        for o in (at + 8, local + 6):
+            struct.pack_into("<H", data, o, struct.unpack_from("<H", data, o)[0] | flags_or)
+    if size is not None:
+        struct.pack_into("<I", data, at + 24, size)
+    if offset_of is not None:
+        struct.pack_into("<I", data, at + 42, struct.unpack_from("<I", data, records[f"Backup-{BID}/{offset_of}"] + 42)[0])
+    return bytes(data)
+
+
+HEIC = FOLDER + MEDIA[0]["fileName"]
+HEIC_ENTRY = f"/entries/Backup-{BID}~1" + HEIC.replace("/", "~1")
+files, m = variant()
+pkg("deflated", "Every entry deflated (method 8): allowed, though senders store.", archiver_zip(files, m, method=zipfile.ZIP_DEFLATED), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
+pkg("data-descriptors", "Deflated, written by an archiver that could not seek back: sizes in data descriptors (flag bit 3), local headers with zeros.",
+    archiver_zip(files, m, method=zipfile.ZIP_DEFLATED, seekable=False), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
+pkg("zip64-local-headers", "Every local header with a ZIP64 extra field, though no size needs one.", archiver_zip(files, m, force_zip64=True), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
+# (A comment that holds the end record's signature is legal too, but Python's zipfile then reads
+# the comment as the record: not a case to hold other readers to.)
+pkg("archive-comment", "An archive comment after the end record.", archiver_zip(files, m, comment="备份 2025-01-07, 10 files".encode()), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
+pkg("encrypted-entry", "An entry flagged as encrypted (traditional PKWARE encryption): its bytes are not the file.",
+    patch_entry(make_zip(files, m), HEIC, flags_or=1), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
+pkg("unsupported-method", "An entry compressed with bzip2 (method 12): only stored and deflated are read.",
+    archiver_zip(files, m, methods={HEIC: zipfile.ZIP_BZIP2}), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
+pkg("declared-ratio-over-1000", "A deflated entry declaring 100 MiB from a few hundred bytes (a zip bomb's claim).",
+    patch_entry(archiver_zip(files, m, method=zipfile.ZIP_DEFLATED), HEIC, size=100 << 20), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
+pkg("overlapping-entries", "A second entry whose directory record points at another entry's bytes (an overlapping zip bomb).",
+    patch_entry(make_zip(files, m, extra_entries=[(f"Backup-{BID}/{FOLDER}copy.heic", blob(3000, 1))]), FOLDER + "copy.heic", offset_of=HEIC),
+    bad(f"/entries/Backup-{BID}~1{FOLDER.replace('/', '~1')}copy.heic", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
+
 
 # The zip inside the golden pack (Vectors/migration/envelope/golden-pack.enc), as the Swift
 # reference wrote it with ZIPFoundation; its summary is what the forge finds.

@@ -59,13 +59,19 @@ public enum PackageArchive {
         }
         guard let folder else { throw invalid("a Backup-{backupId}/ folder", "an empty archive", at: .root) }
         // Each entry's header and data end before the next entry begins: a zip whose entries share
-        // bytes (a known zip bomb) cannot be read front to back, and no archiver writes one.
-        let byOffset = directory.entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        // bytes (a known zip bomb) cannot be read front to back, and no archiver writes one. The
+        // entry named is the one that begins inside another, or the last, running into the directory.
+        let byOffset = directory.entries.indices.sorted {
+            (directory.entries[$0].localHeaderOffset, $0) < (directory.entries[$1].localHeaderOffset, $1)
+        }.map { directory.entries[$0] }
         for (index, entry) in byOffset.enumerated() {
-            let next = index + 1 < byOffset.count ? byOffset[index + 1].localHeaderOffset : directory.offset
-            let room = next - entry.localHeaderOffset - 30 - Int64(entry.nameLength)
-            guard entry.compressedSize <= room else {
-                throw invalid("entries that do not overlap", "\(entry.compressedSize) bytes of data where \(max(room, 0)) fit", at: .root / "entries" / entry.path)
+            let dataEnd = entry.localHeaderOffset + 30 + Int64(entry.nameLength) + min(entry.compressedSize, directory.offset)
+            if index + 1 < byOffset.count, dataEnd > byOffset[index + 1].localHeaderOffset {
+                let later = byOffset[index + 1]
+                throw invalid("entries that do not overlap", "its local header inside the data of \(entry.path)", at: .root / "entries" / later.path)
+            }
+            if index + 1 == byOffset.count, dataEnd > directory.offset {
+                throw invalid("entries that do not overlap", "its data running into the central directory", at: .root / "entries" / entry.path)
             }
         }
         return Checked(folder: folder, files: directory.entries.filter { $0.kind == .file })
@@ -76,14 +82,16 @@ public enum PackageArchive {
     /// the inventory relative to the package folder.
     static func extract(_ entries: [ZipEntry], folder: String, from bytes: inout some ZipBytes, to destination: URL, whole: Bool) throws -> FileInventory {
         let plan = entries.sorted { $0.localHeaderOffset < $1.localHeaderOffset }
+        let lane = HashLane()
+        defer { lane.stop() }
         if whole {
-            var unpacker = ZipUnpacker(plan, folder: folder, to: destination)
+            var unpacker = ZipUnpacker(plan, folder: folder, to: destination, lane: lane)
             try bytes.stream { try unpacker.consume($0) }
             try unpacker.finish()
             return unpacker.inventory
         }
         guard let start = plan.first?.localHeaderOffset else { return [:] }
-        var unpacker = ZipUnpacker(plan, folder: folder, to: destination, from: start)
+        var unpacker = ZipUnpacker(plan, folder: folder, to: destination, from: start, lane: lane)
         var position = start
         while !unpacker.isDone, position < bytes.length {
             let chunk = try bytes.read(position..<min(bytes.length, position + (1 << 20)))

@@ -58,12 +58,13 @@ struct ZipDirectory {
     private static func endRecord(_ bytes: inout some ZipBytes) throws -> EndRecord {
         let tailLength = min(bytes.length, 22 + 0xFFFF)
         let tail = try bytes.read((bytes.length - tailLength)..<bytes.length)
-        var at = tail.count - 22
-        while at >= 0 {
-            if tail.u32(at) == 0x0605_4B50, at + 22 + Int(tail.u16(at + 20)) <= tail.count { break }
-            at -= 1
+        // The record whose comment ends the file; a comment may itself hold the signature, or a
+        // whole record. Failing that, the last one that fits (bytes appended after the archive).
+        let candidates = stride(from: tail.count - 22, through: 0, by: -1).lazy.filter { tail.u32($0) == 0x0605_4B50 }
+        let exact = candidates.first { $0 + 22 + Int(tail.u16($0 + 20)) == tail.count }
+        guard let at = exact ?? candidates.first(where: { $0 + 22 + Int(tail.u16($0 + 20)) <= tail.count }) else {
+            throw PackageArchive.unreadable("no end of central directory record")
         }
-        guard at >= 0 else { throw PackageArchive.unreadable("no end of central directory record") }
         let position = bytes.length - tailLength + Int64(at)
         var record = EndRecord(count: Int64(tail.u16(at + 10)), size: Int64(tail.u32(at + 12)), offset: Int64(tail.u32(at + 16)), position: position)
         let overflows = record.count == 0xFFFF || record.size == 0xFFFF_FFFF || record.offset == 0xFFFF_FFFF

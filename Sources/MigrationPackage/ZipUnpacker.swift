@@ -19,20 +19,35 @@ struct ZipUnpacker {
     private var header: [UInt8]?
     private var output: EntryOutput?
     private var lastFolder: URL?
+    private let lane: HashLane
+    /// Entries whose data is all written, their digests not yet read (see `consume`).
+    private var completed: [EntryOutput] = []
     private(set) var inventory: FileInventory = [:]
 
-    /// `position`: where in the zip the first byte handed in lies.
-    init(_ plan: [ZipEntry], folder: String, to destination: URL, from position: Int64 = 0) {
+    /// `position`: where in the zip the first byte handed in lies. Stored entries are hashed on
+    /// `lane` while they are written.
+    init(_ plan: [ZipEntry], folder: String, to destination: URL, from position: Int64 = 0, lane: HashLane) {
         self.plan = plan
         self.folder = folder
         self.destination = destination
         self.position = position
+        self.lane = lane
     }
 
     /// Every planned entry is written.
     var isDone: Bool { next == plan.count }
 
+    /// Returns only when the lane has hashed every byte of `bytes` it was given: the caller may
+    /// then reuse the buffer.
     mutating func consume(_ bytes: UnsafeRawBufferPointer) throws {
+        defer { lane.drain() }
+        try walk(bytes)
+        lane.drain()
+        for output in completed { inventory[relative(output.entry)] = try output.finish() }
+        completed.removeAll()
+    }
+
+    private mutating func walk(_ bytes: UnsafeRawBufferPointer) throws {
         var at = 0
         while at < bytes.count, next < plan.count {
             let entry = plan[next]
@@ -43,7 +58,7 @@ struct ZipUnpacker {
                 at += take
                 position += Int64(take)
                 if output.remaining == 0 {
-                    inventory[relative(entry)] = try output.finish()
+                    completed.append(output)
                     self.output = nil
                     next += 1
                 }
@@ -64,7 +79,7 @@ struct ZipUnpacker {
                         output = opened
                     } else {
                         // An empty entry has no data to wait for.
-                        inventory[relative(entry)] = try opened.finish()
+                        completed.append(opened)
                         next += 1
                     }
                 }
@@ -94,7 +109,7 @@ struct ZipUnpacker {
             try FileManager.default.createDirectory(at: parent, withIntermediateDirectories: true)
             lastFolder = parent
         }
-        return try EntryOutput(entry, writing: FileWriter(creating: target))
+        return try EntryOutput(entry, writing: FileWriter(creating: target), lane: lane)
     }
 
     private func relative(_ entry: ZipEntry) -> String {
@@ -110,17 +125,21 @@ struct ZipUnpacker {
 private final class EntryOutput {
     let entry: ZipEntry
     private let file: FileWriter
-    private var hasher = SHA256()
+    private let digest = HashLane.Digest()
+    /// Hashes stored data beside the write; inflated data is hashed here, as its buffer is
+    /// refilled at once.
+    private let lane: HashLane?
     private var written: Int64 = 0
     /// Compressed bytes still to come.
     private(set) var remaining: Int64
     private var inflater: Inflater?
 
-    init(_ entry: ZipEntry, writing file: FileWriter) throws {
+    init(_ entry: ZipEntry, writing file: FileWriter, lane: HashLane) throws {
         self.entry = entry
         self.file = file
         remaining = entry.compressedSize
         if entry.method == 8 { inflater = try Inflater(entry) }
+        self.lane = inflater == nil ? lane : nil
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {
@@ -137,16 +156,16 @@ private final class EntryOutput {
         guard written <= entry.size else {
             throw PackageArchive.invalid("at most its declared \(entry.size) bytes", "more", at: ZipUnpacker.pointer(entry))
         }
-        hasher.update(bufferPointer: bytes)
+        if let lane { lane.hash(bytes, into: digest) } else { digest.update(bytes) }
         try file.write(bytes)
     }
 
-    /// The file's size and SHA-256, once all its data was written.
+    /// The file's size and SHA-256, once all its data was written and the lane drained.
     func finish() throws -> (Int64, String) {
         guard written == entry.size else {
             throw PackageArchive.invalid("its declared \(entry.size) bytes", "\(written)", at: ZipUnpacker.pointer(entry))
         }
-        return (written, hasher.finalize().hexEncoded)
+        return (written, digest.finalize())
     }
 }
 

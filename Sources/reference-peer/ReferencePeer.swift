@@ -77,6 +77,7 @@ struct SampleStoreCommand: ParsableCommand {
     @Option(help: "Number of stories.") var stories = 300
     @Option(help: "Number of categories.") var categories = 24
     @Option(help: "Media records whose files are missing.") var brokenMedia = 0
+    @Option(help: "Number of media files sharing --media-size (default: sizes like a phone's, so the count grows with it).") var mediaCount: Int?
 
     func run() throws {
         guard !FileManager.default.fileExists(atPath: out) else { throw ValidationError("\(out) already exists") }
@@ -85,6 +86,7 @@ struct SampleStoreCommand: ParsableCommand {
         options.stories = stories
         options.categories = categories
         options.brokenMedia = brokenMedia
+        options.mediaCount = mediaCount
         try SampleStore.generate(at: URL(fileURLWithPath: out), seed: seed, options: options)
         print("wrote \(out)")
     }

@@ -86,6 +86,32 @@ struct FailureTests {
         #expect(try receiver.inventory() == old)
     }
 
+    /// The central directory is read from the envelope's last segments first, but a failure is
+    /// reported as a reader going front to back meets it: the first broken segment in the file.
+    @Test(arguments: [[2, -1], [-1]])
+    func anEnvelopeFailureIsTheFirstBrokenSegment(broken: [Int]) throws {
+        let scratch = try Scratch()
+        let (_, receiver, package) = try Self.setUp(scratch)
+        let old = try receiver.inventory()
+        var bytes = [UInt8](try Data(contentsOf: package))
+        let frame = EnvelopeHeader.frameOverhead + Int(Fixtures.packOptions.segmentSize)
+        let segments = (bytes.count - EnvelopeHeader.length + frame - 1) / frame
+        #expect(segments > 4)
+        let indices = broken.map { $0 < 0 ? segments + $0 : $0 }
+        for index in indices { bytes[EnvelopeHeader.length + index * frame + 10] ^= 0x40 }
+        let mutated = scratch.url("mutated.enc")
+        try Data(bytes).write(to: mutated)
+        do {
+            _ = try Restorer.restore(mutated, password: Fixtures.password, into: receiver, options: Fixtures.restoreOptions)
+            Issue.record("a broken segment was accepted")
+        } catch let error as PackageError {
+            #expect(error.violation?.rule == MigrationRule.envelopeSegment)
+            #expect(error.violation?.path.description == "/segments/\(indices[0])")
+        }
+        #expect(try receiver.inventory() == old)
+        #expect(!FileManager.default.fileExists(atPath: receiver.staging.path))
+    }
+
     /// A file written to while it is packed (here: right after its bytes were read, before the
     /// snapshot check) fails the pack with storeChanged, and no package is written.
     @Test func aFileChangingWhilePackedIsDetected() throws {

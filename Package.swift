@@ -38,7 +38,7 @@ let package = Package(
         // File I/O: the envelope on disk, the zip archive, the device store, pack and restore.
         .target(
             name: "MigrationPackage",
-            dependencies: ["Migration", "WireCore", "ZIPFoundation", "SystemZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["Migration", "WireCore", "SystemZlib", .product(name: "Crypto", package: "swift-crypto")]),
         // The network edge: WebSocket listen and connect, text and binary messages (swift-nio).
         .target(
             name: "WebSocketTransport",

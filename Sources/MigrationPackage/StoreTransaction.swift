@@ -85,6 +85,7 @@ public enum StoreTransaction {
         // Leftovers of an unpack that stopped before committing.
         try FileSystem.removeIfPresent(store.incoming)
         try FileSystem.removeIfPresent(store.staging)
+        // The decrypted zip that unpack wrote before it became one pass.
         try FileSystem.removeIfPresent(store.sibling("incoming.zip"))
         try FileSystem.removeIfPresent(store.previous)
         try FileSystem.removeIfPresent(store.journal.deletingLastPathComponent().appendingPathComponent(".\(store.journal.lastPathComponent).partial"))

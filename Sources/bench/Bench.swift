@@ -147,16 +147,16 @@ struct Bench {
             let disk = Sample(try (0..<3).map { _ in try TransferBench.freshWriteRate(bytes: Int64(storeBytes), in: work, sync: true) })
             var packs: [(seconds: Double, peakKiB: Int)] = []
             var unpacks: [(seconds: Double, peakKiB: Int)] = []
-            // The packs first, then the unpacks, each run into the target the one before it
-            // left, removed first: its pages are reused. (Pages this VM never used before are
-            // slow to touch: kept targets made every unpack after the first half as fast, as the
-            // disk baseline's first run is.) A run that follows the removal of thousands of files
-            // pays for it in ext4 without a journal, this machine's root: creating a file walks
-            // past every inode deleted in the last minute (`recently_deleted`); the bench's 400
-            // files keep that small.
-            for _ in 0..<3 { packs.append(try runChild(["pack", store.path, package.path])) }
+            // Each unpack goes to the target the one before it left, removed first: its pages are
+            // reused. (Pages this VM never used before are slow to touch: kept targets made every
+            // unpack after the first half as fast, as the disk baseline's first run is.) A run that
+            // follows the removal of thousands of files pays for it in ext4 without a journal, this
+            // machine's root: creating a file walks past every inode deleted in the last minute
+            // (`recently_deleted`); the bench's 400 files keep that small. Packs and unpacks take
+            // turns: three packs in a row ran at a third of the first one's speed.
             for _ in 0..<3 {
                 try? FileManager.default.removeItem(at: target)
+                packs.append(try runChild(["pack", store.path, package.path]))
                 unpacks.append(try runChild(["unpack", package.path, target.path]))
             }
             let mib = Int(storeBytes / 1_048_576)

@@ -440,8 +440,27 @@ def package(data, supported=1):
         if trimmed in seen:
             raise Violation("MIG-PKG-006", at)
         seen.add(trimmed)
+        if name.endswith("/"):
+            continue
+        # A zip bomb's declared ratio, encryption, methods other than stored and deflated, and a
+        # stored entry whose two sizes differ are refused before anything is read.
+        if info.file_size > 1000 * info.compress_size + (1 << 20):
+            raise Violation("MIG-PKG-006", at)
+        if info.flag_bits & 1 or info.compress_type not in (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED):
+            raise Violation("MIG-PKG-006", at)
+        if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
+            raise Violation("MIG-PKG-006", at)
     if folder is None:
         raise Violation("MIG-PKG-006", "")
+    # No entry's header and data may reach into the next entry or the central directory.
+    by_offset = sorted(enumerate(infos), key=lambda p: (p[1].header_offset, p[0]))
+    for k, (_, info) in enumerate(by_offset):
+        raw_name = info.filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+        end = info.header_offset + 30 + len(raw_name) + info.compress_size
+        if k + 1 < len(by_offset) and end > by_offset[k + 1][1].header_offset:
+            raise Violation("MIG-PKG-006", ptr("entries", by_offset[k + 1][1].filename))
+        if k + 1 == len(by_offset) and end > z.start_dir:
+            raise Violation("MIG-PKG-006", ptr("entries", info.filename))
     files = {}
     for info in infos:
         if not info.filename.endswith("/"):

@@ -150,11 +150,17 @@ public enum Restorer {
     }
 
     static func document(_ root: URL, _ path: String) throws -> JSONValue {
-        guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(path).path) else {
-            throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
+        let url = root.appendingPathComponent(path)
+        let absent = PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
+        guard let size = try? FileSystem.size(of: url) else { throw absent }
+        // Refused by its size before it is read: a listed export may be as large as the package.
+        if let tooLarge = JSONParser.sizeViolation(Int(clamping: size), limits: PackageDocument.limits) {
+            throw PackageError.invalid(tooLarge.nested(under: pointer(path)))
         }
+        // A folder where the document belongs is no document either.
+        guard let bytes = try? FileReader.contents(of: url) else { throw absent }
         do throws(Violation) {
-            return try JSONParser.parse([UInt8](data), limits: PackageDocument.limits)
+            return try JSONParser.parse(bytes, limits: PackageDocument.limits)
         } catch {
             throw PackageError.invalid(error.nested(under: pointer(path)))
         }

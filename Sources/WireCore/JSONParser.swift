@@ -4,11 +4,7 @@
 /// Pointer of the place and its byte offset.
 public enum JSONParser {
     public static func parse(_ bytes: [UInt8], limits: JSONLimits = .standard) throws(Violation) -> JSONValue {
-        if bytes.count > limits.maxBytes {
-            throw Violation(
-                rule: CoreRule.size, path: .root, byteOffset: limits.maxBytes,
-                expected: "at most \(limits.maxBytes) bytes", found: "\(bytes.count) bytes")
-        }
+        if let tooLarge = sizeViolation(bytes.count, limits: limits) { throw tooLarge }
         let result: Result<JSONValue, Violation> = bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(bytes: buffer, limits: limits)
             do throws(Violation) {
@@ -18,6 +14,14 @@ public enum JSONParser {
             }
         }
         return try result.get()
+    }
+
+    /// The violation of a document of `count` bytes, if that is over the limit: a caller that
+    /// can learn the size before reading (a file's) refuses it without reading it.
+    public static func sizeViolation(_ count: Int, limits: JSONLimits) -> Violation? {
+        guard count > limits.maxBytes else { return nil }
+        return Violation(
+            rule: CoreRule.size, path: .root, byteOffset: limits.maxBytes, expected: "at most \(limits.maxBytes) bytes", found: "\(count) bytes")
     }
 
     public static func parse(_ text: String, limits: JSONLimits = .standard) throws(Violation) -> JSONValue {

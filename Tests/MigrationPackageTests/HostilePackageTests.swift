@@ -54,3 +54,26 @@ struct HostilePackageTests {
         #expect(try receiver.inventory() == old)
     }
 }
+
+extension HostilePackageTests {
+    /// An export over the document limit is refused by its size, before it is read: this one is
+    /// a sparse file of 1 TiB, which a read into memory would not survive.
+    @Test func anExportOverTheLimitIsRefusedUnread() throws {
+        let scratch = try Scratch()
+        let root = scratch.url("Backup-x")
+        try FileManager.default.createDirectory(at: root.appendingPathComponent("coredata"), withIntermediateDirectories: true)
+        let url = root.appendingPathComponent("coredata/stories.json")
+        #expect(FileManager.default.createFile(atPath: url.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.truncate(atOffset: 1 << 40)
+        try handle.close()
+        do {
+            _ = try Restorer.document(root, "coredata/stories.json")
+            Issue.record("a 1 TiB export was accepted")
+        } catch PackageError.invalid(let violation) {
+            #expect(violation.rule == CoreRule.size)
+            #expect(violation.path.description == "/coredata/stories.json")
+            #expect(violation.found == "1099511627776 bytes")
+        }
+    }
+}

@@ -57,26 +57,44 @@ struct EnvelopeZip: ZipBytes {
         }
     }
 
+    /// Opens the segments a few batches ahead of `body`, on a thread of its own (`ReadAhead`).
     mutating func stream(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        var opener = opener
+        let frames = Frames(reader, opener)
         // Handed on in pieces of about 1 MiB: each is one write(2) per file it holds, and on
         // ext4 a write(2) costs about as much as copying 64 KiB.
-        var batch = Data()
-        batch.reserveCapacity(EnvelopeFile.StreamSealer.batch + Int(opener.header.segmentSize))
-        var offset = Int64(EnvelopeHeader.length)
-        while !opener.isFinished {
-            let frame = try reader.read(at: offset, opener.nextFrameLength)
-            offset += Int64(frame.count)
-            do throws(EnvelopeError) {
-                batch.append(try opener.open(frame))
-            } catch {
-                throw PackageError.envelope(error)
-            }
-            if batch.count >= EnvelopeFile.StreamSealer.batch {
-                try batch.withUnsafeBytes(body)
-                batch.removeAll(keepingCapacity: true)
-            }
+        let ahead = ReadAhead(depth: 3, capacity: EnvelopeFile.StreamSealer.batch + Int(opener.header.segmentSize)) {
+            try frames.fill(&$0)
         }
-        try batch.withUnsafeBytes(body)
+        defer { ahead.close() }
+        while let batch = try ahead.next() {
+            try batch.withUnsafeBytes(body)
+            ahead.recycle(batch)
+        }
+    }
+
+    /// The envelope front to back, on the read-ahead thread.
+    private final class Frames {
+        private let reader: FileReader
+        private var opener: EnvelopeOpener
+        private var offset = Int64(EnvelopeHeader.length)
+
+        init(_ reader: FileReader, _ opener: EnvelopeOpener) {
+            self.reader = reader
+            self.opener = opener
+        }
+
+        /// Opens segments into `batch` until it holds about 1 MiB; false once the last is open.
+        func fill(_ batch: inout Data) throws -> Bool {
+            while !opener.isFinished, batch.count < EnvelopeFile.StreamSealer.batch {
+                let frame = try reader.read(at: offset, opener.nextFrameLength)
+                offset += Int64(frame.count)
+                do throws(EnvelopeError) {
+                    batch.append(try opener.open(frame))
+                } catch {
+                    throw PackageError.envelope(error)
+                }
+            }
+            return !opener.isFinished
+        }
     }
 }

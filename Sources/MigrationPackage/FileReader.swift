@@ -69,9 +69,9 @@ extension FileReader {
     /// Exactly `count` bytes at `offset` (pread(2): the sequential position is unchanged);
     /// fewer only at the end of the file.
     func read(at offset: Int64, _ count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        try bytes.withUnsafeMutableBytes { raw in
+        // Uninitialised, and only the bytes read are kept: no zeroing, no second copy.
+        try [UInt8](unsafeUninitializedCapacity: count) { raw, filled in
+            filled = 0
             while filled < count {
                 let n = pread(descriptor, raw.baseAddress! + filled, count - filled, off_t(offset) + off_t(filled))
                 if n < 0 {
@@ -82,7 +82,6 @@ extension FileReader {
                 filled += n
             }
         }
-        return Array(bytes[0..<filled])
     }
 }
 

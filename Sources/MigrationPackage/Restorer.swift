@@ -65,9 +65,23 @@ public enum Restorer {
     /// Checks a package zip (MIG-PKG-006, the manifest, the exports, §3.4) by unpacking it into
     /// `scratch`, which is removed afterwards. The kit's `package` kind and `conformance check` use it.
     public static func check(zip: URL, scratch: URL, supportedSchemaVersion: Int64 = 1, limits: PackageArchive.Limits = .init()) throws -> Manifest {
+        var bytes = try PlainZip(zip)
+        return try check(&bytes, scratch: scratch, supportedSchemaVersion: supportedSchemaVersion, limits: limits)
+    }
+
+    /// Checks an envelope (MIG-ENV-*) and the package inside it as `check(zip:)` does, opening
+    /// the envelope in place as `restore` does: no decrypted zip is written.
+    public static func check(
+        envelope: URL, password: String, policy: EnvelopePolicy = .standard, scratch: URL, supportedSchemaVersion: Int64 = 1,
+        limits: PackageArchive.Limits = .init()
+    ) throws -> Manifest {
+        var bytes = try EnvelopeZip(envelope, password: password, policy: policy)
+        return try check(&bytes, scratch: scratch, supportedSchemaVersion: supportedSchemaVersion, limits: limits)
+    }
+
+    private static func check(_ bytes: inout some ZipBytes, scratch: URL, supportedSchemaVersion: Int64, limits: PackageArchive.Limits) throws -> Manifest {
         defer { try? FileSystem.removeIfPresent(scratch) }
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        var bytes = try PlainZip(zip)
         let (folder, files) = try unpack(&bytes, to: scratch, limits: limits, supportedSchemaVersion: supportedSchemaVersion)
         return try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }

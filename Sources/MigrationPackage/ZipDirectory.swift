@@ -32,7 +32,7 @@ struct ZipDirectory {
     static func read(_ bytes: inout some ZipBytes, maxEntries: Int) throws -> ZipDirectory {
         let end = try endRecord(&bytes)
         guard end.count <= Int64(maxEntries) else {
-            throw PackageArchive.invalid("at most \(maxEntries) entries", "\(end.count)", at: .root)
+            throw PackageArchive.invalid("at most \(maxEntries) \(maxEntries == 1 ? "entry" : "entries")", "\(end.count)", at: .root)
         }
         guard end.offset >= 0, end.size >= 0, end.offset <= end.position, end.size <= end.position - end.offset else {
             throw PackageArchive.unreadable("a central directory of \(end.size) bytes at \(end.offset), outside the archive")

@@ -105,7 +105,7 @@ struct ZipReaderTests {
         ("local header signature", "/entries/Backup-x~1b.bin", "a local file header at offset 47"),
         ("directory past the end", "", "a readable zip archive"),
         ("no end record", "", "a readable zip archive"),
-        ("too many entries", "", "at most 1 entries"),
+        ("too many entries", "", "at most 1 entry"),
         ("ZIP64 sizes of 2^64 - 1", "/entries/Backup-x~1a.bin", "at most 1099511627776 bytes unpacked"),
         ("entry past the directory", "/entries/Backup-x~1b.bin", "an entry whose local header lies before the central directory"),
         ("data into the directory", "/entries/Backup-x~1b.bin", "entries that do not overlap"),

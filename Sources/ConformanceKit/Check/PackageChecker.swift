@@ -21,10 +21,7 @@ public enum PackageChecker {
                 guard let password else {
                     return failure(name, "envelope", Violation(rule: MigrationRule.envelopePassword, path: .root, expected: "a password (--password-file)", found: "none"))
                 }
-                let zip = scratch().appendingPathExtension("zip")
-                defer { try? FileManager.default.removeItem(at: zip) }
-                try EnvelopeFile.open(url, to: zip, password: password, policy: policy, sync: false)
-                manifest = try Restorer.check(zip: zip, scratch: scratch())
+                manifest = try Restorer.check(envelope: url, password: password, policy: policy, scratch: scratch())
             }
             return DocumentChecker.Result(name: name, kind: "package", violations: [], canonical: ["backupId": .string(manifest.backupId)])
         } catch let error as PackageError {

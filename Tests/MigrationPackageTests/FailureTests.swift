@@ -112,6 +112,42 @@ struct FailureTests {
         #expect(!FileManager.default.fileExists(atPath: receiver.staging.path))
     }
 
+    /// The envelope changing on disk after its tail was read and checked (checkpoint "checked")
+    /// and before the in-order pass: that pass reads and authenticates every segment again, so
+    /// the change fails the restore on the changed segment, even the last one (already opened
+    /// once for the central directory); the files written so far go with the staging folder.
+    @Test(arguments: [2, -1])
+    func anEnvelopeChangingAfterItsTailWasCheckedIsCaught(segment: Int) throws {
+        let scratch = try Scratch()
+        let (_, receiver, package) = try Self.setUp(scratch)
+        let old = try receiver.inventory()
+        let frame = EnvelopeHeader.frameOverhead + Int(Fixtures.packOptions.segmentSize)
+        let segments = (Int(try FileSystem.size(of: package)) - EnvelopeHeader.length + frame - 1) / frame
+        #expect(segments > 4)
+        let index = segment < 0 ? segments + segment : segment
+        var changed = false
+        do {
+            _ = try Restorer.restore(package, password: Fixtures.password, into: receiver, options: Fixtures.restoreOptions) { reached in
+                guard reached == "checked" else { return }
+                let handle = try FileHandle(forUpdating: package)
+                defer { try? handle.close() }
+                let offset = UInt64(EnvelopeHeader.length + index * frame + 10)
+                try handle.seek(toOffset: offset)
+                let byte = try #require(try handle.read(upToCount: 1)?.first)
+                try handle.seek(toOffset: offset)
+                try handle.write(contentsOf: [byte ^ 0x40])
+                changed = true
+            }
+            Issue.record("a segment changed after the checks was accepted")
+        } catch let error as PackageError {
+            #expect(error.violation?.rule == MigrationRule.envelopeSegment)
+            #expect(error.violation?.path.description == "/segments/\(index)")
+        }
+        #expect(changed)
+        #expect(try receiver.inventory() == old)
+        #expect(!FileManager.default.fileExists(atPath: receiver.staging.path))
+    }
+
     /// A file written to while it is packed (here: right after its bytes were read, before the
     /// snapshot check) fails the pack with storeChanged, and no package is written.
     @Test func aFileChangingWhilePackedIsDetected() throws {

@@ -253,10 +253,12 @@ mb.steps("flow-b-ack-on-own-id",
           (message(delivery(DESK, ack(CODE, START + 9000)), START + 9050), paired(), [release(A_CODE), CANCEL])], flags=["seed-example"])
 
 mb.steps("delivery-without-to",
-         "The deployed relay may leave out `to`: an ack without it counts as on the desktop's own id.",
+         "The deployed relay may leave out `to`: the desktop cannot tell the alias from its own id, so it confirms, as for a typed "
+         "code (a missing confirmation strands a typing phone; a surplus one reaches a Flow B phone that has finished).",
          [SHOW2],
          [(start(), showing(CODE), shown(CODE)),
-          (message(delivery(None, ack(CODE, START + 9000)), START + 9050), paired(), [release(A_CODE), CANCEL])], flags=["interop-trap"])
+          (message(delivery(None, ack(CODE, START + 9000)), START + 9050), paired(),
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 9050), CANCEL])], flags=["interop-trap"])
 
 mb.steps("wrong-code-dropped-code-stays",
          "An ack with another code is dropped silently and the code stays on display; the right one is then confirmed.",

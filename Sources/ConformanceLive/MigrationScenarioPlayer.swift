@@ -135,11 +135,16 @@ struct MigrationScenarioPlayer {
 final class Collector: @unchecked Sendable {
     private let lock = NSLock()
     private var list: [Violation] = []
+    private var remarks: [String] = []
     private let subject: String
 
     init(subject: String) { self.subject = subject }
 
     var violations: [Violation] { lock.withLock { list } }
+    /// What the report says beside the violations, never failing a case on its own.
+    var notes: [String] { lock.withLock { remarks } }
+
+    func note(_ text: String) { lock.withLock { remarks.append(text) } }
 
     func report(_ event: PeerEvent) {
         guard case .violation(let v) = event else { return }

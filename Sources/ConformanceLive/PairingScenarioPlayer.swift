@@ -29,6 +29,8 @@ struct PairingScenarioPlayer {
     var observer: RelayObserver
     /// The relay's URL as the peer under test reaches it.
     var relayURL: String
+    /// The desktop under test's QR texts across scenarios.
+    var qrs = DesktopQRs()
 
     static let timeout: Duration = .seconds(120)
 
@@ -52,7 +54,7 @@ struct PairingScenarioPlayer {
             return LiveOutcome(status: .broken(.crashed("\(error)")), violations: collector.violations)
         }
         // Every frame the peer sent in the scenario, by the Spec (after the play: nothing waits on it).
-        var notes: [String] = []
+        var notes = collector.notes
         judgeFrames(scenario, since: start, after: firstConnection, collector, notes: &notes)
         let violations = collector.violations
         return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: options.levels), violations: violations, notes: notes)
@@ -131,7 +133,9 @@ struct PairingScenarioPlayer {
         desktop.report = { reason in collector.add(Self.violation(reason, subject: "the phone's QR")) }
         options.announce("show the phone's own QR (Flow A); its text goes to \(qrFile.path)")
         try Data("show-qr".utf8).write(to: handoff, options: .atomic)
-        let text = try await Self.take(qrFile, within: .seconds(30), what: "the phone under test's QR text")
+        guard let text = try await HandoffFile.take(qrFile, within: .seconds(30)) else {
+            throw LiveError("no QR text from the phone under test in \(qrFile.path) within 30 seconds")
+        }
         try? FileManager.default.removeItem(at: handoff)
         // The confirmation is routed to the DID: it must be on the relay while the QR is shown (4.2).
         if let did = (try? JSONParser.parse(Array(text.utf8)))?["did"]?.stringValue, !(await waitRegistered([did], within: options.frameTimeout)).contains(did) {
@@ -168,7 +172,12 @@ struct PairingScenarioPlayer {
 
     private func asPhone(_ scenario: PairingScenario, _ collector: Collector) async throws {
         guard let qrFile = options.qrFile else { throw LiveError("--role desktop needs --qr-file FILE (the desktop under test writes its QR text there)") }
-        let qrText = try await Self.take(qrFile, within: .seconds(60), what: "the desktop under test's QR text")
+        // A desktop in its back-off may be about to write a new QR: wait out the longest delay.
+        let grace = Duration.milliseconds(Int64(options.timing.delayWindow(options.timing.policy.backoff.max() ?? 0).upperBound)) + options.frameTimeout
+        let (qrText, reused) = try await qrs.take(from: qrFile, grace: grace, within: .seconds(60))
+        if reused {
+            collector.note("no new QR after the scenario before, which did not pair: its code, still live (PAIR-DESK-001), is used again")
+        }
         let did = DIDKey.random()
         observer.claim(did)
         // The QR as a phone reads it: every rule of desktop-pairing (PAIR-DESK-001's "valid QR").
@@ -198,12 +207,24 @@ struct PairingScenarioPlayer {
         phone.confirmationWait = 10_000
         phone.report = { reason in collector.add(Self.violation(reason, subject: "the desktop's confirmation")) }
         let outcome = await PhonePeer(phone).pair(scenario.flow == "manual" ? qr.code : qrText)
-        if !outcome.succeeded {
-            collector.add(
-                Violation(
-                    rule: scenario.flow == "manual" ? PairingRule.desktopConfirms : PairingRule.desktopShows, path: .root,
-                    expected: scenario.flow == "manual" ? "a pairing:confirmation for code \(qr.code) to \(did)" : "the pair-ack delivered",
-                    found: outcome.state, subject: "the runner's phone at the end"))
+        ended(
+            outcome, collector,
+            Violation(
+                rule: scenario.flow == "manual" ? PairingRule.desktopConfirms : PairingRule.desktopShows, path: .root,
+                expected: scenario.flow == "manual" ? "a pairing:confirmation for code \(qr.code) to \(did)" : "the pair-ack delivered",
+                found: outcome.state, subject: "the runner's phone at the end"))
+    }
+
+    /// The runner's phone's pairing ended. Not paired is a violation of its own only when nothing
+    /// reported so far explains it (a missing alias, a late reconnection, a bad confirmation):
+    /// one fault is reported once, and the failed pairing is a note beside it.
+    private func ended(_ outcome: PairingOutcome, _ collector: Collector, _ violation: Violation) {
+        if outcome.succeeded {
+            qrs.used()
+        } else if collector.violations.isEmpty {
+            collector.add(violation)
+        } else {
+            collector.note("the runner's phone did not pair (\(outcome.state)), after the violations above")
         }
     }
 
@@ -227,12 +248,11 @@ struct PairingScenarioPlayer {
         }
         limit.cancel()
         try? FileManager.default.removeItem(at: scanOut)
-        if !outcome.succeeded {
-            collector.add(
-                Violation(
-                    rule: PairingRule.desktopConfirms, path: .root, expected: "a pairing:confirmation of the phone's QR code, to \(did)",
-                    found: outcome.state, subject: "the runner's phone at the end"))
-        }
+        ended(
+            outcome, collector,
+            Violation(
+                rule: PairingRule.desktopConfirms, path: .root, expected: "a pairing:confirmation of the phone's QR code, to \(did)",
+                found: outcome.state, subject: "the runner's phone at the end"))
     }
 
     /// An ack with another code on the desktop's own id: it must be dropped, never confirmed (PAIR-DESK-003).
@@ -267,19 +287,6 @@ struct PairingScenarioPlayer {
             if ids.allSatisfy(now.contains) || ContinuousClock.now >= deadline { return now.intersection(ids) }
             try? await Task.sleep(for: .milliseconds(25))
         }
-    }
-
-    /// Reads and removes `file` once it has content.
-    static func take(_ file: URL, within limit: Duration, what: String) async throws -> String {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if let data = FileManager.default.contents(atPath: file.path), !data.isEmpty, let text = String(data: data, encoding: .utf8) {
-                try? FileManager.default.removeItem(at: file)
-                return text
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        throw LiveError("no \(what) in \(file.path) within \(limit)")
     }
 
     /// How long the scenario's keepalives and reconnection may take at the most.

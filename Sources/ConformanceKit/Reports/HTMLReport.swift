@@ -12,7 +12,7 @@ public enum HTMLReport {
         var body = ""
         let verdict = report.ok ? "PASS" : "FAIL"
         body += "<h1><span class=\"\(report.ok ? "pass" : "fail")\" id=\"verdict\">\(verdict)</span> conformance run against \(escape(report.peer))</h1>\n"
-        body += "<p id=\"summary\">\(report.results.count) cases: \(report.count(.pass)) passed, \(report.failedCount) failed, "
+        body += "<p id=\"summary\">\(report.results.count) case\(report.results.count == 1 ? "" : "s"): \(report.count(.pass)) passed, \(report.failedCount) failed, "
             + "\(report.count(.expectedFailure)) expected failures, \(count(report, "skipped")) skipped, \(count(report, "not-implemented")) not implemented "
             + "(\(String(format: "%.1f", report.seconds)) s)</p>\n"
         for note in report.notes { body += "<p class=\"note\">\(escape(note))</p>\n" }

@@ -6,7 +6,7 @@ import WireCore
 public enum TextReport {
     public static func render(_ report: RunReport, color: Bool, verbose: Bool = false) -> String {
         let style = Style(enabled: color)
-        var out = "conformance run: \(report.results.count) cases against \(report.peer)\n"
+        var out = "conformance run: \(report.results.count) case\(report.results.count == 1 ? "" : "s") against \(report.peer)\n"
         for note in report.notes { out += "  \(note)\n" }
         out += "\n"
         let families = Dictionary(grouping: report.results, by: { $0.vector.family })

@@ -122,7 +122,8 @@ public struct MobileBridgeMachine: Sendable {
         var actions: [PairingAction] = [.release(url: desktop.relayUrl, peerId: alias)]
         // A typed code's phone waits for the confirmation (PAIR-MAN-003); a scanning phone has
         // already succeeded (Flow B, §1: the confirmation is Flow A's and the manual flow's).
-        if message.to == alias {
+        // Without `to` (the deployed relay's deliveries) the two cannot be told apart: confirm.
+        if message.to == alias || message.to == nil {
             actions.append(.send(url: desktop.relayUrl, message: desktop.confirmation(code: qr.code, to: ack.mobileDid, at: time)))
         }
         return actions + [.cancelTimer]

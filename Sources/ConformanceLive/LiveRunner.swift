@@ -162,6 +162,7 @@ public enum LiveRunner {
             var package: PreparedPackage?
             if options.role == .receiver, !scenarios.isEmpty {
                 guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
+                if let pinFile = options.pinFile { try? FileManager.default.removeItem(at: pinFile) }
                 listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16, tls: options.tlsIdentity)
                 package = try options.package(scratch)
             }

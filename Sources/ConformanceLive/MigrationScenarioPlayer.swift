@@ -16,6 +16,9 @@ struct MigrationScenarioPlayer {
     /// Where a receiver under test connects, and what it is sent (with `--role receiver`).
     var listener: WebSocketListener?
     var package: PreparedPackage?
+    /// Whether the scenario before read the receiver's PIN (`--pin-file` is removed before the
+    /// listener opens, so the first scenario starts as if it had).
+    var pinTaken = PINTaken()
 
     static let timeout: Duration = .seconds(90)
 
@@ -110,7 +113,10 @@ struct MigrationScenarioPlayer {
     private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
         guard let listener, let package, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
         guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
-        try? FileManager.default.removeItem(at: pinFile)
+        // A receiver may connect, and show its PIN, before its scenario starts (its connection
+        // waits on the listener): the file is a leftover only when the scenario before read none.
+        if !pinTaken.reset() { try? FileManager.default.removeItem(at: pinFile) }
+        let pinTaken = self.pinTaken
         options.announce("waiting for the receiver under test on \(options.tlsIdentity == nil ? "ws" : "wss")://\(host):\(listener.port) (\(scenario.id))")
         var peer = SenderPeer.Options()
         peer.configuration.chunkSize = 16 << 10
@@ -122,7 +128,11 @@ struct MigrationScenarioPlayer {
             hooks: .init(
                 enterPIN: { _ in
                     // The receiver shows one PIN per session: read it once, then type from memory.
-                    let shown = try await typed.shown { try await PINFile.read(pinFile) }
+                    let shown = try await typed.shown {
+                        let pin = try await PINFile.read(pinFile)
+                        pinTaken.set()
+                        return pin
+                    }
                     return await typed.next() == "right" ? shown : PINFile.wrong(shown)
                 },
                 prepare: { package },
@@ -155,6 +165,22 @@ final class Collector: @unchecked Sendable {
         var v = violation
         v.subject = v.subject ?? subject
         lock.withLock { list.append(v) }
+    }
+}
+
+/// Whether a scenario read the PIN the receiver under test showed.
+final class PINTaken: @unchecked Sendable {
+    private let lock = NSLock()
+    private var taken = true
+
+    func set() { lock.withLock { taken = true } }
+
+    /// Whether the scenario before read one; the next scenario starts with none read.
+    func reset() -> Bool {
+        lock.withLock {
+            defer { taken = false }
+            return taken
+        }
     }
 }
 

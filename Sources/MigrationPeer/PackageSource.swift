@@ -44,6 +44,16 @@ public struct PreparedPackage: Sendable {
             schemaVersion: schemaVersion, appVersion: appVersion, envelopeHeader: header)
     }
 
+    /// The same package in chunks of at most `limit` bytes (the receiver's `maxChunkSize`): a
+    /// larger chunk is refused (MIG-META-001), so the sender cuts finer, at the cost of one more
+    /// pass over the file, and only then.
+    public func chunked(atMost limit: Int) throws -> PreparedPackage {
+        guard meta.chunkSize > limit else { return self }
+        return try PreparedPackage(
+            file: file, backupId: meta.backupId, zipSize: meta.zipSize, chunkSize: limit, schemaVersion: meta.schemaVersion,
+            appVersion: meta.appVersion, storedDigestLimit: chunkDigests == nil ? 0 : Self.storedDigestLimit)
+    }
+
     /// The digest of chunk `index` as `init` computed it, if kept.
     func storedDigest(_ index: Int) -> [UInt8]? {
         guard let chunkDigests, (index + 1) * 32 <= chunkDigests.count else { return nil }

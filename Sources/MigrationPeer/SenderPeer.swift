@@ -111,8 +111,10 @@ public enum SenderPeer {
                     actions = machine.handle(.disconnected(at: now))
                 case .pin(let pin):
                     actions = machine.handle(.userEnteredPIN(pin, at: now))
-                case .ready(let package):
+                case .ready(let prepared):
+                    let package: PreparedPackage
                     do {
+                        package = try prepared.chunked(atMost: machine.receiverMaxChunkSize ?? prepared.meta.chunkSize)
                         reader = try ChunkReader(package)
                     } catch {
                         throw TransferFailure("cannot read the package: \(error)")

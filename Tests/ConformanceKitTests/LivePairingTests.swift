@@ -23,18 +23,6 @@ extension LiveRunTests {
             log: "desktop.log")
     }
 
-    /// Starts a Python peer of Tests/Fixtures, its log in outsider.log.
-    func outsider(_ script: String, _ arguments: [String]) throws -> Process {
-        _ = FileManager.default.createFile(atPath: file("outsider.log").path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: file("outsider.log"))
-        try process.run()
-        return process
-    }
-
     func runner(_ role: String, port: Int, cases: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
         let handoff =
             role == "phone"

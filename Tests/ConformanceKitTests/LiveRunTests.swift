@@ -37,6 +37,18 @@ struct LiveRunTests {
 
     func log(_ name: String) -> String { (try? String(contentsOf: file(name), encoding: .utf8)) ?? "" }
 
+    /// Starts a Python peer of Tests/Fixtures, its log in outsider.log.
+    func outsider(_ script: String, _ arguments: [String]) throws -> Process {
+        _ = FileManager.default.createFile(atPath: file("outsider.log").path, contents: nil)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = try FileHandle(forWritingTo: file("outsider.log"))
+        try process.run()
+        return process
+    }
+
     /// `reference-peer send --sessions 0` on a free port, chunks of 4 KiB unless told otherwise;
     /// its URL is in the file `url`.
     func startSender(chunkSize: String? = "4K") throws -> Process {
@@ -116,18 +128,36 @@ struct LiveRunTests {
         #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
     }
 
-    @Test func receiverRole() throws {
+    /// The runner's sender cuts its chunks to the receiver's `maxChunkSize` (here also 10,000 bytes,
+    /// below the runner's 16 KiB): a larger one would rightly be refused (MIG-META-001).
+    @Test(arguments: ["1M", "10000"]) func receiverRole(maxChunkSize: String) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try Self.freePort()
         let receiver = try start(
             [
                 "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
-                "--pin-out", file("pin").path, "--yes", "--sessions", "0",
+                "--pin-out", file("pin").path, "--yes", "--sessions", "0", "--max-chunk-size", maxChunkSize,
             ], log: "receive.log")
         defer { receiver.terminate() }
         let run = try Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("receive.log"))")
         #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+    }
+
+    /// A receiver written from the docs alone (Tests/Fixtures/outsider-receiver) passes every
+    /// receiver scenario. It shows its PIN as soon as it connects, which for the next scenario is
+    /// before that scenario starts: the runner must take that PIN, not discard it as stale.
+    @Test(.timeLimit(.minutes(2))) func anOutsiderReceiverPassesEveryScenario() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let receiver = try outsider(
+            "outsider-receiver/receiver.py",
+            ["--connect", "ws://127.0.0.1:\(port)", "--out", file("outsider").path, "--pin-out", file("pin").path, "--password-file", file("conformance-password").path])
+        defer { receiver.terminate() }
+        let run = try Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 100)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
+        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+        #expect(!log("outsider.log").contains("showing the PIN again"), "a PIN file was removed before its scenario read it\n\(log("outsider.log"))")
     }
 
     /// Garbage, an oversized frame, a binary frame and an out-of-order message each end a session

@@ -136,6 +136,9 @@ public struct SenderMachine: Sendable {
     /// The window both Handshakes allow (1 until then, MIG-XFER-001): a session parameter,
     /// kept when the session ends.
     public private(set) var window = 1
+    /// The receiver's `maxChunkSize` from its Handshake: the package's chunks may not be larger
+    /// (MIG-META-001).
+    public private(set) var receiverMaxChunkSize: Int?
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
         self.configuration = configuration
@@ -274,6 +277,7 @@ public struct SenderMachine: Sendable {
         case (.listening, .handshake(let h)), (.waitingReconnect, .handshake(let h)):
             guard h.role == .receiver else { return fail(.protocolError, violation(MigrationRule.handshake, "a receiver's Handshake", "role sender")) }
             window = min(configuration.maxWindow, h.maxWindow)
+            receiverMaxChunkSize = h.maxChunkSize
             if case .waitingReconnect(let t, let since, _) = state {
                 state = .waitingReconnect(t, since: since, connection: .greeted)
                 return [.send(.handshake(handshake))]

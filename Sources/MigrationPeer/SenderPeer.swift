@@ -111,10 +111,8 @@ public enum SenderPeer {
                     actions = machine.handle(.disconnected(at: now))
                 case .pin(let pin):
                     actions = machine.handle(.userEnteredPIN(pin, at: now))
-                case .ready(let prepared):
-                    let package: PreparedPackage
+                case .ready(let package):
                     do {
-                        package = try prepared.chunked(atMost: machine.receiverMaxChunkSize ?? prepared.meta.chunkSize)
                         reader = try ChunkReader(package)
                     } catch {
                         throw TransferFailure("cannot read the package: \(error)")
@@ -152,8 +150,14 @@ public enum SenderPeer {
                         }
                     case .prepareBackup:
                         hooks.report(.log("building the package"))
+                        // Cut to the receiver's chunk size here, off the loop: it reads the file again.
+                        let limit = machine.receiverMaxChunkSize ?? .max
                         group.addTask {
-                            do { mailbox.yield(.ready(try await hooks.prepare())) } catch { mailbox.yield(.failed("cannot build the package: \(error)")) }
+                            do {
+                                mailbox.yield(.ready(try await hooks.prepare().chunked(atMost: limit)))
+                            } catch {
+                                mailbox.yield(.failed("cannot build the package: \(error)"))
+                            }
                         }
                     case .close(let reason):
                         hooks.report(.log("closing: \(reason)"))

@@ -207,6 +207,18 @@ man.reject("digest-upper-case", "Digests are lower-case hex.", up, "/integrity/f
 du = copy.deepcopy(M)
 du["integrity"]["files"].append(du["integrity"]["files"][0])
 man.reject("file-listed-twice", "A path listed twice.", du, f"/integrity/files/{len(du['integrity']['files']) - 1}/path", "MIG-MAN-006")
+tw = copy.deepcopy(M)
+tw["integrity"]["files"][0]["path"] = "media/../\u0301evil.sh"
+man.reject("path-climbs-behind-combining-mark", "A `..` segment followed by a combining mark: split into Characters, `/` and U+0301 are one, and no segment is `..`.",
+           tw, "/integrity/files/0/path", "MIG-MAN-006", ["interop-trap"])
+nf = copy.deepcopy(M)
+nf["integrity"]["files"][0]["path"] = "media/cafe\u0301.txt"
+man.reject("path-not-nfc", "A listed path in NFD (`e` and U+0301): canonically equivalent names must be byte-identical.",
+           nf, "/integrity/files/0/path", "MIG-MAN-006", ["interop-trap"])
+cc = copy.deepcopy(M)
+cc["integrity"]["files"].append(dict(cc["integrity"]["files"][0], path=cc["integrity"]["files"][0]["path"].upper()))
+man.reject("path-listed-twice-ignoring-case", "A path listed again in upper case: one file on a case-insensitive volume.",
+           cc, f"/integrity/files/{len(cc['integrity']['files']) - 1}/path", "MIG-MAN-006", ["interop-trap"])
 br = copy.deepcopy(M)
 br["brokenMedia"] = [{"mediaId": MED[0], "fileName": "x.heic", "reason": "LOST"}]
 man.reject("broken-reason-unknown", "Broken media reasons are FILE_NOT_FOUND or READ_ERROR.", br, "/brokenMedia/0/reason", "MIG-MAN-007")
@@ -439,6 +451,17 @@ pkg("backslash-path", "A Windows separator that some unzip tools honour.", make_
     bad(f"/entries/Backup-{BID}\\..\\evil", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
 pkg("symlink-entry", "A symbolic link entry, which could redirect later writes.", make_zip(files, m, symlink=(f"Backup-{BID}/media/link", "/etc")),
     bad(f"/entries/Backup-{BID}~1media~1link", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
+pkg("slip-behind-combining-mark", "`..` then `/` and a combining mark (U+0301): one Swift Character, but the file system splits on the byte `/`.",
+    make_zip(files, m, extra_entries=[(f"Backup-{BID}/../\u0301evil.sh", b"#!/bin/sh\n")]),
+    bad(f"/entries/Backup-{BID}~1..~1\u0301evil.sh", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
+pkg("dots-and-space-segment", "A segment `.. ` that Windows trims to `..`.", make_zip(files, m, extra_entries=[(f"Backup-{BID}/.. /evil.sh", b"x")]),
+    bad(f"/entries/Backup-{BID}~1.. ~1evil.sh", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
+pkg("name-not-nfc", "An entry named in NFD (`e` and U+0301): APFS would find it under its NFC name, a byte-wise reader would not.",
+    make_zip(files, m, extra_entries=[(f"Backup-{BID}/media/cafe\u0301.txt", b"x")]),
+    bad(f"/entries/Backup-{BID}~1media~1cafe\u0301.txt", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
+pkg("names-equal-ignoring-case", "A second entry whose name differs only in case: one file on a case-insensitive volume.",
+    make_zip(files, m, extra_entries=[(f"Backup-{BID}/" + FOLDER.upper() + MEDIA[0]["fileName"], b"x")]),
+    bad(f"/entries/Backup-{BID}~1" + (FOLDER.upper() + MEDIA[0]["fileName"]).replace("/", "~1"), "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
 pkg("two-folders", "Entries outside the one Backup-{id} folder.", make_zip(files, m, extra_entries=[("Other/readme.txt", b"x")]),
     bad("/entries/Other~1readme.txt", "MIG-PKG-006"), ["MIG-PKG-006"])
 pkg("not-a-zip", "Random bytes are not an archive.", bytes(range(256)) * 4, bad("", "MIG-PKG-006"), ["MIG-PKG-006"])
@@ -498,6 +521,29 @@ def patch_entry(data, path, flags_or=0, size=None, offset_of=None):
     return bytes(data)
 
 
+def patch_local(data, path, name=None, size_delta=0, method=None):
+    """Edits one entry's local header only (the central directory is left as written)."""
+    data = bytearray(data)
+    records = dict((n, at) for at, n in central_records(bytes(data)))
+    local = struct.unpack_from("<I", data, records[f"Backup-{BID}/{path}"] + 42)[0]
+    if name is not None:
+        n = struct.unpack_from("<H", data, local + 26)[0]
+        assert len(name) == n
+        data[local + 30:local + 30 + n] = name
+    if size_delta:
+        for o in (local + 18, local + 22):
+            struct.pack_into("<I", data, o, struct.unpack_from("<I", data, o)[0] + size_delta)
+    if method is not None:
+        struct.pack_into("<H", data, local + 8, method)
+    return bytes(data)
+
+
+def climbing(name):
+    """A name of `name`'s length that climbs out of the package folder: Backup-<id>/../../tmp/xxx."""
+    prefix = f"Backup-{BID}/" + "../" * 8 + "tmp/"
+    return (prefix + "x" * (len(name.encode()) - len(prefix))).encode()
+
+
 HEIC = FOLDER + MEDIA[0]["fileName"]
 HEIC_ENTRY = f"/entries/Backup-{BID}~1" + HEIC.replace("/", "~1")
 files, m = variant()
@@ -514,6 +560,12 @@ pkg("unsupported-method", "An entry compressed with bzip2 (method 12): only stor
     archiver_zip(files, m, methods={HEIC: zipfile.ZIP_BZIP2}), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
 pkg("declared-ratio-over-1000", "A deflated entry declaring 100 MiB from a few hundred bytes (a zip bomb's claim).",
     patch_entry(archiver_zip(files, m, method=zipfile.ZIP_DEFLATED), HEIC, size=100 << 20), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
+pkg("local-name-climbs", "The central directory names a media file; its local header names a path that climbs out (a streaming reader would write there).",
+    patch_local(make_zip(files, m), HEIC, name=climbing(f"Backup-{BID}/{HEIC}")), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
+pkg("local-size-differs", "A local header that declares one byte more than the central directory.",
+    patch_local(make_zip(files, m), HEIC, size_delta=1), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
+pkg("local-method-differs", "A local header that says deflated (8) where the central directory says stored (0).",
+    patch_local(make_zip(files, m), HEIC, method=8), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
 pkg("overlapping-entries", "A second entry whose directory record points at another entry's bytes (an overlapping zip bomb).",
     patch_entry(make_zip(files, m, extra_entries=[(f"Backup-{BID}/{FOLDER}copy.heic", blob(3000, 1))]), FOLDER + "copy.heic", offset_of=HEIC),
     bad(f"/entries/Backup-{BID}~1{FOLDER.replace('/', '~1')}copy.heic", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])

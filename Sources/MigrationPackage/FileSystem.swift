@@ -102,8 +102,7 @@ public enum FileSystem {
             let values = try url.resourceValues(forKeys: [.isRegularFileKey, .isSymbolicLinkKey, .isDirectoryKey])
             if values.isDirectory == true && values.isSymbolicLink != true { continue }
             let path = url.standardizedFileURL.path
-            guard path.hasPrefix(base + "/") else { throw PackageError.io("\(path) is outside \(base)") }
-            let relative = String(path.dropFirst(base.count + 1))
+            guard let relative = path.droppingBytePrefix(base + "/") else { throw PackageError.io("\(path) is outside \(base)") }
             guard values.isRegularFile == true, values.isSymbolicLink != true else {
                 throw PackageError.io("\(relative) is not a regular file")
             }

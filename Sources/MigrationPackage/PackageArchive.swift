@@ -23,22 +23,27 @@ public enum PackageArchive {
     static func inspect(_ bytes: inout some ZipBytes, limits: Limits = Limits()) throws -> Checked {
         let directory = try ZipDirectory.read(&bytes, maxEntries: limits.maxEntries)
         var folder: String?
-        var seen: Set<String> = []
+        var seen: [String: String] = [:]
         var total: Int64 = 0
         for entry in directory.entries {
             let path = entry.path
             let at = JSONPointer.root / "entries" / path
             guard entry.kind != .symlink else { throw invalid("files and folders only", "a symbolic link", at: at) }
-            let trimmed = path.hasSuffix("/") && entry.kind == .directory ? String(path.dropLast()) : path
+            let trimmed = entry.kind == .directory ? PackagePath.trimmingFolderSlash(path) : path
             guard PackagePath.isSafe(trimmed) else {
                 throw invalid("a relative path that stays inside the package", JSONSerializer.quoted(path), at: at)
             }
-            let top = String(trimmed.prefix(while: { $0 != "/" }))
-            guard top.hasPrefix("Backup-"), folder == nil || folder == top else {
+            let top = PackagePath.topFolder(trimmed)
+            guard top.hasBytePrefix("Backup-"), folder == nil || folder!.bytesEqual(top) else {
                 throw invalid("every entry inside one Backup-{backupId}/ folder", JSONSerializer.quoted(path), at: at)
             }
             folder = top
-            guard seen.insert(trimmed).inserted else { throw invalid("each path once", "a second \(path)", at: at) }
+            guard PackagePath.isNFC(trimmed) else { throw invalid("a name in Unicode NFC", JSONSerializer.quoted(path), at: at) }
+            // One name as a case-insensitive volume sees it: `Case.bin` and `case.bin` would be one file there.
+            if let other = seen.updateValue(trimmed, forKey: PackagePath.collisionKey(trimmed)) {
+                let found = other.utf8.elementsEqual(trimmed.utf8) ? "a second \(path)" : "\(JSONSerializer.quoted(path)) beside \(JSONSerializer.quoted(other))"
+                throw invalid("each path once, also ignoring case", found, at: at)
+            }
             total = total.addingReportingOverflow(entry.size).partialValue
             guard entry.size >= 0, total >= 0, total <= limits.maxTotalBytes else {
                 throw invalid("at most \(limits.maxTotalBytes) bytes unpacked", "\(total)", at: at)

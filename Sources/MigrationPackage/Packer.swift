@@ -81,7 +81,7 @@ public enum Packer {
         for kind in ExportKind.allCases {
             if let name = kind.entityName { stats[name] = ["count": int(Int64(exports[kind]?.count ?? 0))] }
         }
-        let media = inventory.filter { $0.key.hasPrefix(PackagePath.mediaPrefix) }
+        let media = inventory.filter { $0.key.hasBytePrefix(PackagePath.mediaPrefix) }
         let files: [JSONValue] = inventory.keys.sorted().map { path in
             ["path": .string(path), "size": int(inventory[path]?.size ?? 0), "sha256": .string(inventory[path]?.sha256 ?? "")]
         }

@@ -105,7 +105,7 @@ public enum Restorer {
         checked: () throws -> Void = {}
     ) throws -> (folder: String, files: FileInventory) {
         let archive = try PackageArchive.inspect(&zip, limits: limits)
-        let relative = { (entry: ZipEntry) in String(entry.path.dropFirst(archive.folder.count + 1)) }
+        let relative = { (entry: ZipEntry) in PackagePath.relative(entry.path, below: archive.folder) ?? entry.path }
         let manifestEntries = archive.files.filter { relative($0) == PackagePath.manifest }
         let rest = archive.files.filter { relative($0) != PackagePath.manifest }
         var files = try PackageArchive.extract(manifestEntries, folder: archive.folder, from: &zip, to: destination, whole: false)
@@ -191,7 +191,7 @@ public enum Restorer {
 
     /// `/coredata/media.json` for the file `coredata/media.json`.
     static func pointer(_ path: String) -> JSONPointer {
-        JSONPointer(tokens: path.split(separator: "/").map(String.init))
+        JSONPointer(tokens: path.utf8.split(separator: UInt8(ascii: "/")).map { String(decoding: $0, as: UTF8.self) })
     }
 
     /// Moves the validated package into the shape of a store, in the seed's import order.

@@ -15,8 +15,41 @@ struct ZipEntry: Equatable {
     var compressedSize: Int64
     var size: Int64
     var localHeaderOffset: Int64
-    /// Bytes of the name as stored (the local header repeats it).
-    var nameLength: Int
+    /// The name's bytes as stored: the local header must repeat them (MIG-PKG-006).
+    var name: [UInt8]
+    /// The general purpose flags (APPNOTE 4.4.4).
+    var flags: UInt16
+    var nameLength: Int { name.count }
+
+    /// What the local header (APPNOTE 4.3.7: fixed part, name, extra field) says differently
+    /// from the central directory, or nil. A streaming reader (`java.util.zip.ZipInputStream`,
+    /// Android's usual one) reads only local headers: a climbing name there would be written
+    /// by it, so the two must agree on name, method, the flags that change how an entry is read
+    /// (encryption, data descriptor, UTF-8 name) and, when no data descriptor follows, sizes.
+    func disagreement(withLocalHeader header: [UInt8]) -> String? {
+        let nameEnd = 30 + Int(header.u16(26))
+        let localName = header[30..<nameEnd]
+        guard localName.elementsEqual(name) else {
+            let flag = header.u16(6) & (1 << 11) != 0
+            let shown = flag ? String(decoding: localName, as: UTF8.self) : CodePage437.decode(Array(localName))
+            return "the name \(JSONSerializer.quoted(shown)) in its local header"
+        }
+        guard header.u16(8) == method else { return "method \(header.u16(8)) in its local header, \(method) in the central directory" }
+        let mask: UInt16 = 1 | 1 << 3 | 1 << 11
+        guard header.u16(6) & mask == flags & mask else {
+            return "flags \(header.u16(6) & mask) in its local header, \(flags & mask) in the central directory (bits 0, 3 and 11)"
+        }
+        // With a data descriptor (bit 3) the local sizes may be zero: the descriptor carries them.
+        guard flags & (1 << 3) == 0 else { return nil }
+        let extra = header[nameEnd..<header.count]
+        guard let sizes = ZipDirectory.zip64(extra, [Int64(header.u32(22)), Int64(header.u32(18))]) else {
+            return "ZIP64 sizes cut short in its local header"
+        }
+        guard sizes[0] == size, sizes[1] == compressedSize else {
+            return "sizes \(sizes[0]) (\(sizes[1]) stored) in its local header, \(size) (\(compressedSize) stored) in the central directory"
+        }
+        return nil
+    }
 }
 
 /// Reads the central directory: the end record (ZIP64 where a field overflows), then each entry.
@@ -93,11 +126,29 @@ struct ZipDirectory {
         guard let rest = try cursor.take(variable, &bytes) else { throw PackageArchive.unreadable("central directory entry \(index) runs past the directory") }
         let name = Array(rest[0..<nameLength])
         let path = flags & (1 << 11) != 0 ? String(decoding: name, as: UTF8.self) : CodePage437.decode(name)
-        var size = Int64(fixed.u32(24))
-        var compressedSize = Int64(fixed.u32(20))
-        var offset = Int64(fixed.u32(42))
-        // ZIP64 extended information (APPNOTE 4.5.3): only the overflowing fields, in this order.
-        var extra = rest[nameLength..<(nameLength + Int(fixed.u16(30)))]
+        if flags & (1 << 11) != 0, !path.utf8.elementsEqual(name) {
+            // Decoding repaired it: two different names could become one, and the file written would not bear the archive's name.
+            throw PackageArchive.invalid("a name in UTF-8, as its flag (bit 11) says", "invalid UTF-8", at: .root / "entries" / path)
+        }
+        let extra = rest[nameLength..<(nameLength + Int(fixed.u16(30)))]
+        guard let wide = zip64(extra, [Int64(fixed.u32(24)), Int64(fixed.u32(20)), Int64(fixed.u32(42))]) else {
+            throw PackageArchive.unreadable("the ZIP64 sizes of central directory entry \(index) cut short")
+        }
+        let (size, compressedSize, offset) = (wide[0], wide[1], wide[2])
+        guard offset <= directory - 30 - Int64(nameLength) else {
+            throw PackageArchive.invalid("an entry whose local header lies before the central directory", "offset \(offset)", at: .root / "entries" / path)
+        }
+        return ZipEntry(
+            path: path, kind: kind(path, madeBy: fixed.u16(4), attributes: fixed.u32(38)), method: fixed.u16(10),
+            encrypted: flags & 1 != 0, compressedSize: compressedSize, size: size, localHeaderOffset: offset, name: name, flags: flags)
+    }
+
+    /// `fields` with each one that holds its overflow value (0xFFFF_FFFF) replaced by the next
+    /// 8 bytes of the ZIP64 extended information (APPNOTE 4.5.3: only the overflowing fields, in
+    /// the order size, compressed size, offset). Nil when those bytes are cut short.
+    static func zip64(_ extra: ArraySlice<UInt8>, _ fields: [Int64]) -> [Int64]? {
+        var fields = fields
+        var extra = extra
         while extra.count >= 4 {
             let id = extra.u16(extra.startIndex)
             let length = Int(extra.u16(extra.startIndex + 2))
@@ -105,21 +156,13 @@ struct ZipDirectory {
             extra = extra.dropFirst(4 + length)
             guard id == 0x0001 else { continue }
             var at = body.startIndex
-            func next() throws -> Int64 {
-                guard at + 8 <= body.endIndex else { throw PackageArchive.unreadable("the ZIP64 sizes of central directory entry \(index) cut short") }
-                defer { at += 8 }
-                return Int64(clamping: body.u64(at))
+            for i in fields.indices where fields[i] == 0xFFFF_FFFF {
+                guard at + 8 <= body.endIndex else { return nil }
+                fields[i] = Int64(clamping: body.u64(at))
+                at += 8
             }
-            if size == 0xFFFF_FFFF { size = try next() }
-            if compressedSize == 0xFFFF_FFFF { compressedSize = try next() }
-            if offset == 0xFFFF_FFFF { offset = try next() }
         }
-        guard offset <= directory - 30 - Int64(nameLength) else {
-            throw PackageArchive.invalid("an entry whose local header lies before the central directory", "offset \(offset)", at: .root / "entries" / path)
-        }
-        return ZipEntry(
-            path: path, kind: kind(path, madeBy: fixed.u16(4), attributes: fixed.u32(38)), method: fixed.u16(10),
-            encrypted: flags & 1 != 0, compressedSize: compressedSize, size: size, localHeaderOffset: offset, nameLength: nameLength)
+        return fields
     }
 
     /// Unix and macOS archivers store the file mode in the high half of the external attributes;
@@ -134,7 +177,7 @@ struct ZipDirectory {
             default: break
             }
         }
-        if path.hasSuffix("/") || (system == 0 && attributes & 0x10 != 0) { return .directory }
+        if PackagePath.endsWithSlash(path) || (system == 0 && attributes & 0x10 != 0) { return .directory }
         return .file
     }
 

@@ -74,6 +74,9 @@ struct ZipUnpacker {
                 }
                 if gathered.count >= 30, gathered.count == 30 + Int(gathered.u16(26)) + Int(gathered.u16(28)) {
                     header = nil
+                    if let differs = entry.disagreement(withLocalHeader: gathered) {
+                        throw PackageArchive.invalid("a local header that agrees with the central directory", differs, at: Self.pointer(entry))
+                    }
                     let opened = try open(entry)
                     if opened.remaining > 0 {
                         output = opened
@@ -113,7 +116,7 @@ struct ZipUnpacker {
     }
 
     private func relative(_ entry: ZipEntry) -> String {
-        String(entry.path.dropFirst(folder.count + 1))
+        PackagePath.relative(entry.path, below: folder) ?? entry.path
     }
 
     static func pointer(_ entry: ZipEntry) -> JSONPointer {

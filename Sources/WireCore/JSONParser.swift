@@ -137,7 +137,7 @@ private struct Parser {
         var members: [JSONObject.Member] = []
         // Small objects (almost all) compare names directly; a set pays off only for large ones.
         // It is filled once, when the object passes 16 members, and then grows in place.
-        var seen = Set<String>()
+        var seen = Set<ByteString>()
         skipWhitespace()
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -155,13 +155,14 @@ private struct Parser {
             let key = try parseString()
             path.append(.key(key))
             let repeated: Bool
+            // Names compare byte for byte (RFC 8259 8.3): `é` and `e` + U+0301 are two names.
             if !seen.isEmpty {
-                repeated = !seen.insert(key).inserted
+                repeated = !seen.insert(ByteString(key)).inserted
             } else if members.count >= 16 {
-                seen = Set(members.map(\.key))
-                repeated = !seen.insert(key).inserted
+                seen = Set(members.map { ByteString($0.key) })
+                repeated = !seen.insert(ByteString(key)).inserted
             } else {
-                repeated = members.contains { $0.key == key }
+                repeated = members.contains { $0.key.bytesEqual(key) }
             }
             if repeated {
                 throw fail(CoreRule.duplicateKey, "member names unique within an object", "a second \"\(key)\"", at: keyOffset)

@@ -10,16 +10,17 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
         self.tokens = tokens
     }
 
-    /// Parses the RFC 6901 string form; nil when it is not a valid pointer.
+    /// Parses the RFC 6901 string form; nil when it is not a valid pointer. Read by Unicode
+    /// scalars: as Characters, `/` or `~1` followed by a combining mark would be one unit.
     public init?(_ text: String) {
         if text.isEmpty {
             self.tokens = []
             return
         }
-        guard text.first == "/" else { return nil }
+        guard text.unicodeScalars.first == "/" else { return nil }
         var result: [String] = []
-        for raw in text.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
-            var token = ""
+        for raw in text.unicodeScalars.dropFirst().split(separator: "/", omittingEmptySubsequences: false) {
+            var token = String.UnicodeScalarView()
             var iterator = raw.makeIterator()
             while let c = iterator.next() {
                 if c == "~" {
@@ -32,7 +33,7 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
                     token.append(c)
                 }
             }
-            result.append(token)
+            result.append(String(token))
         }
         self.tokens = result
     }
@@ -56,12 +57,27 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     public var description: String {
-        tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }
-            .joined()
+        var text = String.UnicodeScalarView()
+        for token in tokens {
+            text.append("/")
+            for c in token.unicodeScalars {
+                switch c {
+                case "~": text.append(contentsOf: "~0".unicodeScalars)
+                case "/": text.append(contentsOf: "~1".unicodeScalars)
+                default: text.append(c)
+                }
+            }
+        }
+        return String(text)
+    }
+
+    /// Tokens compare byte for byte (`==` on String would merge canonically equivalent names).
+    public static func == (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
+        lhs.tokens.count == rhs.tokens.count && zip(lhs.tokens, rhs.tokens).allSatisfy { $0.bytesEqual($1) }
     }
 
     public static func < (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
-        lhs.description < rhs.description
+        lhs.description.utf8.lexicographicallyPrecedes(rhs.description.utf8)
     }
 
     /// The value this pointer names inside `value`, or nil.

@@ -63,6 +63,21 @@ public enum JSONValue: Sendable, Hashable {
     public subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
+
+    /// Strings are equal when their bytes are (RFC 8259 8.3): Swift's `==` on String would make
+    /// `"é"` equal `"e\u{301}"`, and a canonical form a testee normalized would pass unseen.
+    /// (The synthesized hash stays valid: byte-equal strings hash alike.)
+    public static func == (a: JSONValue, b: JSONValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): return true
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x == y
+        case (.string(let x), .string(let y)): return x.bytesEqual(y)
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
+        default: return false
+        }
+    }
 }
 
 /// A JSON number, kept as its literal text.
@@ -108,6 +123,9 @@ public struct JSONObject: Sendable, Hashable {
             self.key = key
             self.value = value
         }
+
+        /// Member names compare byte for byte, as in `JSONValue`.
+        public static func == (a: Member, b: Member) -> Bool { a.key.bytesEqual(b.key) && a.value == b.value }
     }
 
     public var members: [Member]
@@ -121,9 +139,9 @@ public struct JSONObject: Sendable, Hashable {
     }
 
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { members.first(where: { $0.key.bytesEqual(key) })?.value }
         set {
-            if let i = members.firstIndex(where: { $0.key == key }) {
+            if let i = members.firstIndex(where: { $0.key.bytesEqual(key) }) {
                 if let newValue { members[i].value = newValue } else { members.remove(at: i) }
             } else if let newValue {
                 members.append(Member(key: key, value: newValue))

@@ -4,6 +4,7 @@ import Migration
 import Testing
 import WireCore
 import ZIPFoundation
+import Crypto
 
 /// Packages built to fill the disk or to be restored under another name (security review).
 @Suite("Hostile packages", .serialized)
@@ -75,5 +76,57 @@ extension HostilePackageTests {
             #expect(violation.path.description == "/coredata/stories.json")
             #expect(violation.found == "1099511627776 bytes")
         }
+    }
+}
+
+extension HostilePackageTests {
+    /// Issue 24.1: `..` then `/` with a combining mark (U+0301) is one Swift Character, so a
+    /// split by Characters saw no `..` segment, while the file system splits on the byte `/`.
+    /// The entry is listed in the manifest with its true size and digest, so only the path
+    /// check stands between it and the folder above the staging one.
+    @Test(arguments: ["../\u{301}planted", "../\u{200D}planted", "../\u{93E}planted"])
+    func aClimbHiddenBehindACombiningMarkIsRefused(relative: String) throws {
+        let scratch = try Scratch()
+        let vectors = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Vectors/migration/package/complete.zip")
+        let source = try Archive(url: vectors, accessMode: .read)
+        let folder = try #require(source.makeIterator().next()?.path.split(separator: "/").first.map(String.init))
+        let zip = scratch.url("hostile.zip")
+        let hostile = try Archive(url: zip, accessMode: .create)
+        let planted = Data("planted\n".utf8)
+        for entry in source {
+            var data = Data()
+            _ = try source.extract(entry, consumer: { data.append($0) })
+            if entry.path == folder + "/manifest.json" {
+                var manifest = try JSONParser.parse(Array(data))
+                let listing: JSONValue = [
+                    "path": .string(relative), "size": .number(JSONNumber(Int64(planted.count))),
+                    "sha256": .string(SHA256.hash(data: planted).map { String(format: "%02x", $0) }.joined()),
+                ]
+                let files = (manifest["integrity"]?["files"]?.arrayValue ?? []) + [listing]
+                manifest = try #require(JSONPointer("/integrity/files")?.replacing(in: manifest, with: .array(files)))
+                data = Data(JSONSerializer.compact(manifest).utf8)
+            }
+            try hostile.addEntry(with: entry.path, type: .file, uncompressedSize: Int64(data.count), compressionMethod: .none) { at, count in
+                data.subdata(in: Int(at)..<(Int(at) + count))
+            }
+        }
+        let name = folder + "/" + relative
+        try hostile.addEntry(with: name, type: .file, uncompressedSize: Int64(planted.count), compressionMethod: .none) { at, count in
+            planted.subdata(in: Int(at)..<(Int(at) + count))
+        }
+        let staging = scratch.url("area/staging")
+        do {
+            _ = try Restorer.check(zip: zip, scratch: staging)
+            Issue.record("a climbing entry was accepted")
+        } catch let error as PackageError {
+            #expect(error.violation?.rule == MigrationRule.archive)
+            #expect(error.violation?.path == JSONPointer.root / "entries" / name)
+        }
+        // Nothing beside the staging folder, nor above it.
+        let area = try FileManager.default.contentsOfDirectory(atPath: scratch.url("area").path)
+        #expect(area.isEmpty, "written beside staging: \(area)")
+        let top = try FileManager.default.contentsOfDirectory(atPath: scratch.url("").path).filter { $0.unicodeScalars.contains { $0.value >= 0x300 } }
+        #expect(top.isEmpty, "written above staging: \(top)")
     }
 }

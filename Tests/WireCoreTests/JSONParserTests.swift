@@ -105,3 +105,45 @@ struct JSONPointerTests {
                 == #"{"a":"é\u0001\n","b":[1,1e+21,0.000001,1e-7,0,12345.6],"€":1,"😀":2}"#)
     }
 }
+
+/// Strings, member names and pointers are compared as bytes (RFC 8259 8.3, RFC 6901), never as
+/// Swift Characters under canonical equivalence (issue 24).
+@Suite("JSON: bytes, not Characters")
+struct JSONByteComparisonTests {
+    /// `é` (U+00E9) and `e` + U+0301 are two names to every other JSON reader.
+    @Test(arguments: [#"{"\u00e9":1,"e\u0301":2}"#, #"{"K":1,"\u212a":2}"#, #"{"a;":1,"a\u037e":2}"#])
+    func canonicallyEquivalentNamesAreTwoMembers(text: String) throws {
+        let value = try JSONParser.parse(text)
+        #expect(value.objectValue?.members.count == 2)
+        let names = try #require(value.objectValue?.keys)
+        #expect(value[names[0]] == 1)
+        #expect(value[names[1]] == 2)
+    }
+
+    /// With 16 members the parser switches from a scan to a set: both must tell the names apart.
+    @Test func aLargeObjectAlsoKeepsEquivalentNamesApart() throws {
+        let members = (0..<20).map { #""m\#($0)":0"# } + [#""\u00e9":1"#, #""e\u0301":2"#]
+        let value = try JSONParser.parse("{" + members.joined(separator: ",") + "}")
+        #expect(value.objectValue?.members.count == 22)
+    }
+
+    @Test func stringsCompareByTheirBytes() {
+        #expect(JSONValue.string("\u{E9}") != JSONValue.string("e\u{301}"))
+        #expect(JSONValue.string("K") != JSONValue.string("\u{212A}"))
+        #expect(JSONValue.string("e\u{301}") == JSONValue.string("e\u{301}"))
+        let nfc: JSONValue = ["name": "caf\u{E9}"]
+        let nfd: JSONValue = ["name": "cafe\u{301}"]
+        #expect(nfc != nfd)
+        #expect(["caf\u{E9}": 1] as JSONValue != ["cafe\u{301}": 1] as JSONValue)
+    }
+
+    /// `/` or `~1` followed by a combining mark is one Character; a pointer is read by scalars.
+    @Test func pointersAreReadByScalars() throws {
+        let pointer = try #require(JSONPointer("/entries/Backup-x~1..~1\u{301}evil.sh"))
+        #expect(pointer.tokens == ["entries", "Backup-x/../\u{301}evil.sh"])
+        #expect(pointer.description == "/entries/Backup-x~1..~1\u{301}evil.sh")
+        let split = try #require(JSONPointer("/a/\u{301}b"))
+        #expect(split.tokens.count == 2)
+        #expect(JSONPointer(tokens: ["\u{E9}"]) != JSONPointer(tokens: ["e\u{301}"]))
+    }
+}

@@ -10,6 +10,8 @@ import io
 import json
 import re
 import stat
+import struct
+import unicodedata
 import zipfile
 from datetime import datetime, timezone
 
@@ -184,9 +186,19 @@ def nonneg(o, key, rule):
 def safe_path(p):
     if not p or len(p.encode()) > 1024 or p.startswith("/"):
         return False
-    if any(c == "\\" or c == ":" or ord(c) < 0x20 for c in p):
+    if any(c == "\\" or c == ":" or ord(c) < 0x20 or ord(c) == 0x7F for c in p):
         return False
-    return all(seg not in ("", ".", "..") for seg in p.split("/"))
+    # Empty, ".", "..", and segments of dots and spaces that Windows trims to one of them.
+    return all(seg.strip(". ") != "" for seg in p.split("/"))
+
+
+def nfc(p):
+    return unicodedata.normalize("NFC", p) == p
+
+
+def fold(p):
+    """The name a case-insensitive volume sees (MIG-PKG-006, MIG-MAN-006)."""
+    return unicodedata.normalize("NFC", p.casefold())
 
 
 def safe_name(n):
@@ -230,9 +242,9 @@ def integrity(o):
     for i, f in enumerate(integ.array("files")):
         fo = Obj(f, integ.at("files") + ptr(i))
         p = fo.string("path")
-        if not safe_path(p) or p == "manifest.json" or p in seen:
+        if not safe_path(p) or fold(p) == "manifest.json" or not nfc(p) or fold(p) in seen:
             raise Violation("MIG-MAN-006", fo.at("path"))
-        seen.add(p)
+        seen.add(fold(p))
         size = nonneg(fo, "size", "MIG-MAN-006")
         digest = fo.string("sha256")
         if not HEX64.match(digest):
@@ -417,6 +429,38 @@ def nest(v, *prefix):
     return Violation(v.rule, ptr(*prefix) + v.path)
 
 
+def local_header_agrees(data, info):
+    """Name bytes, method, flags 0, 3 and 11, and (without a data descriptor) both sizes."""
+    at = info.header_offset
+    if data[at:at + 4] != b"PK\x03\x04":
+        return False
+    flags, method = struct.unpack_from("<HH", data, at + 6)
+    csize, size, n, m = struct.unpack_from("<IIHH", data, at + 18)
+    raw_name = info.orig_filename.encode("utf-8" if info.flag_bits & 0x800 else "cp437")
+    if data[at + 30:at + 30 + n] != raw_name or method != info.compress_type:
+        return False
+    mask = 1 | 8 | 0x800
+    if flags & mask != info.flag_bits & mask:
+        return False
+    if info.flag_bits & 8:
+        return True
+    extra = data[at + 30 + n:at + 30 + n + m]
+    while len(extra) >= 4:
+        tag, length = struct.unpack_from("<HH", extra)
+        body = extra[4:4 + length]
+        if tag == 1:
+            values = [v for v in (size, csize) if v == 0xFFFFFFFF]
+            wide = [struct.unpack_from("<Q", body, 8 * i)[0] for i in range(len(values)) if 8 * i + 8 <= len(body)]
+            if len(wide) < len(values):
+                return False
+            if size == 0xFFFFFFFF:
+                size, wide = wide[0], wide[1:]
+            if csize == 0xFFFFFFFF:
+                csize = wide[0]
+        extra = extra[4 + length:]
+    return size == info.file_size and csize == info.compress_size
+
+
 def package(data, supported=1):
     """Checks a whole package zip; returns the summary the vectors' canonical form states."""
     try:
@@ -437,9 +481,9 @@ def package(data, supported=1):
         if not top.startswith("Backup-") or (folder is not None and top != folder):
             raise Violation("MIG-PKG-006", at)
         folder = top
-        if trimmed in seen:
+        if not nfc(trimmed) or fold(trimmed) in seen:
             raise Violation("MIG-PKG-006", at)
-        seen.add(trimmed)
+        seen.add(fold(trimmed))
         if name.endswith("/"):
             continue
         # A zip bomb's declared ratio, encryption, methods other than stored and deflated, and a
@@ -460,6 +504,10 @@ def package(data, supported=1):
         if k + 1 < len(by_offset) and end > by_offset[k + 1][1].header_offset:
             raise Violation("MIG-PKG-006", ptr("entries", by_offset[k + 1][1].filename))
         if k + 1 == len(by_offset) and end > z.start_dir:
+            raise Violation("MIG-PKG-006", ptr("entries", info.filename))
+    # A streaming reader sees only local headers: they must say what the central directory says.
+    for info in infos:
+        if not local_header_agrees(data, info):
             raise Violation("MIG-PKG-006", ptr("entries", info.filename))
     files = {}
     for info in infos:

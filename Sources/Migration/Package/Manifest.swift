@@ -1,3 +1,4 @@
+import Foundation
 import WireCore
 
 /// `manifest.json` (seed 000 §5, with the Spec's decisions on integrity: migration.md §3).
@@ -128,15 +129,21 @@ public struct Manifest: Sendable, Hashable {
             throw Violation(rule: MigrationRule.integrity, path: integrity.pointer("hashAlgorithm"), expected: "\"SHA256\"", found: JSONSerializer.quoted(algorithm))
         }
         var files: [FileEntry] = []
-        var seen: Set<String> = []
+        var seen: [String: String] = [:]
+        let manifestKey = PackagePath.collisionKey(PackagePath.manifest)
         for (i, value) in try integrity.array("files").enumerated() {
             let f = try ObjectReader(document: value, path: integrity.pointer("files") / i)
             let path = try f.string("path")
-            guard PackagePath.isSafe(path), path != PackagePath.manifest else {
+            guard PackagePath.isSafe(path), PackagePath.collisionKey(path) != manifestKey else {
                 throw Violation(rule: MigrationRule.integrity, path: f.pointer("path"), expected: "a confined package path other than manifest.json", found: JSONSerializer.quoted(path))
             }
-            guard seen.insert(path).inserted else {
-                throw Violation(rule: MigrationRule.integrity, path: f.pointer("path"), expected: "each path listed once", found: JSONSerializer.quoted(path))
+            guard PackagePath.isNFC(path) else {
+                throw Violation(rule: MigrationRule.integrity, path: f.pointer("path"), expected: "a path in Unicode NFC", found: JSONSerializer.quoted(path))
+            }
+            // Unique as a case-insensitive volume sees them: `Case.bin` and `case.bin` are one file there.
+            if let other = seen.updateValue(path, forKey: PackagePath.collisionKey(path)) {
+                let found = other.utf8.elementsEqual(path.utf8) ? "a second \(JSONSerializer.quoted(path))" : "\(JSONSerializer.quoted(path)) beside \(JSONSerializer.quoted(other))"
+                throw Violation(rule: MigrationRule.integrity, path: f.pointer("path"), expected: "each path listed once, also ignoring case", found: found)
             }
             let size = try MigrationFields.nonNegative(f, "size", rule: MigrationRule.integrity)
             let digest = try f.string("sha256")
@@ -163,11 +170,49 @@ public enum PackagePath {
     public static func export(_ kind: ExportKind) -> String { "coredata/" + kind.fileName }
     public static func folder(backupId: String) -> String { "Backup-\(backupId)" }
 
-    /// Relative, `/`-separated, no empty, `.` or `..` segment, no backslash, no control character,
-    /// at most 1024 bytes: a path that cannot leave its folder on any platform.
+    /// Relative, `/`-separated, no empty, `.` or `..` segment (nor one of only dots and spaces,
+    /// which Windows reads as `..`), no backslash, colon or control character, at most 1024
+    /// bytes: a path that cannot leave its folder on any platform. Split on the byte `/`, as the
+    /// file system splits it: a Swift `Character` joins `/` with a following combining mark.
     public static func isSafe(_ path: String) -> Bool {
-        guard !path.isEmpty, path.utf8.count <= 1024, !path.hasPrefix("/") else { return false }
-        if path.unicodeScalars.contains(where: { $0 == "\\" || $0.value < 0x20 || $0 == ":" }) { return false }
-        return path.split(separator: "/", omittingEmptySubsequences: false).allSatisfy { $0 != "" && $0 != "." && $0 != ".." }
+        let bytes = Array(path.utf8)
+        guard !bytes.isEmpty, bytes.count <= 1024, bytes[0] != slash else { return false }
+        if path.unicodeScalars.contains(where: { $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F || $0 == ":" }) { return false }
+        return bytes.split(separator: slash, omittingEmptySubsequences: false).allSatisfy { segment in
+            // Empty, ".", "..", and "...", ". ", ".. " that Windows trims to one of them.
+            !segment.allSatisfy { $0 == 0x2E || $0 == 0x20 }
+        }
     }
+
+    /// Whether `path` is in Unicode Normalization Form C (MIG-PKG-006): canonically equivalent
+    /// names are then equal byte for byte, so no two of them name one file on a volume that
+    /// normalizes (APFS, HFS+) while a byte-wise reader counts two.
+    public static func isNFC(_ path: String) -> Bool {
+        path.precomposedStringWithCanonicalMapping.utf8.elementsEqual(path.utf8)
+    }
+
+    /// The name a case-insensitive volume (APFS and NTFS by default, FAT) sees: two paths with one
+    /// key would be one file there (MIG-PKG-006). Unicode default case folding, then NFC.
+    public static func collisionKey(_ path: String) -> String {
+        path.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
+    }
+
+    /// The first segment of `path` (`Backup-<id>` for `Backup-<id>/media/x`), split on the byte `/`.
+    public static func topFolder(_ path: String) -> String {
+        String(decoding: path.utf8.prefix { $0 != slash }, as: UTF8.self)
+    }
+
+    /// `path` below `folder`: the bytes after `folder/`, or nil when it does not begin with them.
+    public static func relative(_ path: String, below folder: String) -> String? {
+        path.droppingBytePrefix(folder + "/")
+    }
+
+    /// `path` without one trailing `/` byte (a folder entry's name).
+    public static func trimmingFolderSlash(_ path: String) -> String {
+        path.utf8.last == slash ? String(decoding: path.utf8.dropLast(), as: UTF8.self) : path
+    }
+
+    public static func endsWithSlash(_ path: String) -> Bool { path.utf8.last == slash }
+
+    private static let slash = UInt8(ascii: "/")
 }

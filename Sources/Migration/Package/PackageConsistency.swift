@@ -50,7 +50,7 @@ public enum PackageConsistency {
                     expected: "\(export.count) (elements of \(kind.fileName))", found: "\(stated)")
             }
         }
-        let mediaFiles = files.filter { $0.key.hasPrefix(PackagePath.mediaPrefix) }
+        let mediaFiles = files.filter { $0.key.hasBytePrefix(PackagePath.mediaPrefix) }
         guard manifest.totalFiles == Int64(mediaFiles.count) else {
             throw Violation(rule: MigrationRule.counts, path: manifestPath / "mediaStats" / "totalFiles", expected: "\(mediaFiles.count) (files under media/)", found: "\(manifest.totalFiles)")
         }

@@ -1,0 +1,43 @@
+/// Prefix and suffix tests on a string's UTF-8 bytes. `String.hasPrefix` compares Characters
+/// (grapheme clusters) under canonical equivalence: `"media/\u{301}x".hasPrefix("media/")` is
+/// false, because `/` and the combining mark form one Character, while the file system, a zip
+/// reader and every other language see the bytes `media/` first. Paths, names and protocol
+/// tokens are compared with these.
+extension StringProtocol {
+    public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
+        utf8.starts(with: prefix.utf8)
+    }
+
+    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
+        utf8.reversed().starts(with: suffix.utf8.reversed())
+    }
+
+    /// Equal byte for byte (`==` on String treats canonically equivalent strings as equal).
+    public func bytesEqual(_ other: some StringProtocol) -> Bool {
+        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+    }
+
+    /// The text after `prefix`'s bytes, or nil when it does not begin with them.
+    public func droppingBytePrefix(_ prefix: some StringProtocol) -> String? {
+        guard hasBytePrefix(prefix) else { return nil }
+        return String(decoding: utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
+    }
+}
+
+/// A string as a key compared byte for byte: `Set<String>` and `[String: V]` treat canonically
+/// equivalent strings (`é` and `e` + U+0301, `K` and U+212A KELVIN SIGN) as one key, while JSON
+/// (RFC 8259 8.3), file systems that do not normalize and every other language tell them apart.
+public struct ByteString: Hashable, Sendable, CustomStringConvertible {
+    public var value: String
+
+    public init(_ value: String) {
+        self.value = value
+    }
+
+    public static func == (a: ByteString, b: ByteString) -> Bool { a.value.bytesEqual(b.value) }
+
+    /// String's own hash: byte-equal strings are canonically equal, so they hash alike.
+    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
+
+    public var description: String { value }
+}

@@ -16,6 +16,7 @@ let package = Package(
             name: "fuzz",
             dependencies: [
                 .product(name: "WireCore", package: kit), .product(name: "Migration", package: kit),
+                .product(name: "Records", package: kit),
                 .product(name: "ConformanceKit", package: kit),
             ])
     ],

@@ -121,6 +121,16 @@ struct Check: ParsableCommand {
                 continue
             }
             bytes = [UInt8](data)
+            if kind == "xcdatamodel" {
+                // Not a model is the user's mistake (exit 2), as for a model file named on the command line.
+                do {
+                    results.append(try ModelFileChecker.check(bytes, name: file == "-" ? "<stdin>" : file, location: file == "-" ? "standard input" : file))
+                } catch {
+                    FileHandle.standardError.write(Data("conformance check: \(error.description)\n".utf8))
+                    throw ExitCode(Status.usage)
+                }
+                continue
+            }
             let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? Families.kind(forFileName: url.lastPathComponent)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }

@@ -297,3 +297,42 @@ struct ModelFileTests {
         #expect(run.stderr.contains("not XML"), "\(run.stderr)")
     }
 }
+
+extension CheckCommandTests {
+    /// Issue 24.6: a 4 MB export of two million wrong elements lists the first 1000 violations and
+    /// counts the rest (it took 2.8 GB and wrote a 499 MB report before).
+    @Test func aDocumentWithMillionsOfViolationsListsAThousand() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("check-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let file = scratch.appendingPathComponent("stories.json")
+        try Data(("[" + Array(repeating: "1", count: 2_000_000).joined(separator: ",") + "]").utf8).write(to: file)
+        let text = try Fixture.run("conformance", ["check", file.path])
+        #expect(text.status == 1)
+        #expect(text.stdout.contains("CORE-TYPE-003 at \"/999\""))
+        #expect(!text.stdout.contains("at \"/1000\""))
+        #expect(text.stdout.contains("and 1999000 more violations (at most 1000 are listed per document)"), "\(text.stdout.suffix(300))")
+        #expect(text.stdout.utf8.count < 1 << 20)
+        let json = try Fixture.run("conformance", ["check", "--format", "json", file.path])
+        let document = try JSONParser.parse(json.stdout)["documents"]?.arrayValue?.first
+        #expect(document?["violations"]?.arrayValue?.count == 1000)
+        #expect(document?["omittedViolations"] == 1_999_000)
+    }
+}
+
+extension CheckCommandTests {
+    /// Issue 24.2: `?` then U+093E is one Character, so a Character-wise search missed `<?`; libxml2
+    /// reported a processing instruction with no data and Foundation crashed (exit 139). And
+    /// libxml2 recovers from errors that `parse()` does not report: the first one fails the read.
+    @Test(arguments: [
+        ("<?\u{93E}?>", "a processing instruction"),
+        (#"<?xml version="1.0"?><model></model><entity name="x"/>"#, "not XML: content after the root element at line 1"),
+        ("<model><entity></model>", "not XML: a closing tag that does not match its element at line 1"),
+    ])
+    func aModelThatIsNotXcodesXMLIsAUsageError(text: String, reason: String) throws {
+        let run = try Fixture.run("conformance", ["check", "--kind", "xcdatamodel", "-"], stdin: Array(text.utf8))
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)")
+        #expect(run.stderr.contains("conformance check: standard input: "), "\(run.stderr)")
+        #expect(run.stderr.contains(reason), "\(run.stderr)")
+    }
+}

@@ -221,3 +221,38 @@ extension ExecRunnerTests {
         #expect(!detail.contains("CORE-TYPE"), "\(detail)")
     }
 }
+
+/// Issue 24.3: every read honours the deadline, a flood of lines is counted rather than kept,
+/// and a long answer line is scanned once.
+extension ExecRunnerTests {
+    /// `yes ''` writes empty lines as fast as it can: buffered lines used to be taken without a
+    /// look at the deadline, so the run never ended and kept every line.
+    @Test(.timeLimit(.minutes(2))) func aTesteeFloodingStdoutEndsInBoundedTime() throws {
+        let started = Date()
+        let run = try Fixture.run(
+            "conformance", ["run", "--peer", "exec:yes ''", "--timeout", "2", "--case", "pairing/pair-ack/*", "--format", "json"], limit: 90)
+        #expect(Date().timeIntervalSince(started) < 30)
+        #expect(run.status == 1, "\(run.stderr)")
+        let cases = try Self.json(run.stdout)["cases"]?.arrayValue ?? []
+        #expect(cases.count >= 30)
+        #expect(cases.allSatisfy { $0["status"] == "testee-timeout" })
+        let detail = cases.first?["detail"]?.stringValue ?? ""
+        #expect(detail.contains("no answer to hello within 2 s; it wrote "), "\(detail)")
+        #expect(detail.contains(" lines that are not answers, first \"\""), "\(detail)")
+        #expect(!detail.contains("without a newline"), "\(detail)")
+    }
+
+    /// A 16 MiB answer line is read within a 3 s timeout (12 MiB took 24 s when every chunk
+    /// rescanned and copied the buffer), and the report keeps 1 KiB of its `found`.
+    @Test(.timeLimit(.minutes(2))) func aSixteenMebibyteAnswerIsReadAndCut() throws {
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--peer", "exec:python3 '\(Self.testee("huge.py"))'", "--timeout", "3", "--case", "pairing/pair-ack/code-five-digits", "--format", "json"],
+            limit: 90)
+        let cases = try Self.json(run.stdout)["cases"]?.arrayValue ?? []
+        #expect(cases.count == 1, "\(run.stdout.prefix(2000))")
+        #expect(cases.first?["status"] != "testee-timeout", "\(cases.first ?? .null)")
+        #expect(run.stdout.utf8.count < 64 << 10, "the report holds \(run.stdout.utf8.count) bytes")
+        #expect(run.stdout.contains("… (16777216 bytes)"), "\(run.stdout.prefix(3000))")
+    }
+}

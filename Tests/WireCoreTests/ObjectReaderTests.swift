@@ -35,3 +35,25 @@ struct ObjectReaderTests {
         #expect(try reader.optionalString("s") == "x")
     }
 }
+
+@Suite("Independent checks keep at most a thousand violations")
+struct IndependentChecksCapTests {
+    @Test func theRestAreCounted() {
+        var checks = IndependentChecks()
+        for i in 0..<2500 {
+            _ = checks.check { () throws(Violation) -> Int in
+                throw Violation(rule: CoreRule.type, path: .root / i, expected: "object", found: "integer")
+            }
+        }
+        checks.add([Violation(rule: CoreRule.type, path: .root, expected: "x", found: "y")], omitted: 10)
+        #expect(checks.violations.count == ViolationList.maxListed)
+        #expect(checks.violations.last?.path == .root / 999)
+        #expect(checks.omitted == 1511)
+        guard case .failure(let list) = checks.result({ () throws(Violation) in 0 }) else {
+            Issue.record("violations were found")
+            return
+        }
+        #expect(list.all.count == 1000)
+        #expect(list.omitted == 1511)
+    }
+}

@@ -17,6 +17,7 @@ public enum CheckReport {
                 out += "      \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(offset)\n"
                 out += "        expected \(v.expected)\n        found    \(v.found)\n        see \(v.section)\n"
             }
+            if r.omitted > 0 { out += "      and \(r.omitted) more \(r.omitted == 1 ? "violation" : "violations") (at most \(ViolationList.maxListed) are listed per document)\n" }
         }
         let failing = results.filter { !$0.violations.isEmpty }.count
         out += "\n\(results.count - failing) of \(results.count) documents conform\n"
@@ -28,6 +29,7 @@ public enum CheckReport {
             var o = JSONObject(["document": .string(r.name), "conforms": .bool(r.violations.isEmpty)])
             if let kind = r.kind { o["kind"] = .string(kind) }
             o["violations"] = .array(r.violations.map(JSONReport.violationJSON))
+            if r.omitted > 0 { o["omittedViolations"] = .number(JSONNumber(Int64(r.omitted))) }
             if let canonical = r.canonical { o["canonical"] = canonical }
             return .object(o)
         }

@@ -9,12 +9,15 @@ public enum DocumentChecker {
         public var kind: String?
         public var violations: [Violation]
         public var canonical: JSONValue?
+        /// Violations found beyond the first `ViolationList.maxListed`, counted, not kept.
+        public var omitted: Int
 
-        public init(name: String, kind: String?, violations: [Violation], canonical: JSONValue?) {
+        public init(name: String, kind: String?, violations: [Violation], canonical: JSONValue?, omitted: Int = 0) {
             self.name = name
             self.kind = kind
             self.violations = violations
             self.canonical = canonical
+            self.omitted = omitted
         }
     }
 
@@ -36,8 +39,8 @@ public enum DocumentChecker {
         switch family.validate(kind: kind, document: bytes, context: context) {
         case .accept(let canonical):
             return Result(name: name, kind: kind, violations: [], canonical: canonical)
-        case .reject(let violations):
-            return Result(name: name, kind: kind, violations: violations.map { withSubject($0, name) }, canonical: nil)
+        case .reject(let violations, let omitted):
+            return Result(name: name, kind: kind, violations: violations.map { withSubject($0, name) }, canonical: nil, omitted: omitted)
         case .unsupported(let reason), .invalidRequest(let reason):
             let v = Violation(rule: CoreRule.knownKind, path: .root, expected: "a checkable document", found: reason)
             return Result(name: name, kind: kind, violations: [withSubject(v, name)], canonical: nil)

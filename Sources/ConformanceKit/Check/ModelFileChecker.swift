@@ -17,6 +17,11 @@ public enum ModelFileChecker {
 
     public static func check(_ url: URL) throws(Unreadable) -> DocumentChecker.Result {
         let (current, previous, name) = try load(url)
+        return try check(current, previous: previous, name: name, location: url.path)
+    }
+
+    /// A model's `contents` given as bytes (standard input with `--kind xcdatamodel`).
+    public static func check(_ current: [UInt8], previous: [UInt8]? = nil, name: String, location: String) throws(Unreadable) -> DocumentChecker.Result {
         var context = JSONObject()
         if let previous { context["previous"] = .string(String(decoding: previous, as: UTF8.self)) }
         // Read here first: a file that is not a model is the user's mistake, not the model's.
@@ -24,12 +29,12 @@ public enum ModelFileChecker {
             _ = try CoreDataModelXML.read(current)
             if let previous { _ = try CoreDataModelXML.read(previous) }
         } catch {
-            throw Unreadable(description: "\(url.path): \(error)")
+            throw Unreadable(description: "\(location): \(error)")
         }
         switch RecordsFamily().validate(kind: "xcdatamodel", document: current, context: .object(context)) {
         case .accept(let canonical):
             return DocumentChecker.Result(name: name, kind: "xcdatamodel", violations: [], canonical: canonical)
-        case .reject(let violations):
+        case .reject(let violations, _):
             return DocumentChecker.Result(
                 name: name, kind: "xcdatamodel", violations: violations.map { v in
                     var copy = v
@@ -37,9 +42,9 @@ public enum ModelFileChecker {
                     return copy
                 }, canonical: nil)
         case .unsupported(let reason), .invalidRequest(let reason):
-            throw Unreadable(description: "\(url.path): \(reason)")
+            throw Unreadable(description: "\(location): \(reason)")
         case .trace:
-            throw Unreadable(description: "\(url.path): not a model")
+            throw Unreadable(description: "\(location): not a model")
         }
     }
 

@@ -4,8 +4,9 @@ import WireCore
 public enum Outcome: Sendable, Hashable {
     /// The document is valid; its canonical form.
     case accept(canonical: JSONValue)
-    /// The document is invalid; the violations in the order the Spec's checks produce them.
-    case reject([Violation])
+    /// The document is invalid; the violations in the order the Spec's checks produce them, at
+    /// most `ViolationList.maxListed`, and how many more were found and not kept.
+    case reject([Violation], omitted: Int = 0)
     /// A machine run: per event, the state after it and the actions it emitted.
     case trace([MachineStep])
     /// The implementation does not implement this kind or machine.

@@ -89,7 +89,7 @@ public struct MigrationFamily: ConformanceFamily {
         do throws(Violation) {
             switch check(try JSONParser.parse(document, limits: PackageDocument.limits)) {
             case .success(let canonical): return .accept(canonical: canonical)
-            case .failure(let list): return .reject(list.all)
+            case .failure(let list): return .reject(list.all, omitted: list.omitted)
             }
         } catch {
             return .reject([error])

@@ -100,7 +100,7 @@ public struct RecordsFamily: ConformanceFamily {
     func record(_ value: JSONValue, as kind: String?, in context: CloudRecord.Context) -> Outcome {
         switch CloudRecord.check(value, as: kind, in: context) {
         case .success(let record): return .accept(canonical: record.canonical)
-        case .failure(let list): return .reject(list.all)
+        case .failure(let list): return .reject(list.all, omitted: list.omitted)
         }
     }
 

@@ -10,8 +10,9 @@ public final class ExecPeer: Peer {
     private var child: ChildProcess?
     private var output: LineChannel?
     private var errors: StderrTail?
-    /// Lines that were not answers, read while waiting for the current answer.
-    private var strays: [[UInt8]] = []
+    /// Lines that were not answers, read while waiting for the current answer: how many, and
+    /// the first (cut to 200 bytes). A testee that logs in a loop must not fill memory.
+    private var strays = Strays()
     public private(set) var hello: TesteeHello?
     /// Starts that failed one after another; after `maxFailedStarts` the testee is not started
     /// again and every further case gets the last start's failure (a testee that dies in
@@ -64,12 +65,12 @@ public final class ExecPeer: Peer {
         switch exchange(TesteeRequest.hello.json, during: "hello") {
         case .failure(let failure):
             return .failure(failure)
-        case .success(let line):
+        case .success(let (line, value)):
             if let stray = strays.first {
-                return .failure(.garbled("it wrote \(strays.count) line(s) that are not answers before its hello, first \(Self.quote(stray))"))
+                return .failure(.garbled("it wrote \(strays.description) that are not answers before its hello, first \(stray)"))
             }
             do throws(Violation) {
-                let hello = try TesteeHello.decode(line)
+                let hello = try TesteeHello.decode(value)
                 self.hello = hello
                 return .success(hello)
             } catch {
@@ -98,15 +99,15 @@ public final class ExecPeer: Peer {
         switch answer {
         case .failure(let failure):
             return .failure(failure)
-        case .success(let line):
+        case .success(let (line, value)):
             answered += 1
-            if !strays.isEmpty {
+            if let stray = strays.first {
                 // In step again after stray output: the case is garbled, the testee may stay.
-                defer { strays = [] }
-                return .failure(.garbled("it wrote \(strays.count) line(s) that are not answers before its answer, first \(Self.quote(strays[0]))"))
+                defer { strays = Strays() }
+                return .failure(.garbled("it wrote \(strays.description) that are not answers before its answer, first \(stray)"))
             }
             do throws(Violation) {
-                return .success(try TesteeAnswer.decode(line, caseID: request.caseID ?? ""))
+                return .success(try TesteeAnswer.decode(value, caseID: request.caseID ?? ""))
             } catch {
                 stop()
                 return .failure(.garbled("not an answer to this case: \(Self.problem(error)); the line: \(Self.quote(line))"))
@@ -114,7 +115,9 @@ public final class ExecPeer: Peer {
         }
     }
 
-    private func exchange(_ request: JSONValue, during step: String) -> Result<[UInt8], PeerFailure> {
+    /// Sends `request` and waits for the answer: the first line that is a JSON object, with its
+    /// parsed value. Every read honours the deadline, also when lines are already buffered.
+    private func exchange(_ request: JSONValue, during step: String) -> Result<([UInt8], JSONValue), PeerFailure> {
         guard let child, let output else { return .failure(.crashed("not running")) }
         let deadline = Date(timeIntervalSinceNow: timeout)
         switch child.write(Array((JSONSerializer.compact(request) + "\n").utf8), deadline: deadline) {
@@ -128,30 +131,47 @@ public final class ExecPeer: Peer {
             stop()
             return .failure(failure)
         }
-        strays = []
-        while case .line(let line) = output.readLine(timeout: max(0, deadline.timeIntervalSinceNow)) {
+        strays = Strays()
+        var last = output.readLine(timeout: max(0, deadline.timeIntervalSinceNow))
+        while case .line(let line) = last {
             // Only a JSON object can be an answer; anything else is stray output (a print left
             // in the testee), skipped so the answer after it is still found.
-            if case .object? = try? JSONParser.parse(line, limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 128)) { return .success(line) }
-            strays.append(line)
+            if let value = Self.answer(line) { return .success((line, value)) }
+            strays.add(line)
+            guard deadline.timeIntervalSinceNow > 0 else {
+                last = .timedOut
+                break
+            }
+            last = output.readLine(timeout: max(0, deadline.timeIntervalSinceNow))
         }
-        switch output.readLine(timeout: 0) {
-        case .line(let line):
-            return .success(line)
+        switch last {
+        case .line:
+            preconditionFailure("every line is taken in the loop")
         case .endOfFile:
             let failure = PeerFailure.crashed(ended(child, "closed its standard output") + stderrQuote)
             stop()
             return .failure(failure)
         case .timedOut:
-            let partial = output.pending
+            // Only what follows the last newline is a line without one; lines before it were
+            // still unread when the time was up.
+            let pending = output.pending
+            let partial = pending.lastIndex(of: 0x0A).map { Array(pending[($0 + 1)...]) } ?? pending
             var what = partial.isEmpty ? "" : "; it wrote \(Self.quote(partial)) without a newline"
-            if let stray = strays.first { what += "; it wrote \(strays.count) line(s) that are not answers, first \(Self.quote(stray))" }
+            if let stray = strays.first { what += "; it wrote \(strays.description) that are not answers, first \(stray)" }
             stop()
             return .failure(.timeout("no answer to \(step) within \(seconds(timeout)) s\(what)" + stderrQuote))
         case .tooLong:
             stop()
             return .failure(.garbled("an answer line over \(output.maxLineBytes) bytes"))
         }
+    }
+
+    /// The line's value when it is a JSON object (only an object can be an answer). A line that
+    /// does not begin with `{` is not parsed at all.
+    static func answer(_ line: [UInt8]) -> JSONValue? {
+        guard line.first(where: { $0 != 0x20 && $0 != 0x09 && $0 != 0x0D }) == UInt8(ascii: "{") else { return nil }
+        guard let value = try? JSONParser.parse(line, limits: TesteeAnswer.limits), case .object = value else { return nil }
+        return value
     }
 
     /// "exited with status 1" when the testee is gone; what it did while still alive otherwise.
@@ -201,6 +221,19 @@ public final class ExecPeer: Peer {
     private func seconds(_ t: TimeInterval) -> String {
         t == t.rounded() ? String(Int(t)) : String(t)
     }
+}
+
+/// Stray lines: counted, the first one quoted.
+struct Strays {
+    private(set) var count = 0
+    private(set) var first: String?
+
+    mutating func add(_ line: [UInt8]) {
+        if first == nil { first = ExecPeer.quote(line) }
+        count += 1
+    }
+
+    var description: String { count == 1 ? "1 line" : "\(count) lines" }
 }
 
 extension PeerFailure {

@@ -23,7 +23,7 @@ public enum TesteeFault: String, CaseIterable, Sendable {
     private func acceptingFiveDigitCodes(_ request: TesteeRequest) -> Outcome {
         let outcome = Reference.answer(request)
         guard case .validate(let id, let family, let kind, let document, let context) = request,
-            case .reject(let violations) = outcome, let first = violations.first, first.rule == "PAIR-CODE-001",
+            case .reject(let violations, _) = outcome, let first = violations.first, first.rule == "PAIR-CODE-001",
             let value = try? JSONParser.parse(document), case .string(let code)? = first.path.resolve(in: value)
         else { return outcome }
         // The buggy check lets a five-digit code (or alias) through; everything after it still runs.

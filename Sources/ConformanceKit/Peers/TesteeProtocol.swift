@@ -110,7 +110,11 @@ public struct TesteeHello: Sendable, Hashable {
     }
 
     public static func decode(_ line: [UInt8]) throws(Violation) -> TesteeHello {
-        let reader = try ObjectReader(document: try JSONParser.parse(line))
+        try decode(try JSONParser.parse(line))
+    }
+
+    public static func decode(_ value: JSONValue) throws(Violation) -> TesteeHello {
+        let reader = try ObjectReader(document: value)
         let version = try reader.integer("protocol")
         guard version == TesteeRequest.protocolVersion else {
             throw Violation(rule: CoreRule.type, path: reader.pointer("protocol"), expected: "\(TesteeRequest.protocolVersion)", found: "\(version)")
@@ -122,7 +126,7 @@ public struct TesteeHello: Sendable, Hashable {
             return result
         }
         return TesteeHello(
-            implementation: try reader.optionalString("implementation") ?? "unnamed", families: try names("families"), kinds: try names("kinds"),
+            implementation: TesteeAnswer.capped(try reader.optionalString("implementation") ?? "unnamed"), families: try names("families"), kinds: try names("kinds"),
             machines: try names("machines"))
     }
 }
@@ -135,7 +139,7 @@ public enum TesteeAnswer {
         case .accept(let canonical):
             o["outcome"] = "accept"
             o["canonical"] = canonical
-        case .reject(let violations):
+        case .reject(let violations, _):
             o["outcome"] = "reject"
             o["violations"] = .array(
                 violations.map {
@@ -156,7 +160,32 @@ public enum TesteeAnswer {
 
     /// Reads an answer for `caseID`; a garbled answer is a violation of the testee protocol.
     public static func decode(_ line: [UInt8], caseID: String) throws(Violation) -> Outcome {
-        let reader = try ObjectReader(document: try JSONParser.parse(line, limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 128)))
+        try decode(try JSONParser.parse(line, limits: limits), caseID: caseID)
+    }
+
+    /// An answer line's limits: a canonical form may be as large as a package's largest document.
+    static let limits = JSONLimits(maxBytes: 64 << 20, maxDepth: 128)
+
+    /// A testee's own words (reasons, expected and found) kept per string: one reason of 8 MiB
+    /// would otherwise be copied into every report.
+    static let maxTextBytes = 1024
+
+    /// `text` cut to `maxTextBytes` at a scalar boundary, saying how long it was.
+    static func capped(_ text: String) -> String {
+        guard text.utf8.count > maxTextBytes else { return text }
+        var kept = String.UnicodeScalarView()
+        var bytes = 0
+        for scalar in text.unicodeScalars {
+            bytes += String(scalar).utf8.count
+            if bytes > maxTextBytes { break }
+            kept.append(scalar)
+        }
+        return String(kept) + "… (\(text.utf8.count) bytes)"
+    }
+
+    /// Reads an answer already parsed (the runner parses each line once to find the answer).
+    public static func decode(_ value: JSONValue, caseID: String) throws(Violation) -> Outcome {
+        let reader = try ObjectReader(document: value)
         let answered = try reader.string("case")
         guard answered == caseID else {
             throw Violation(rule: CoreRule.type, path: reader.pointer("case"), expected: JSONSerializer.quoted(caseID), found: JSONSerializer.quoted(answered))
@@ -167,15 +196,16 @@ public enum TesteeAnswer {
         case "reject":
             var violations: [Violation] = []
             // No violations: "rejected, rule unknown" (graded on the verdict only).
-            for (i, v) in (try reader.optionalArray("violations") ?? []).enumerated() {
+            let listed = try reader.optionalArray("violations") ?? []
+            for (i, v) in listed.prefix(ViolationList.maxListed).enumerated() {
                 let r = try ObjectReader(document: v, path: reader.pointer("violations") / i)
                 let at = try ExpectedViolation.read(r)
                 violations.append(
                     Violation(
-                        rule: at.rule, path: at.path, expected: try r.optionalString("expected") ?? "",
-                        found: try r.optionalString("found") ?? ""))
+                        rule: at.rule, path: at.path, expected: capped(try r.optionalString("expected") ?? ""),
+                        found: capped(try r.optionalString("found") ?? "")))
             }
-            return .reject(violations)
+            return .reject(violations, omitted: max(0, listed.count - ViolationList.maxListed))
         case "trace":
             var steps: [MachineStep] = []
             for (i, s) in try reader.array("steps").enumerated() {
@@ -184,9 +214,9 @@ public enum TesteeAnswer {
             }
             return .trace(steps)
         case "unsupported":
-            return .unsupported(reason: try reader.optionalString("reason") ?? "")
+            return .unsupported(reason: capped(try reader.optionalString("reason") ?? ""))
         case "invalid-request":
-            return .invalidRequest(reason: try reader.optionalString("reason") ?? "")
+            return .invalidRequest(reason: capped(try reader.optionalString("reason") ?? ""))
         case let other:
             throw Violation(
                 rule: CoreRule.type, path: reader.pointer("outcome"), expected: "accept, reject, trace, unsupported or invalid-request",

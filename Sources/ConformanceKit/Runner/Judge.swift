@@ -62,7 +62,7 @@ public enum Judge {
             }
             return Judgement(
                 violations: violations, grade: Grade(verdict: .agreed, diagnosis: .notApplicable, canonical: violations.isEmpty ? .agreed : .disagreed))
-        case (.document(_, _, .accept), .reject(let found)):
+        case (.document(_, _, .accept), .reject(let found, _)):
             let violations =
                 found.isEmpty
                 ? [Violation(rule: rule, path: .root, expected: "accept", found: "rejected (no rule given)", subject: vector.id)]
@@ -73,10 +73,10 @@ public enum Judge {
                 Violation(rule: $0.rule, path: $0.path, expected: "reject on \($0.rule)", found: "accepted", subject: vector.id)
             }
             return Judgement(violations: violations, grade: Grade(verdict: .disagreed, diagnosis: .notGiven, canonical: .notApplicable))
-        case (.document(_, _, .reject), .reject(let found)) where found.isEmpty:
+        case (.document(_, _, .reject), .reject(let found, _)) where found.isEmpty:
             // "Rejected, rule unknown": the verdict agrees; the diagnosis is not there to compare.
             return Judgement(violations: [], grade: Grade(verdict: .agreed, diagnosis: .notGiven, canonical: .notApplicable))
-        case (.document(_, _, .reject(let expected)), .reject(let found)):
+        case (.document(_, _, .reject(let expected)), .reject(let found, _)):
             let foundSet = found.map(ExpectedViolation.init)
             let reported = foundSet.map(\.description).joined(separator: ", ")
             var result: [Violation] = []

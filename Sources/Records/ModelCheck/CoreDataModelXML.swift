@@ -21,8 +21,11 @@ public enum CoreDataModelXML {
         let parser = XMLParser(data: Data(bytes))
         parser.delegate = reader
         parser.shouldResolveExternalEntities = false
-        guard parser.parse() else {
-            throw Problem(description: "not XML: \(parser.parserError.map { "\($0.localizedDescription)" } ?? "a parse error") at line \(parser.lineNumber)")
+        // libxml2 recovers from some errors (content after the root element) and `parse()` still
+        // returns true: an error reported on the way fails the read too.
+        let parsed = parser.parse()
+        if let (code, line) = reader.firstError ?? (parsed ? nil : ((parser.parserError as NSError?)?.code ?? 1, parser.lineNumber)) {
+            throw Problem(description: "not XML: \(libxml2Error(code)) at line \(line)")
         }
         guard reader.sawModel else { throw Problem(description: "XML without a <model> element: not a Core Data model") }
         return reader.model
@@ -35,29 +38,45 @@ public enum CoreDataModelXML {
     /// UTF-8 without a DTD, so anything else is not one of its model files.
     static func screen(_ bytes: [UInt8]) throws(Problem) {
         // Decoding repairs invalid sequences: the text differs from the bytes exactly when they are not UTF-8.
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard text.utf8.elementsEqual(bytes) else {
+        guard String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes) else {
             throw Problem(description: "not UTF-8 text (Xcode writes model files in UTF-8)")
         }
         if bytes.contains(0) { throw Problem(description: "a NUL character, which XML does not allow") }
-        if text.contains("<!DOCTYPE") || text.contains("<!ENTITY") {
+        // Searched as bytes, as libxml2 reads them: as Characters, `?` followed by a combining
+        // mark (U+093E) is one unit, and `<?` was not found while libxml2 saw a processing
+        // instruction with no data (a crash in Foundation: issue 24.2).
+        if bytes.firstRange(of: Array("<!DOCTYPE".utf8)) != nil || bytes.firstRange(of: Array("<!ENTITY".utf8)) != nil {
             throw Problem(description: "a document type declaration (Xcode's model files have none)")
         }
         // Foundation on Linux reads a processing instruction's data with strlen, and libxml2 passes
         // none for `<?x?>`: a null pointer. Xcode writes one, the XML declaration, first.
-        let declaration = text.hasPrefix("<?xml ") || text.hasPrefix("<?xml\t") || text.hasPrefix("<?xml\n")
-        if text.components(separatedBy: "<?").count - 1 > (declaration ? 1 : 0) {
+        let declaration = bytes.starts(with: Array("<?xml".utf8)) && bytes.count > 5 && [0x20, 0x09, 0x0A, 0x0D].contains(bytes[5])
+        if bytes.ranges(of: Array("<?".utf8)).count > (declaration ? 1 : 0) {
             throw Problem(description: "a processing instruction (Xcode's model files have none but the XML declaration)")
         }
         // The prolog may name only UTF-8: libxml2 would transcode anything else.
-        if text.hasPrefix("<?xml"), let end = text.range(of: "?>") {
-            let prolog = text[..<end.lowerBound].lowercased()
-            if let at = prolog.range(of: "encoding") {
-                let rest = prolog[at.upperBound...].drop { $0 == " " || $0 == "=" || $0 == "\"" || $0 == "'" }
-                guard rest.hasPrefix("utf-8") || rest.hasPrefix("utf8") else {
+        if declaration, let end = bytes.firstRange(of: Array("?>".utf8)) {
+            let prolog = bytes[..<end.lowerBound].map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }
+            if let at = prolog.firstRange(of: Array("encoding".utf8)) {
+                let rest = prolog[at.upperBound...].drop { $0 == 0x20 || $0 == 0x3D || $0 == 0x22 || $0 == 0x27 }
+                guard rest.starts(with: Array("utf-8".utf8)) || rest.starts(with: Array("utf8".utf8)) else {
                     throw Problem(description: "an encoding other than UTF-8 in the XML declaration")
                 }
             }
+        }
+    }
+
+    /// libxml2's error codes (`xmlParserErrors`), which Foundation passes on raw and describes
+    /// only as "the operation could not be completed".
+    static func libxml2Error(_ code: Int) -> String {
+        switch code {
+        case 4: return "an empty document"
+        case 5: return "content after the root element"
+        case 39, 41: return "an attribute without a quoted value"
+        case 73: return "'>' expected"
+        case 76: return "a closing tag that does not match its element"
+        case 77: return "an element that is not closed"
+        default: return "libxml2 error \(code)"
         }
     }
 
@@ -78,6 +97,9 @@ public enum CoreDataModelXML {
         var entities: [JSONValue] = []
         var configurations: [JSONValue] = []
         var sawModel = false
+        /// libxml2 recovers from errors (a mismatched tag, content after the root element) and
+        /// `parse()` still returns true: the first error reported fails the read.
+        var firstError: (code: Int, line: Int)?
         private var entity: JSONObject?
         private var attributes: [JSONValue] = []
         private var relationships: [JSONValue] = []
@@ -138,6 +160,10 @@ public enum CoreDataModelXML {
             default:
                 break
             }
+        }
+
+        func parser(_ parser: XMLParser, parseErrorOccurred error: Error) {
+            if firstError == nil { firstError = ((error as NSError).code, parser.lineNumber) }
         }
 
         func parser(_ parser: XMLParser, didEndElement element: String, namespaceURI: String?, qualifiedName: String?) {

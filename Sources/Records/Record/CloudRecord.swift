@@ -102,7 +102,7 @@ public struct CloudRecord: Sendable {
         }
         // A deleted record (a tombstone in a change feed) carries no fields.
         guard let fieldsReader = checks.check({ () throws(Violation) in deleted ? try r.optionalObjectReader("fields") : try r.objectReader("fields") }) else {
-            return .failure(ViolationList(checks.violations))
+            return .failure(ViolationList(checks.violations, omitted: checks.omitted))
         }
         var fields: [String: FieldValue] = [:]
         fields.reserveCapacity(model.fields.count)

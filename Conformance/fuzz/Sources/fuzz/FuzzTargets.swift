@@ -1,6 +1,7 @@
 import ConformanceKit
 import Foundation
 import Migration
+import Records
 import WireCore
 
 /// One libFuzzer entry point for every target; `FUZZ_TARGET` picks which (see `run`). Each
@@ -59,7 +60,10 @@ enum Target: String, CaseIterable, Sendable {
             guard let newline = input.firstIndex(of: 0x0A) else { return }
             let kind = String(decoding: input[..<newline], as: UTF8.self)
             guard kinds.contains(kind) else { return }
-            check(family.validate(kind: kind, document: Array(input[(newline + 1)...]), context: Self.context))
+            let document = Array(input[(newline + 1)...])
+            let outcome = family.validate(kind: kind, document: document, context: Self.context)
+            check(outcome)
+            if kind == "xcdatamodel" { Self.modelOracle(document, outcome) }
         case .backupChunk:
             check(MigrationFamily().validate(kind: "backup-chunk", document: input, context: Self.context))
         case .envelope:
@@ -67,13 +71,56 @@ enum Target: String, CaseIterable, Sendable {
             _ = try? Envelope.open(input, password: "correct horse battery staple", policy: EnvelopePolicy(iterations: 1...2000))
             _ = try? EnvelopeHeader.parse(input, policy: .standard)
         case .zip:
+            let sandbox = Sandbox.shared
             check(MigrationFamily().validate(kind: "package", document: input, context: Self.context))
+            sandbox.checkNothingEscaped()
+        }
+    }
+
+    /// Oracle for Xcode's XML: a model read from it, written as the JSON model form, is judged
+    /// exactly as the XML was (the reader's output is a model the JSON path reads the same).
+    static func modelOracle(_ document: [UInt8], _ outcome: Outcome) {
+        guard let model = try? CoreDataModelXML.read(document) else { return }
+        let json = Array(JSONSerializer.compact(model).utf8)
+        let again = RecordsFamily().validate(kind: "model", document: json, context: [:])
+        switch (outcome, again) {
+        case (.accept, .accept): return
+        case (.reject(let a), .reject(let b)) where a.map { "\($0.rule) \($0.path)" } == b.map { "\($0.rule) \($0.path)" }: return
+        default: fatalError("the XML and its JSON model form were judged differently: \(outcome) vs \(again)")
         }
     }
 
     /// Every answer is a verdict: a reject names at least one violation, an accept a canonical form.
     func check(_ outcome: Outcome) {
         if case .reject(let violations) = outcome, violations.isEmpty { fatalError("a reject without a violation") }
+    }
+}
+
+/// Oracle for the zip target: the package check unpacks into a scratch folder under TMPDIR,
+/// which is set to `root/a/b/tmp`; after each input `tmp` must be empty (the scratch removed)
+/// and nothing else may exist under `root` (an entry that climbed 1 to 3 levels out).
+final class Sandbox: @unchecked Sendable {
+    static let shared = Sandbox()
+    let root: URL
+    let tmp: URL
+
+    private init() {
+        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+        root = URL(fileURLWithPath: base).appendingPathComponent("fuzz-zip-\(getpid())")
+        tmp = root.appendingPathComponent("a/b/tmp")
+        try? FileManager.default.removeItem(at: root)
+        try! FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+        setenv("TMPDIR", tmp.path, 1)
+    }
+
+    func checkNothingEscaped() {
+        let fm = FileManager.default
+        let left = (try? fm.contentsOfDirectory(atPath: tmp.path)) ?? []
+        guard left.isEmpty else { fatalError("left in TMPDIR after a check: \(left)") }
+        for (folder, expected) in [(root, ["a"]), (root.appendingPathComponent("a"), ["b"]), (root.appendingPathComponent("a/b"), ["tmp"])] {
+            let names = (try? fm.contentsOfDirectory(atPath: folder.path)) ?? []
+            guard names == expected else { fatalError("written outside the package's folder, in \(folder.path): \(names)") }
+        }
     }
 }
 

@@ -151,6 +151,32 @@ s.append(step(recv(1, reg("pairing-code:444444"), T0 + 13), st(*ids, quota[0], q
 case("alias-quota-per-connection", "A connection holds at most 3 live aliases; registering one it holds again costs nothing, and a spent one frees its place.",
      ["PAIR-SEC-005"], ["PAIR-SEC-005"], s)
 
+# Once a connection's quota is spent, a live code and a free one get the same answer, and neither
+# is looked up or counted as a miss: otherwise free probes cost nothing and each live code shows
+# itself as alias-taken (issue 24.4).
+s, ids = setup(AL)
+s += [step(conn(3, C), st(*ids)), step(recv(3, reg(ATT)), st(*ids, ATT), [send(3, registered(ATT))])]
+ids = ids + [ATT]
+for i, q in enumerate(quota):
+    s.append(step(recv(3, reg(q), T0 + i + 1), st(*ids, *quota[:i + 1]), [send(3, registered(q))]))
+for i, probe in enumerate([AL, "pairing-code:444444", AL, "pairing-code:555555", AL, AL]):
+    s.append(step(recv(3, reg(probe), T0 + 10 + i), st(*ids, *quota), [send(3, err("rate-limited"), "PAIR-SEC-005")]))
+s.append(step(recv(3, reg(quota[0]), T0 + 20), st(*ids, *quota), [send(3, registered(quota[0]))]))
+s.append(step(recv(2, msg(AL, ack("048213")), T0 + 30), st(*[i for i in ids if i != AL], *quota), [send(1, fwd(AL, PHONE, ack("048213")))]))
+case("quota-spent-answers-every-code-alike", "With its quota spent, a connection gets rate-limited for a live code and a free one alike, and no probe counts as a miss: re-registering its own alias still works.",
+     ["PAIR-SEC-005", "PAIR-SEC-004"], ["PAIR-SEC-005"], s, ["interop-trap"])
+
+# Peer ids are opaque bytes (PAIR-PEER-001): an NFC id and its NFD twin are two peers.
+NFC, NFD = "did:cc:caf\u00e9", "did:cc:cafe\u0301"
+s = [step(conn(1, A), st()), step(recv(1, reg(NFC)), st(NFC), [send(1, registered(NFC))]),
+     step(conn(2, B), st(NFC)), step(recv(2, reg(NFD)), st(NFC, NFD), [send(2, registered(NFD))]),
+     step(recv(2, msg(NFC, ack("048213"))), st(NFC, NFD), [send(1, fwd(NFC, NFD, ack("048213")))]),
+     step(recv(1, msg(NFD, ack("048213"))), st(NFC, NFD), [send(2, fwd(NFD, NFC, ack("048213")))]),
+     step(disc(2), st(NFC)),
+     step(recv(1, msg(NFD, ack("048213"))), st(NFC), [send(1, offline(NFD), "PAIR-RELAY-001")])]
+case("peer-ids-are-bytes", "did:cc:café in NFC and in NFD are two peer ids, each routed to its own connection: a relay that normalizes or compares Swift Strings merges them.",
+     ["PAIR-PEER-001", "PAIR-RELAY-001"], ["PAIR-RELAY-001"], s, ["interop-trap"])
+
 s = [step(conn(1, C), st())]
 held = []
 for n in range(11):

@@ -7,7 +7,8 @@ import WireCore
 /// documents that is one of its peer ids, aliases or codes is replaced consistently, in what the
 /// runner sends and in what it expects back; raw `text` frames are sent as written.
 struct RelayIsolation: Sendable {
-    private var ids: [String: String] = [:]
+    /// Keyed by bytes: peer ids are opaque (PAIR-PEER-001), `did:cc:é` and its NFD twin are two.
+    private var ids: [ByteString: String] = [:]
     private var codes: [String: String] = [:]
 
     /// - Parameters:
@@ -18,7 +19,7 @@ struct RelayIsolation: Sendable {
         var peerIds: [String] = []
         for document in documents {
             for key in ["peerId", "to", "from"] {
-                if case .string(let id)? = document[key], !peerIds.contains(id) { peerIds.append(id) }
+                if case .string(let id)? = document[key], !peerIds.contains(where: { $0.bytesEqual(id) }) { peerIds.append(id) }
             }
         }
         var used: Set<String> = []
@@ -33,7 +34,7 @@ struct RelayIsolation: Sendable {
                 codes[code] = fresh
             } else if (try? PeerID.check(id, at: .root)) != nil, (try? PeerID.check(id + "-" + nonce, at: .root)) != nil {
                 // Invalid ids stay as written: the case is about the relay refusing them.
-                ids[id] = id + "-" + nonce
+                ids[ByteString(id)] = id + "-" + nonce
             }
         }
     }
@@ -42,7 +43,7 @@ struct RelayIsolation: Sendable {
     func apply(_ value: JSONValue, key: String? = nil) -> JSONValue {
         switch value {
         case .string(let s):
-            if let id = ids[s] { return .string(id) }
+            if let id = ids[ByteString(s)] { return .string(id) }
             if let code = PeerID.aliasCode(s), let fresh = codes[code] { return .string(PeerID.alias(forCode: fresh)) }
             if key == "pairingCode", let fresh = codes[s] { return .string(fresh) }
             return value

@@ -64,7 +64,9 @@ public struct SignalingRelay: Sendable {
 
     public let policy: Policy
     private var connections: [ConnectionID: Connection] = [:]
-    private var peers: [String: ConnectionID] = [:]
+    /// Peer ids are opaque and compared byte for byte (PAIR-PEER-001): a `[String: …]` key would
+    /// route `did:cc:é` and its NFD twin to one connection.
+    private var peers: [ByteString: ConnectionID] = [:]
     private var aliases: [String: Alias] = [:]
     /// Aliases that received their one delivery, until their lifetime would have ended.
     private var spent: [String: EpochMillis] = [:]
@@ -79,7 +81,7 @@ public struct SignalingRelay: Sendable {
 
     /// The peer ids currently routed to a connection (aliases included), for inspection.
     public var registeredPeerIds: [String] {
-        (Array(peers.keys) + Array(aliases.keys)).sorted()
+        (peers.keys.map(\.value) + Array(aliases.keys)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
     public mutating func handle(_ event: Event) -> [Action] {
@@ -90,7 +92,7 @@ public struct SignalingRelay: Sendable {
         case .disconnected(let id, _):
             guard let connection = connections.removeValue(forKey: id) else { return [] }
             // Only what this connection still holds: an id taken over by a newer connection stays.
-            for peerId in connection.peerIds where peers[peerId] == id { peers[peerId] = nil }
+            for peerId in connection.peerIds where peers[ByteString(peerId)] == id { peers[ByteString(peerId)] = nil }
             for alias in connection.aliases where aliases[alias]?.connection == id { aliases[alias] = nil }
             return []
         case .received(let id, let text, let at):
@@ -132,28 +134,28 @@ public struct SignalingRelay: Sendable {
     private mutating func register(_ peerId: String, on id: ConnectionID, at: EpochMillis) -> [Action] {
         guard PeerID.aliasCode(peerId) != nil else {
             // A reconnecting client takes its id over from its half-open old connection.
-            peers[peerId] = id
-            if connections[id]?.peerIds.contains(peerId) == false { connections[id]?.peerIds.append(peerId) }
+            peers[ByteString(peerId)] = id
+            if connections[id]?.peerIds.contains(where: { $0.bytesEqual(peerId) }) == false { connections[id]?.peerIds.append(peerId) }
             return [.send(id, Registered(peerId: peerId).canonical, rule: nil)]
         }
         expireAliases(at: at)
         let source = connections[id]?.source ?? ""
         // PAIR-SEC-004: a source that keeps missing is refused every alias, registrations too.
         if guessing(source, at: at) { return [error(id, .rateLimited, PairingRule.guessLimit)] }
-        if let holder = aliases[peerId] {
-            // PAIR-SEC-001; re-registering does not extend the alias's life (PAIR-SEC-002).
-            guard holder.connection == id else {
-                // Probing live codes by registering them is guessing too (PAIR-SEC-004).
-                sources[source, default: SourceWindow()].misses.append(at)
-                return [error(id, .aliasTaken, PairingRule.aliasHeld)]
-            }
-            return [.send(id, Registered(peerId: peerId).canonical, rule: nil)]
-        }
-        // PAIR-SEC-005: a bounded number of live aliases per connection and of new ones per source.
+        // Re-registering an alias the connection holds reveals nothing (PAIR-SEC-001/002).
+        if aliases[peerId]?.connection == id { return [.send(id, Registered(peerId: peerId).canonical, rule: nil)] }
+        // PAIR-SEC-005: a bounded number of live aliases per connection and of new ones per
+        // source. Checked before the code is looked up: answered `alias-taken` for a live code
+        // and `rate-limited` for a free one, a spent quota made free probes show every live code.
         let held = (connections[id]?.aliases ?? []).filter { aliases[$0]?.connection == id }.count
         sources[source, default: SourceWindow()].slide(to: at, window: policy.guessWindow)
         if held >= policy.maxAliasesPerConnection || (sources[source]?.aliasRegistrations.count ?? 0) >= policy.maxAliasesPerSource {
             return [error(id, .rateLimited, PairingRule.aliasQuota)]
+        }
+        if aliases[peerId] != nil {
+            // PAIR-SEC-001; probing live codes by registering them is guessing too (PAIR-SEC-004).
+            sources[source, default: SourceWindow()].misses.append(at)
+            return [error(id, .aliasTaken, PairingRule.aliasHeld)]
         }
         sources[source, default: SourceWindow()].aliasRegistrations.append(at)
         aliases[peerId] = Alias(connection: id, registeredAt: at)
@@ -180,7 +182,7 @@ public struct SignalingRelay: Sendable {
         guard let to = message.to else { return [error(id, .invalidMessage, PairingRule.relayRouting)] }
         let forwarded = SignalMessage(to: to, from: from, payload: message.payload).canonical
         guard PeerID.aliasCode(to) != nil else {
-            guard let target = peers[to] else {
+            guard let target = peers[ByteString(to)] else {
                 return [.send(id, PeerOffline(peerId: to).canonical, rule: PairingRule.relayRouting)]
             }
             return [.send(target, forwarded, rule: nil)]

@@ -41,8 +41,9 @@ public struct Catalog: Sendable {
     }
 }
 
-/// Where the kit finds `Vectors/` and `Spec/`: an explicit folder, else the nearest folder at or
-/// above the working directory that has both, else the checkout this binary was built from.
+/// Where the kit finds `Vectors/` and `Spec/`: an explicit folder, else the data a bundled binary
+/// carries, else the nearest folder at or above the working directory that has both, else the
+/// checkout this binary was built from.
 public struct Repository: Sendable {
     public let root: URL
 
@@ -57,6 +58,9 @@ public struct Repository: Sendable {
         if let explicit {
             return Repository(root: URL(fileURLWithPath: explicit))
         }
+        // A bundled binary trusts only the data it carries: a `Vectors/` planted in an ancestor
+        // of the working directory (say /tmp) must not decide what it judges (issue 24.5).
+        if EmbeddedData.isBundled { return EmbeddedData.repository().map(Repository.init(root:)) }
         var dir = URL(fileURLWithPath: workingDirectory)
         while true {
             if isRoot(dir) { return Repository(root: dir) }
@@ -64,8 +68,6 @@ public struct Repository: Sendable {
             if parent.path == dir.path { break }
             dir = parent
         }
-        // A bundled binary carries its own vectors (Conformance/dist/make-bundle).
-        if let embedded = EmbeddedData.repository() { return Repository(root: embedded) }
         // Sources/ConformanceKit/Vectors/Catalog.swift -> the checkout's root.
         let built = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().deletingLastPathComponent()

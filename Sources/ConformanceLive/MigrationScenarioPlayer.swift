@@ -57,8 +57,10 @@ struct MigrationScenarioPlayer {
                     rule: RuleID(missing), path: .root, expected: "the runner's machine to report \(missing)", found: "no such report",
                     subject: "the scenario's faults"))
         }
+        // A receiver that never greeted is that violation alone, not also a wrong final state.
+        let neverGreeted = reported.contains { $0.rule == MigrationRule.greeting } && !scenario.expectRejects.contains(MigrationRule.greeting.rawValue)
         switch result {
-        case .success(let state) where state != scenario.expectState:
+        case .success(let state) where state != scenario.expectState && !neverGreeted:
             violations.append(
                 Violation(rule: rule, path: .root, expected: "final state \(scenario.expectState)", found: state, subject: "the runner's machine at the end"))
         case .failure(let error):
@@ -123,6 +125,31 @@ struct MigrationScenarioPlayer {
         peer.configuration.ackTimeout = 2000
         peer.faults = scenario.faults
         let typed = PINSequence(scenario.pins)
+        // A receiver that connects and never greets is closed after 10 s (MIG-XFER-007), and the
+        // sender keeps listening; nobody else will come, so the scenario ends there instead of at
+        // its 90 s limit.
+        let (idle, closedIdle) = AsyncStream<Void>.makeStream()
+        let report: @Sendable (PeerEvent) -> Void = { event in
+            collector.report(event)
+            if case .violation(let v) = event, v.rule == MigrationRule.greeting { closedIdle.yield() }
+        }
+        let options = peer
+        return try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask { try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, report) }
+            group.addTask {
+                for await _ in idle { return nil }
+                return nil
+            }
+            defer { group.cancelAll() }
+            let first = try await group.next() ?? nil
+            return first ?? SenderMachine.Phase.listening.rawValue
+        }
+    }
+
+    private static func sender(
+        on listener: WebSocketListener, _ package: PreparedPackage, _ peer: SenderPeer.Options, _ typed: PINSequence, _ pinFile: URL, _ pinTaken: PINTaken,
+        _ report: @escaping @Sendable (PeerEvent) -> Void
+    ) async throws -> String {
         let state = try await SenderPeer.run(
             on: listener, options: peer,
             hooks: .init(
@@ -136,7 +163,7 @@ struct MigrationScenarioPlayer {
                     return await typed.next() == "right" ? shown : PINFile.wrong(shown)
                 },
                 prepare: { package },
-                report: collector.report))
+                report: report))
         return state.phase.rawValue
     }
 }

@@ -29,6 +29,17 @@ public struct WebSocketListener: Sendable {
     /// reads instead of sixteen (NIO's default stops at 64 KiB).
     static let receiveBuffers = AdaptiveRecvByteBufferAllocator(minimum: 1024, initial: 1 << 16, maximum: 1 << 20)
 
+    /// What a listener bounds, whoever connects (with `--listen 0.0.0.0`, anyone on the LAN).
+    public struct Limits: Sendable {
+        /// A connection that has not completed its WebSocket upgrade (TLS included) by then is
+        /// closed: a client that sends half a request must not hold a socket forever.
+        public var upgradeTimeout: TimeAmount = .seconds(10)
+        /// Connections open at once, upgraded or not; one more is closed as it arrives.
+        public var maxConnections = 256
+
+        public init() {}
+    }
+
     /// Binds `host:port`. Frames over `maxFrameSize` bytes end the connection with close code 1009.
     /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
     /// With `tls`, connections speak TLS with that identity first (`wss://`). `admit` sees every
@@ -36,12 +47,12 @@ public struct WebSocketListener: Sendable {
     /// server that is down, for clients' reconnect tests).
     public static func bind(
         host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, tls: TLSServerIdentity? = nil,
-        admit: (@Sendable (_ path: String) -> Bool)? = nil
+        limits: Limits = Limits(), admit: (@Sendable (_ path: String) -> Bool)? = nil
     ) async throws -> WebSocketListener {
         let context = try tls?.context()
         do {
             return try await listen(
-                host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context, admit: admit)
+                host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context, limits: limits, admit: admit)
         } catch let error as IOError {
             // NIO's message names the system call, not the address the user asked for.
             throw WebSocketError("cannot listen on \(host):\(port): \(String(cString: strerror(error.errnoCode)))")
@@ -49,15 +60,36 @@ public struct WebSocketListener: Sendable {
     }
 
     static func listen(
-        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: NIOSSLContext?, admit: (@Sendable (String) -> Bool)?
+        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: NIOSSLContext?, limits: Limits,
+        admit: (@Sendable (String) -> Bool)?
     ) async throws -> WebSocketListener {
         let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
+        let open = NIOLockedValueBox(0)
         let channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
             .childChannelOption(.recvAllocator, value: WebSocketListener.receiveBuffers)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    // Counted from accept to close; one over the cap is closed at once, before TLS
+                    // or HTTP cost anything.
+                    let admitted = open.withLockedValue { count in
+                        guard count < limits.maxConnections else { return false }
+                        count += 1
+                        return true
+                    }
+                    let upgraded = NIOLockedValueBox(false)
+                    if admitted {
+                        let deadline = channel.eventLoop.scheduleTask(in: limits.upgradeTimeout) {
+                            if !upgraded.withLockedValue({ $0 }) { channel.close(promise: nil) }
+                        }
+                        channel.closeFuture.whenComplete { _ in
+                            deadline.cancel()
+                            open.withLockedValue { $0 -= 1 }
+                        }
+                    } else {
+                        channel.close(promise: nil)
+                    }
                     if let simulatedLatency { try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first) }
                     if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
@@ -70,7 +102,8 @@ public struct WebSocketListener: Sendable {
                             return channel.eventLoop.makeSucceededFuture(HTTPHeaders())
                         },
                         upgradePipelineHandler: { channel, _ in
-                            channel.eventLoop.makeCompletedFuture {
+                            upgraded.withLockedValue { $0 = true }
+                            return channel.eventLoop.makeCompletedFuture {
                                 .websocket(try ProtocolErrorCloser.configure(channel, maxFrameSize: maxFrameSize, masksFrames: false))
                             }
                         })

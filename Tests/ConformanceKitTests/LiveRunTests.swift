@@ -269,3 +269,35 @@ final class ExitFlag: @unchecked Sendable {
     func set() { lock.withLock { done = true } }
     var isSet: Bool { lock.withLock { done } }
 }
+
+extension LiveRunTests {
+    /// Issue 24.8: a receiver that connects and never sends its Handshake is closed by the
+    /// runner's sender after 10 s (MIG-XFER-007), and its scenario ends there with that violation
+    /// and no second one for the final state, not at the 90 s scenario limit.
+    @Test(.timeLimit(.minutes(2))) func aReceiverThatNeverGreetsEndsItsScenarioAtTheGreetingDeadline() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let started = Date()
+        async let run = Fixture.runAsync(
+            "conformance",
+            ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--case", "migration/live-receiver/clean"],
+            limit: 100)
+        // The runner prepares its package before it listens: wait for the port, within the limit.
+        var silent: WebSocketConnection?
+        while silent == nil, Date().timeIntervalSince(started) < 60 {
+            silent = try? await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)", maxFrameSize: 1 << 20)
+            if silent == nil { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        let connected = Date()
+        let connection = try #require(silent)
+        // Holds the connection open and sends nothing until the runner closes it.
+        try await connection.run { inbound, _ in for try await _ in inbound {} }
+        #expect(Date().timeIntervalSince(connected) < 15)
+        let result = try await run
+        #expect(Date().timeIntervalSince(connected) < 30)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.stdout.contains("MIG-XFER-007"), "\(result.stdout)")
+        #expect(!result.stdout.contains("did not end within"), "\(result.stdout)")
+        #expect(!result.stdout.contains("final state"), "\(result.stdout)")
+    }
+}

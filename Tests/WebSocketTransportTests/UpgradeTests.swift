@@ -72,3 +72,79 @@ final class RawServer: @unchecked Sendable {
         while read(client, &buffer, buffer.count) > 0 {}
     }
 }
+
+/// What a listener bounds (issue 24.8): a half-sent upgrade is closed at its deadline, and
+/// connections beyond the cap are closed as they arrive.
+@Suite("WebSocket listener bounds")
+struct ListenerBoundsTests {
+    /// A TCP connection to 127.0.0.1:`port` that sends `bytes` and nothing more.
+    static func connect(_ port: Int, sending bytes: [UInt8] = []) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let ok = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard ok else { throw CocoaError(.fileReadUnknown) }
+        if !bytes.isEmpty { _ = write(fd, bytes, bytes.count) }
+        return fd
+    }
+
+    /// Whether the server closed `fd` (a read returns 0 or an error) within `seconds`.
+    static func closedByServer(_ fd: Int32, within seconds: Double) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < deadline {
+            var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&p, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000))) > 0 else { continue }
+            let n = read(fd, &buffer, buffer.count)
+            if n <= 0 { return true }
+        }
+        return false
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aHalfSentUpgradeIsClosedAtItsDeadline() async throws {
+        var limits = WebSocketListener.Limits()
+        limits.upgradeTimeout = .milliseconds(300)
+        let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16, limits: limits)
+        defer { Task { await listener.close() } }
+        let fd = try Self.connect(listener.port, sending: Array("GET / HTTP/1.1\r\nHost: x\r\n".utf8))
+        defer { close(fd) }
+        #expect(Self.closedByServer(fd, within: 5))
+        // A client that completes its upgrade in time is not cut off at the deadline.
+        let connection = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/", maxFrameSize: 1 << 16)
+        let (heard, deliver) = AsyncStream<WebSocketMessage?>.makeStream()
+        let serving = Task {
+            await listener.accept { server in deliver.yield(try? await server.run { inbound, _ in try await inbound.first { _ in true } }) }
+        }
+        defer { serving.cancel() }
+        try await Task.sleep(for: .milliseconds(600))
+        try await connection.run { _, writer in
+            try await writer.send(.text("still here"))
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        var messages = heard.makeAsyncIterator()
+        #expect(await messages.next() == .text("still here"))
+    }
+
+    @Test(.timeLimit(.minutes(1))) func connectionsBeyondTheCapAreClosed() async throws {
+        var limits = WebSocketListener.Limits()
+        limits.maxConnections = 2
+        let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16, limits: limits)
+        defer { Task { await listener.close() } }
+        let first = try Self.connect(listener.port)
+        let second = try Self.connect(listener.port)
+        let third = try Self.connect(listener.port)
+        defer { [first, second, third].forEach { close($0) } }
+        #expect(Self.closedByServer(third, within: 5))
+        #expect(!Self.closedByServer(first, within: 0.3))
+        // A place frees when one closes.
+        close(second)
+        try await Task.sleep(for: .milliseconds(200))
+        let fourth = try Self.connect(listener.port)
+        defer { close(fourth) }
+        #expect(!Self.closedByServer(fourth, within: 0.3))
+    }
+}

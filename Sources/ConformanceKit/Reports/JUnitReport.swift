@@ -13,6 +13,13 @@ public enum JUnitReport {
             let suiteFailures = results.filter { !$0.isOK }.count
             let skipped = results.filter { $0.verdict == .expectedFailure || $0.verdict == .skipped }.count
             out += "  <testsuite name=\"\(escape(name))\" tests=\"\(results.count)\" failures=\"\(suiteFailures)\" skipped=\"\(skipped)\">\n"
+            // The run's notes (what was trusted, e.g. --insecure-skip-verify; what was skipped) go
+            // with every suite: a CI page shows suites, and a trust warning must not be lost there.
+            if !report.notes.isEmpty {
+                out += "    <properties>\n"
+                for note in report.notes { out += "      <property name=\"note\" value=\"\(escape(note))\"/>\n" }
+                out += "    </properties>\n"
+            }
             for r in results {
                 let caseName = String(r.vector.id.split(separator: "/").last ?? "")
                 out += "    <testcase classname=\"\(escape(name))\" name=\"\(escape(caseName))\" time=\"\(JSONReport.milliseconds(r.seconds))\">\n"

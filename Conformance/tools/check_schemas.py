@@ -4,23 +4,41 @@ Run by `swift test` (PythonToolsTests); works from any checkout and any working 
 Usage: check_schemas.py [--schemas DIR] [--vectors DIR] [--verbose]
   (defaults: Spec/schemas and Vectors beside this script's checkout)
 
-0. Every schema is a valid 2020-12 schema. Each pairing kind schema has the $id of its file, and
-   every property in it, however deep, carries `x-rules` naming rules of Spec/catalog.json.
+The families with kind schemas are pairing (Spec/schemas/pairing/) and migration
+(Spec/schemas/migration/); a family's kinds with a schema are its `schemaKinds` in
+Conformance/families.json.
+A schema may also describe a part of a kind: pairing's payload kinds inside `message`, and one
+schema per migration control message (`Handshake`, `AuthPIN`, ...) that `control-message` refers to.
+
+0. Every schema is a valid 2020-12 schema. Each kind schema has the $id of its file, every property
+   in it, however deep, carries `x-rules` naming rules of Spec/catalog.json that are among the
+   kind's own `x-rules`, and each rule of `x-rules-expressed-at` is one the kind partly expresses.
 a. Every Vectors/**/*.json matches vector-file.schema.json. Beyond the schema: case ids are unique
    and start with `<family>/<kind or machine>/` (`:` in a kind written `-`), every rule a case names
    is in Spec/catalog.json, and an `inputFile` exists and has the SHA-256 given in `inputSHA256`.
-b. Every accepting document case of Vectors/pairing/ with an embedded `input`: the input and the
-   expected canonical form both validate against the kind's schema.
-c. Every rejecting document case of Vectors/pairing/ with an embedded `input` and a single expected
-   violation whose rule the schema can state (CORE-TYPE-001, CORE-TYPE-003, PAIR-CODE-001,
-   PAIR-INFO-002, PAIR-TYPE-001, and the rules in the schema's `x-rules-expressed`; for a violation
-   inside a `message` payload, those of the payload's kind): the schema rejects the input.
+b. Every accepting document case of a kind with a schema, with an embedded `input`: the input and
+   (unless the kind's canonical form is a summary) the expected canonical form both validate
+   against the kind's schema.
+c. Every rejecting document case of a kind with a schema, with an embedded `input`, whose expected
+   violation the schema states is rejected by it. A violation is stated when its rule is
+   CORE-TYPE-001, CORE-TYPE-003, PAIR-CODE-001, PAIR-INFO-002, PAIR-TYPE-001 or in the schema's
+   `x-rules-expressed`, or when its rule is partly expressed and its path is one of that rule's
+   `x-rules-expressed-at` pointers (`*` any one segment). The schema is the kind's, or the part's
+   when the case's input names one: a pairing `message` violated inside its `payload` uses the
+   payload kind's; a migration `control-message` uses its `type`'s. Cases with one violation are
+   checked; in a family whose documents report every violation (`firstViolationOnly` false), so
+   are cases with several, when at least one of them is stated.
 d. For every vector case, the `validate` or `run-machine` request the runner sends and the answer
    a conforming testee gives match testee-protocol.schema.json (as do hello, bye, unsupported).
+e. Every control message in the migration `sender` and `receiver` machine vectors validates against
+   control-message.schema.json: the documents of `message` events (unless the step rejects the
+   message on a rule its schema states, when the schema must reject it too) and the messages of
+   `send` actions.
 
 Patterns are evaluated as ECMA-262 says (JSON Schema 2020-12, section 6.4): `$` matches only at the
 end of the string (Python's `re` also matches before a final line feed) and `\\d` is ASCII only.
 Prints one line per problem and a summary; exits 1 when there are problems, 2 on bad usage.
+With --verbose, also notes the rejecting cases the schemas cannot see.
 """
 import argparse
 import base64
@@ -38,10 +56,19 @@ from referencing import Registry, Resource
 
 ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 ALWAYS_EXPRESSIBLE = {"CORE-TYPE-001", "CORE-TYPE-003", "PAIR-CODE-001", "PAIR-INFO-002", "PAIR-TYPE-001"}
-# The pairing family's registration (`conformance list families --json`) names its kinds with schemas.
+SCHEMA_BASE = "https://devicedata.example/spec/schemas/"
+# The families' registrations (`conformance list families --json`) name their kinds with schemas.
 with open(os.path.join(ROOT, "Conformance", "families.json"), encoding="utf-8") as _f:
-    PAIRING_KINDS = next(f["schemaKinds"] for f in json.load(_f) if f["name"] == "pairing")
+    FAMILIES = {f["name"]: f for f in json.load(_f)}
+SCHEMA_KINDS = {name: FAMILIES[name]["schemaKinds"] for name in ("pairing", "migration")}
+# Families where every document kind of the vectors must have a schema.
+EVERY_KIND_HAS_A_SCHEMA = {"pairing"}
 PAYLOAD_KINDS = {"desktop-pairing", "pair-ack", "device-pairing", "pairing:confirmation"}
+# The migration control messages, each with its own schema that control-message refers to.
+CONTROL_MESSAGE_TYPES = ["Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "PauseTransfer",
+                         "ResumeTransfer", "CancelTransfer", "ChunkAck", "Complete"]
+# Document rules a machine step may reject a control message on (anything else is the session's rule).
+DOCUMENT_RULE = re.compile(r"^(CORE-|MIG-MSG-|MIG-ID-001$)")
 
 
 # --- ECMA-262 patterns ------------------------------------------------------------------------
@@ -148,6 +175,42 @@ def testee_lines(doc, case, folder):
     return request, answer
 
 
+def pointer_matches(pattern, path):
+    """A JSON Pointer against an `x-rules-expressed-at` pointer, where `*` stands for any one segment."""
+    want, got = pattern.split("/"), path.split("/")
+    return len(want) == len(got) and all(w in ("*", g) for w, g in zip(want, got))
+
+
+class KindSchema:
+    """A kind's schema (or a part's: a pairing payload, a migration control message) and what it states."""
+
+    def __init__(self, family, file, schema, registry):
+        self.family, self.file, self.schema = family, file, schema
+        self.validator = Validator(schema, registry=registry)
+        self.expressed = ALWAYS_EXPRESSIBLE | set(schema.get("x-rules-expressed", []))
+        self.partly = set(schema.get("x-rules-partly-expressed", {}))
+        self.expressed_at = schema.get("x-rules-expressed-at", {})
+
+    def states(self, violation):
+        """The schema rejects every document broken on this rule at this path."""
+        rule, path = violation["rule"], violation["path"]
+        return rule in self.expressed or any(pointer_matches(p, path) for p in self.expressed_at.get(rule, []))
+
+
+def part_for(family, kind, document, violations, schemas):
+    """The schema that states a case's violations: a part's when the input names one (see c)."""
+    if not isinstance(document, dict):
+        return None
+    if family == "pairing" and kind == "message":
+        payload = document.get("payload")
+        if isinstance(payload, dict) and payload.get("type") in PAYLOAD_KINDS \
+                and all(v["path"].startswith("/payload/") for v in violations):
+            return schemas.get(("pairing", payload["type"]))
+    if family == "migration" and kind == "control-message" and document.get("type") in CONTROL_MESSAGE_TYPES:
+        return schemas.get(("migration", document["type"]))
+    return None
+
+
 # --- the checks -------------------------------------------------------------------------------
 
 def main(argv):
@@ -164,33 +227,43 @@ def main(argv):
     # 0. the schemas themselves
     file_schema = load(os.path.join(args.schemas, "vector-file.schema.json"))
     testee_schema = load(os.path.join(args.schemas, "testee-protocol.schema.json"))
-    kind_docs = {}
-    for path in sorted(glob.glob(os.path.join(args.schemas, "pairing", "*.schema.json"))):
-        s = load(path)
-        kind_docs[s.get("x-kind", os.path.basename(path)[: -len(".schema.json")])] = (os.path.basename(path), s)
+    kind_docs = {}  # (family, kind or part) -> (file, schema)
+    for family in SCHEMA_KINDS:
+        for path in sorted(glob.glob(os.path.join(args.schemas, family, "*.schema.json"))):
+            s = load(path)
+            kind_docs[(family, s.get("x-kind", os.path.basename(path)[: -len(".schema.json")]))] = (os.path.basename(path), s)
     for name, s in [("vector-file.schema.json", file_schema), ("testee-protocol.schema.json", testee_schema)] + list(kind_docs.values()):
         try:
             Validator.check_schema(s)
         except jsonschema.SchemaError as e:
             problems.append(f"{name}: not a valid 2020-12 schema: {e.message[:200]}")
-    for kind in PAIRING_KINDS:
-        if kind not in kind_docs:
-            problems.append(f"Spec/schemas/pairing: no schema for kind {kind}")
-    for kind, (file, s) in kind_docs.items():
-        if s.get("$id") != "https://devicedata.example/spec/schemas/pairing/" + file:
-            problems.append(f"{file}: $id is {s.get('$id')}")
+    for family, names in SCHEMA_KINDS.items():
+        for kind in names:
+            if (family, kind) not in kind_docs:
+                problems.append(f"Spec/schemas/{family}: no schema for kind {kind}")
+    for kind in CONTROL_MESSAGE_TYPES:
+        if ("migration", kind) not in kind_docs:
+            problems.append(f"Spec/schemas/migration: no schema for the control message {kind}")
+    for (family, kind), (file, s) in kind_docs.items():
+        if s.get("$id") != f"{SCHEMA_BASE}{family}/{file}":
+            problems.append(f"{family}/{file}: $id is {s.get('$id')}")
+        own = set(s.get("x-rules", []))
         for rule in s.get("x-rules", []) + s.get("x-rules-expressed", []):
             if rule not in catalog:
-                problems.append(f"{file}: rule {rule} is not in Spec/catalog.json")
+                problems.append(f"{family}/{file}: rule {rule} is not in Spec/catalog.json")
+        for rule in s.get("x-rules-expressed-at", {}):
+            if rule not in s.get("x-rules-partly-expressed", {}):
+                problems.append(f"{family}/{file}: x-rules-expressed-at names {rule}, which it does not partly express")
         for pointer, sub in property_schemas(s):
             if not sub.get("x-rules") and not re.search(r"/(if|then|else|not)/", pointer):
-                problems.append(f"{file}#{pointer}: property without x-rules")
+                problems.append(f"{family}/{file}#{pointer}: property without x-rules")
             for rule in sub.get("x-rules", []):
                 if rule not in catalog:
-                    problems.append(f"{file}#{pointer}: rule {rule} is not in Spec/catalog.json")
+                    problems.append(f"{family}/{file}#{pointer}: rule {rule} is not in Spec/catalog.json")
+                elif rule not in own:
+                    problems.append(f"{family}/{file}#{pointer}: rule {rule} is not among the kind's x-rules")
     registry = Registry().with_resources((s["$id"], Resource.from_contents(s)) for _, s in kind_docs.values())
-    kinds = {k: Validator(s, registry=registry) for k, (_, s) in kind_docs.items()}
-    expressed = {k: ALWAYS_EXPRESSIBLE | set(s.get("x-rules-expressed", [])) for k, (_, s) in kind_docs.items()}
+    schemas = {key: KindSchema(key[0], file, s, registry) for key, (file, s) in kind_docs.items()}
     files_validator = Validator(file_schema)
     testee_validator = Validator(testee_schema)
 
@@ -201,8 +274,10 @@ def main(argv):
         if error:
             problems.append(f"testee-protocol.schema.json rejects {json.dumps(line)}: {error}")
 
-    # a-d. the vector files
-    seen, files, accepted, rejected, lines = set(), 0, 0, 0, 4
+    # a-e. the vector files
+    seen, files, lines = set(), 0, 4
+    counts = {family: {"accepting": 0, "rejecting": 0, "several": 0} for family in SCHEMA_KINDS}
+    machine_messages = 0
     unseen = {}
     for path in sorted(glob.glob(os.path.join(args.vectors, "**", "*.json"), recursive=True)):
         files += 1
@@ -217,11 +292,18 @@ def main(argv):
         if error:
             problems.append(f"{rel}: does not match vector-file.schema.json {error}")
             continue
+        family = doc["family"]
         name = doc.get("kind", doc.get("machine", ""))
-        prefix = f"{doc['family']}/{name.replace(':', '-')}/"
-        kind = doc.get("kind") if doc["family"] == "pairing" else None
-        if kind is not None and kind not in kinds:
-            problems.append(f"{rel}: no schema for pairing kind {kind}")
+        prefix = f"{family}/{name.replace(':', '-')}/"
+        kind = doc.get("kind") if family in SCHEMA_KINDS else None
+        if kind is not None and kind not in SCHEMA_KINDS[family]:
+            if family in EVERY_KIND_HAS_A_SCHEMA:
+                problems.append(f"{rel}: no schema for {family} kind {kind}")
+            kind = None
+        summary = kind in FAMILIES.get(family, {}).get("summaryKinds", [])
+        first_only = FAMILIES.get(family, {}).get("firstViolationOnly", True)
+        messages = ("control-message" if family == "migration" and doc.get("machine") in ("sender", "receiver")
+                    and ("migration", "control-message") in schemas else None)
         for case in doc["cases"]:
             cid = case["id"]
             if cid in seen:
@@ -248,39 +330,69 @@ def main(argv):
                 error = first_error(testee_validator, line)
                 if error:
                     problems.append(f"{cid}: the {what} line does not match testee-protocol.schema.json {error}")
+            # e. the control messages of a migration machine case
+            if messages:
+                kind_schema = schemas[("migration", messages)]
+                for n, step in enumerate(case.get("steps", [])):
+                    found = []
+                    event = step.get("event", {})
+                    if event.get("event") == "message" and "document" in event:
+                        rejected_on = [a for a in step.get("expect", {}).get("actions", [])
+                                       if a.get("action") == "reject" and DOCUMENT_RULE.match(a.get("rule", ""))]
+                        found.append(("event document", event["document"], rejected_on))
+                    for a in step.get("expect", {}).get("actions", []):
+                        if a.get("action") == "send" and "message" in a:
+                            found.append(("sent message", a["message"], []))
+                    for what, value, rejected_on in found:
+                        machine_messages += 1
+                        part = part_for("migration", messages, value, rejected_on, schemas) or kind_schema
+                        if any(part.states(v) for v in rejected_on):
+                            if kind_schema.validator.is_valid(value):
+                                problems.append(f"{cid} step {n}: {kind_schema.file} accepts the {what} the step rejects")
+                        elif not rejected_on:
+                            error = first_error(kind_schema.validator, value)
+                            if error:
+                                problems.append(f"{cid} step {n}: {kind_schema.file} rejects the {what} {error}")
             # b, c. the kind's schema
-            if kind not in kinds or "input" not in case:
+            if kind is None or (family, kind) not in schemas or "input" not in case:
                 continue
-            validator, expected = kinds[kind], case["expected"]
+            kind_schema, expected = schemas[(family, kind)], case["expected"]
+            validator = kind_schema.validator
             if expected["outcome"] == "accept":
-                accepted += 1
-                for what, value in (("input", case["input"]), ("canonical form", expected["canonical"])):
+                counts[family]["accepting"] += 1
+                values = [("input", case["input"])] + ([] if summary else [("canonical form", expected["canonical"])])
+                for what, value in values:
                     error = first_error(validator, value)
                     if error:
-                        problems.append(f"{cid}: {kind_docs[kind][0]} rejects the accepted {what} {error}")
+                        problems.append(f"{cid}: {kind_schema.file} rejects the accepted {what} {error}")
                 continue
-            if len(expected["violations"]) != 1:
+            violations = expected["violations"]
+            if len(violations) != 1 and first_only:
                 continue
-            v = expected["violations"][0]
-            stated = expressed[kind]
-            payload = case["input"].get("payload") if isinstance(case["input"], dict) else None
-            if kind == "message" and v["path"].startswith("/payload/") and isinstance(payload, dict) \
-                    and payload.get("type") in PAYLOAD_KINDS and payload["type"] in expressed:
-                stated = expressed[payload["type"]]
-            if v["rule"] in stated:
-                rejected += 1
+            stating = part_for(family, kind, case["input"], violations, schemas) or kind_schema
+            stated = [v for v in violations if stating.states(v)]
+            if stated:
+                counts[family]["rejecting" if len(violations) == 1 else "several"] += 1
                 if validator.is_valid(case["input"]):
-                    problems.append(f"{cid}: {kind_docs[kind][0]} accepts a document rejected on {v['rule']} at {v['path']}")
+                    v = stated[0]
+                    problems.append(f"{cid}: {kind_schema.file} accepts a document rejected on {v['rule']} at {v['path']}")
             elif validator.is_valid(case["input"]):
-                unseen.setdefault(v["rule"], []).append(cid)
+                for v in violations:
+                    unseen.setdefault(v["rule"], []).append(cid)
 
     if args.verbose:
         for rule, ids in sorted(unseen.items()):
             notes.append(f"note: the schemas accept {len(ids)} document(s) rejected on {rule} (not stated in a schema), e.g. {ids[0]}")
     for line in notes + problems:
         print(line)
+    accepted = sum(c["accepting"] for c in counts.values())
+    rejected = sum(c["rejecting"] + c["several"] for c in counts.values())
+    per_family = "; ".join(f"{family} {c['accepting']} accepting, {c['rejecting']} rejecting"
+                           + (f" + {c['several']} with several violations" if c["several"] else "")
+                           for family, c in counts.items())
     print(f"check_schemas: {files} vector files, {len(seen)} cases, {accepted + rejected} checked against kind schemas "
-          f"({accepted} accepting, {rejected} rejecting), {lines} testee protocol lines, {len(problems)} problems")
+          f"({accepted} accepting, {rejected} rejecting: {per_family}), {machine_messages} control messages of machine "
+          f"vectors, {lines} testee protocol lines, {len(problems)} problems")
     return 1 if problems else 0
 
 

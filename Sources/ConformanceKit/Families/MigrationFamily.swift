@@ -14,9 +14,11 @@ public struct MigrationFamily: ConformanceFamily {
     public var registration: FamilyRegistration {
         var r = FamilyRegistration(rulePrefix: "MIG", chapter: "migration")
         r.summaryKinds = ["envelope", "package", "backup-chunk"]
+        // Every JSON kind has a schema (Spec/schemas/migration); the binary ones cannot.
+        r.schemaKinds = kinds.filter { !["envelope", "package", "backup-chunk"].contains($0) }
         r.generators = [
             .init("gen_migration_envelope_vectors", writes: "Vectors/migration"), .init("gen_migration_package_vectors", writes: "Vectors/migration"),
-            .init("gen_migration_transfer_vectors", writes: "Vectors/migration"),
+            .init("gen_migration_transfer_vectors", writes: "Vectors/migration"), .init("gen_migration_schemas", writes: "Spec/schemas/migration"),
         ]
         return r
     }

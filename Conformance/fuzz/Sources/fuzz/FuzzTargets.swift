@@ -85,14 +85,14 @@ enum Target: String, CaseIterable, Sendable {
         let again = RecordsFamily().validate(kind: "model", document: json, context: [:])
         switch (outcome, again) {
         case (.accept, .accept): return
-        case (.reject(let a), .reject(let b)) where a.map { "\($0.rule) \($0.path)" } == b.map { "\($0.rule) \($0.path)" }: return
+        case (.reject(let a, _), .reject(let b, _)) where a.map { "\($0.rule) \($0.path)" } == b.map { "\($0.rule) \($0.path)" }: return
         default: fatalError("the XML and its JSON model form were judged differently: \(outcome) vs \(again)")
         }
     }
 
     /// Every answer is a verdict: a reject names at least one violation, an accept a canonical form.
     func check(_ outcome: Outcome) {
-        if case .reject(let violations) = outcome, violations.isEmpty { fatalError("a reject without a violation") }
+        if case .reject(let violations, _) = outcome, violations.isEmpty { fatalError("a reject without a violation") }
     }
 }
 
@@ -111,6 +111,7 @@ final class Sandbox: @unchecked Sendable {
         try? FileManager.default.removeItem(at: root)
         try! FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
         setenv("TMPDIR", tmp.path, 1)
+        atexit { try? FileManager.default.removeItem(at: Sandbox.shared.root) }
     }
 
     func checkNothingEscaped() {

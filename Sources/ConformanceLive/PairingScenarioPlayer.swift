@@ -300,6 +300,10 @@ struct PairingScenarioPlayer {
 
     private func judgeFrames(_ scenario: PairingScenario, since start: ContinuousClock.Instant, after first: Int, _ collector: Collector, notes: inout [String]) {
         let connections = observer.peerConnections(after: first)
+        for stranger in observer.strangerConnections(after: first) {
+            notes.append(
+                "connection \(stranger.id) registered \(stranger.registered.map(JSONSerializer.quoted).joined(separator: ", ")): another client on the runner's relay, not the \(scenario.role.rawValue) under test; its \(stranger.frames.count) frame(s) not judged")
+        }
         let frames = connections.flatMap { c in c.frames.filter { $0.at >= start }.map { (c.id, $0) } }
         // The peer's own id: a phone's DID (from its ack), a desktop's pcPeerId (from its QR).
         let acks = frames.compactMap { $0.1.json?["payload"] }.filter { $0["type"]?.stringValue == PairingKind.pairAck.rawValue }

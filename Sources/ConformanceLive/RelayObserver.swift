@@ -1,4 +1,5 @@
 import Foundation
+import Pairing
 import PairingPeer
 import WireCore
 
@@ -80,12 +81,33 @@ final class RelayObserver: @unchecked Sendable {
         }
     }
 
-    /// The connections of the peer under test opened after `since` (by id), in order: those whose
-    /// first registered id is not the runner's.
+    /// The connections of the peer under test opened after `since` (by id), in order: not the
+    /// runner's own (whose first registered id is the runner's), nor strangers'.
     func peerConnections(after since: Int = 0) -> [Connection] {
-        lock.withLock {
-            connections.values.filter { $0.id > since && !($0.registered.first.map(own.contains) ?? false) }.sorted { $0.id < $1.id }
+        lock.withLock { attributed(after: since).peer }
+    }
+
+    /// Connections after `since` that registered only ids unrelated to the scenario: another
+    /// client on the runner's relay (a second device, a scanner on the LAN). Their frames are not
+    /// the peer's, and are noted rather than judged (issue 24.8).
+    func strangerConnections(after since: Int = 0) -> [Connection] {
+        lock.withLock { attributed(after: since).strangers }
+    }
+
+    /// The peer under test's ids are what its first connection registers; its later connections
+    /// register one of them, an alias, or one of the runner's ids (the echo-loop trap, which is
+    /// judged), or nothing yet. A connection registering only other ids is a stranger.
+    private func attributed(after since: Int) -> (peer: [Connection], strangers: [Connection]) {
+        let candidates = connections.values.filter { $0.id > since && !($0.registered.first.map(own.contains) ?? false) }.sorted { $0.id < $1.id }
+        guard let first = candidates.first(where: { !$0.registered.isEmpty }) else { return (candidates, []) }
+        let peerIds = Set(first.registered)
+        var peer: [Connection] = []
+        var strangers: [Connection] = []
+        for c in candidates {
+            let related = c.registered.isEmpty || c.registered.contains { peerIds.contains($0) || own.contains($0) || PeerID.aliasCode($0) != nil }
+            if related { peer.append(c) } else { strangers.append(c) }
         }
+        return (peer, strangers)
     }
 
     func connection(_ id: Int) -> Connection? { lock.withLock { connections[id] } }

@@ -1,4 +1,5 @@
 import Foundation
+import WebSocketTransport
 import Testing
 
 /// `conformance run --role phone` and `--role desktop` against `reference-peer phone` and
@@ -211,5 +212,35 @@ extension LiveRunTests {
         #expect(out.components(separatedBy: "desktop: paired (Reference Phone)").count - 1 == 3, "\(out)\n\(log("desktop.log"))")
         #expect(out.contains(#"desktop: stored paired phone {"mobileDid":"did:key:z6Mk"#), "\(out)")
         #expect(desktop.terminationStatus == 0)
+    }
+}
+
+extension LiveRunTests {
+    /// Issue 24.8: another client on the runner's relay (a second device, a scanner on the LAN)
+    /// that registers its own id and sends frames is noted, not judged as the phone under test.
+    @Test(.timeLimit(.minutes(3))) func aStrangerOnTheRunnersRelayIsNotThePhone() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let phone = try phone(port)
+        defer { phone.terminate() }
+        let stranger = Task {
+            // Comes and goes on the runner's relay for the whole run, speaking as someone else:
+            // a register of its own id, a message, and a frame that is not JSON, each time.
+            while !Task.isCancelled {
+                if let connection = try? await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)", maxFrameSize: 1 << 16) {
+                    try? await connection.run { _, writer in
+                        try await writer.send(.text(#"{"type":"register","peerId":"did:cc:stranger-7"}"#))
+                        try await writer.send(.text(#"{"type":"message","to":"did:cc:nobody","payload":{"type":"pair-ack","pairingCode":"12"}}"#))
+                        try await writer.send(.text("not json"))
+                        try await Task.sleep(for: .milliseconds(300))
+                    }
+                }
+                try? await Task.sleep(for: .milliseconds(100))
+            }
+        }
+        defer { stranger.cancel() }
+        let run = try await Task.detached { try self.runner("phone", port: port, cases: ["pairing/live-phone/keepalive"]) }.value
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains(#"registered "did:cc:stranger-7": another client on the runner's relay, not the phone under test; its 3 frame(s) not judged"#), "\(run.stdout)")
     }
 }

@@ -58,7 +58,9 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
     /// whole in every report (and every copy of the violation).
     public static let maxQuoteBytes = 512
 
-    static func capped(_ text: String) -> String {
+    /// `text` cut to `maxQuoteBytes` at a character boundary, saying how long it was: for
+    /// anything quoted from outside (a document, a testee's words).
+    public static func capped(_ text: String) -> String {
         guard text.utf8.count > maxQuoteBytes else { return text }
         let bytes = Array(text.utf8.prefix(maxQuoteBytes + 1))
         // Cut before the character that straddles the limit, never inside its UTF-8 sequence.

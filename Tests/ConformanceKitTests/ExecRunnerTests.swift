@@ -243,7 +243,7 @@ extension ExecRunnerTests {
     }
 
     /// A 16 MiB answer line is read within a 3 s timeout (12 MiB took 24 s when every chunk
-    /// rescanned and copied the buffer), and the report keeps 1 KiB of its `found`.
+    /// rescanned and copied the buffer), and the report keeps 512 bytes of its reason.
     @Test(.timeLimit(.minutes(2))) func aSixteenMebibyteAnswerIsReadAndCut() throws {
         let run = try Fixture.run(
             "conformance",

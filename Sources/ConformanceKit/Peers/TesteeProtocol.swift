@@ -126,7 +126,7 @@ public struct TesteeHello: Sendable, Hashable {
             return result
         }
         return TesteeHello(
-            implementation: TesteeAnswer.capped(try reader.optionalString("implementation") ?? "unnamed"), families: try names("families"), kinds: try names("kinds"),
+            implementation: Violation.capped(try reader.optionalString("implementation") ?? "unnamed"), families: try names("families"), kinds: try names("kinds"),
             machines: try names("machines"))
     }
 }
@@ -166,23 +166,6 @@ public enum TesteeAnswer {
     /// An answer line's limits: a canonical form may be as large as a package's largest document.
     static let limits = JSONLimits(maxBytes: 64 << 20, maxDepth: 128)
 
-    /// A testee's own words (reasons, expected and found) kept per string: one reason of 8 MiB
-    /// would otherwise be copied into every report.
-    static let maxTextBytes = 1024
-
-    /// `text` cut to `maxTextBytes` at a scalar boundary, saying how long it was.
-    static func capped(_ text: String) -> String {
-        guard text.utf8.count > maxTextBytes else { return text }
-        var kept = String.UnicodeScalarView()
-        var bytes = 0
-        for scalar in text.unicodeScalars {
-            bytes += String(scalar).utf8.count
-            if bytes > maxTextBytes { break }
-            kept.append(scalar)
-        }
-        return String(kept) + "… (\(text.utf8.count) bytes)"
-    }
-
     /// Reads an answer already parsed (the runner parses each line once to find the answer).
     public static func decode(_ value: JSONValue, caseID: String) throws(Violation) -> Outcome {
         let reader = try ObjectReader(document: value)
@@ -202,8 +185,8 @@ public enum TesteeAnswer {
                 let at = try ExpectedViolation.read(r)
                 violations.append(
                     Violation(
-                        rule: at.rule, path: at.path, expected: capped(try r.optionalString("expected") ?? ""),
-                        found: capped(try r.optionalString("found") ?? "")))
+                        rule: at.rule, path: at.path, expected: try r.optionalString("expected") ?? "",
+                        found: try r.optionalString("found") ?? ""))
             }
             return .reject(violations, omitted: max(0, listed.count - ViolationList.maxListed))
         case "trace":
@@ -214,9 +197,9 @@ public enum TesteeAnswer {
             }
             return .trace(steps)
         case "unsupported":
-            return .unsupported(reason: capped(try reader.optionalString("reason") ?? ""))
+            return .unsupported(reason: Violation.capped(try reader.optionalString("reason") ?? ""))
         case "invalid-request":
-            return .invalidRequest(reason: capped(try reader.optionalString("reason") ?? ""))
+            return .invalidRequest(reason: Violation.capped(try reader.optionalString("reason") ?? ""))
         case let other:
             throw Violation(
                 rule: CoreRule.type, path: reader.pointer("outcome"), expected: "accept, reject, trace, unsupported or invalid-request",

@@ -265,6 +265,8 @@ med.accept("seed-shape", "Images and a video with its thumbnail.", MEDIA, canon_
 med.reject("type-audio", "type is image or video.", [media(0, type="audio")], "/0/type", "MIG-EXP-003")
 med.reject("file-name-path", "fileName is a plain name, not a path.", [media(0, fileName="../../x.heic")], "/0/fileName", "MIG-EXP-003", ["interop-trap"])
 med.reject("thumbnail-backslash", "No backslashes in names.", [media(2, thumbnailFileName="a\\b.jpg")], "/0/thumbnailFileName", "MIG-EXP-003", ["interop-trap"])
+med.reject("file-name-not-nfc", "fileName in NFD (e and U+0301): the package's names are NFC, so a byte-wise lookup of this one finds no file.",
+           [media(0, fileName="cafe\u0301.heic")], "/0/fileName", "MIG-EXP-003", ["interop-trap"])
 med.reject("size-negative", "fileSize is ≥ 0.", [media(0, fileSize=-1)], "/0/fileSize", "MIG-EXP-003")
 med.reject("duration-negative", "duration is ≥ 0.", [media(2, duration=-1.0)], "/0/duration", "MIG-EXP-003")
 med.reject("key-id-blank", "encryptionKeyId names a key.", [media(0, encryptionKeyId="")], "/0/encryptionKeyId", "MIG-EXP-003")
@@ -272,6 +274,9 @@ med.reject("size-fraction", "fileSize is an integer.", None, "/0/fileSize", "COR
 
 st = DocFile("settings", "coredata/settings.json (seed 000 §6.4).")
 st.accept("seed-shape", "Settings of each type.", SETTINGS, SETTINGS, ["MIG-EXP-004", "MIG-ID-002"], ["seed-example"])
+st.accept("keys-canonically-equivalent", "Keys `é` (U+00E9) and `e` + U+0301 are two keys (MIG-ID-002 compares bytes), not a duplicate.",
+          [dict(SETTINGS[0], key="caf\u00e9"), dict(SETTINGS[0], key="cafe\u0301")], [dict(SETTINGS[0], key="caf\u00e9"), dict(SETTINGS[0], key="cafe\u0301")],
+          ["MIG-EXP-004", "MIG-ID-002"], ["interop-trap"])
 st.reject("type-float", "float is not a setting type.", [dict(SETTINGS[0], type="float")], "/0/type", "MIG-EXP-004")
 st.reject("bool-yes", "A bool is true or false.", [dict(SETTINGS[2], value="yes")], "/0/value", "MIG-EXP-004", ["interop-trap"])
 st.reject("int-fraction", "An int setting holding 1.5.", [dict(SETTINGS[1], value="1.5")], "/0/value", "MIG-EXP-004")

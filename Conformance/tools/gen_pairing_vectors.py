@@ -557,6 +557,9 @@ rg.reject("target-id-echo-loop", "Registering the desktop's id from the phone is
           {"type": "register", "peerId": DESK}, flags=["interop-trap"])
 rg.reject("own-id-other-case", "Peer ids are compared exactly: a case-folded DID is someone else's id.", "/peerId", "PAIR-SIG-001",
           {"type": "register", "peerId": "did:cc:PHONE-1"}, flags=["interop-trap"])
+rg.reject("own-id-other-normalization", "Peer ids are compared byte for byte: the NFD spelling of the sender's own id (e and U+0301) is another id, "
+          "which a Swift String comparison takes for the same one.", "/peerId", "PAIR-SIG-001",
+          {"type": "register", "peerId": "did:cc:cafe\u0301"}, context={"localPeerId": "did:cc:caf\u00e9"}, flags=["interop-trap"])
 rg.reject("alias-five-digits", "An alias must carry a six-digit code.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:12345"})
 rg.reject("alias-empty-code", "pairing-code: alone is no alias.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:"})
 rg.reject("alias-letters", "pairing-code:abcdef is no alias.", "/peerId", "PAIR-PEER-002", {"type": "register", "peerId": "pairing-code:abcdef"})

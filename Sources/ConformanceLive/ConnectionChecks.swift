@@ -32,7 +32,7 @@ actor ConnectionChecks {
         guard !done, scenario.keepalives > 0 || scenario.dropRefusing != nil else { return }
         done = true
         let candidates = observer.peerConnections(after: after).filter { $0.closed == nil }
-        let target = id.map { id in candidates.last { $0.registered.contains(id) } } ?? candidates.last { c in c.frames.contains { $0.type == "message" } }
+        let target = id.map { id in candidates.last { $0.registered.contains { $0.bytesEqual(id) } } } ?? candidates.last { c in c.frames.contains { $0.type == "message" } }
         guard let target else {
             collector.add(
                 Violation(
@@ -81,14 +81,14 @@ actor ConnectionChecks {
     private func reconnect(_ connection: RelayObserver.Connection, refusing: Int) async {
         // The ids the client holds: every distinct one it registered, in order.
         var held: [String] = []
-        for id in connection.registered where !held.contains(id) { held.append(id) }
+        for id in connection.registered where !held.contains(where: { $0.bytesEqual(id) }) { held.append(id) }
         let dropped = ContinuousClock.now
         observer.refuseNext(refusing)
         await player.relay.drop(connection.id)
         var allowance = 3000.0
         for k in 1...(refusing + 1) { allowance += timing.delayWindow(timing.policy.delay(afterFailures: k)).upperBound }
         let deadline = dropped + .milliseconds(Int64(allowance))
-        func attempts() -> [RelayObserver.Attempt] { observer.attempts(since: dropped).filter { !$0.path.hasPrefix(RelayObserver.lanPath) } }
+        func attempts() -> [RelayObserver.Attempt] { observer.attempts(since: dropped).filter { !$0.path.hasBytePrefix(RelayObserver.lanPath) } }
         func next() -> RelayObserver.Connection? { observer.peerConnections(after: connection.id).first { $0.opened >= dropped } }
         while ContinuousClock.now < deadline {
             if attempts().count > refusing, let fresh = next(), fresh.frames.count >= held.count || fresh.frames.contains(where: { $0.type != "register" }) {
@@ -126,7 +126,7 @@ actor ConnectionChecks {
             return
         }
         let leading = fresh.frames.prefix { $0.type == "register" }.compactMap { $0.json?["peerId"]?.stringValue }
-        for id in held where !leading.contains(id) {
+        for id in held where !leading.contains(where: { $0.bytesEqual(id) }) {
             collector.add(
                 Violation(
                     rule: PairingRule.reRegister, path: .root,

@@ -6,7 +6,7 @@ enum HandoffFile {
     static func take(_ file: URL, within limit: Duration) async throws -> String? {
         let deadline = ContinuousClock.now + limit
         while true {
-            if let data = FileManager.default.contents(atPath: file.path), !data.isEmpty, let text = String(data: data, encoding: .utf8) {
+            if let data = FileManager.default.contents(atPath: file.path), !data.isEmpty, let text = String(validating: data, as: UTF8.self) {
                 try? FileManager.default.removeItem(at: file)
                 return text
             }

@@ -105,7 +105,7 @@ struct PairingScenarioPlayer {
             outcome = await pairing.value
         }
         try? FileManager.default.removeItem(at: handoff)
-        if scenario.lanRefused, !observer.attempts(since: start).contains(where: { $0.path.hasPrefix(RelayObserver.lanPath) }) {
+        if scenario.lanRefused, !observer.attempts(since: start).contains(where: { $0.path.hasBytePrefix(RelayObserver.lanPath) }) {
             collector.add(
                 Violation(
                     rule: PairingRule.relayFallback, path: .root / "signalingUrl", expected: "an attempt on the QR's LAN URL before the relay",
@@ -266,7 +266,11 @@ struct PairingScenarioPlayer {
         _ = await client.send(JSONSerializer.compact(SignalMessage(to: qr.pcPeerId, payload: .pairAck(ack)).canonical))
         try await Task.sleep(for: options.frameTimeout)
         await client.stop()
-        for text in frames.all where text.contains(PairingKind.pairingConfirmation.rawValue) {
+        // Parsed, not searched: `pairing\u003aconfirmation` is the same type to every JSON reader.
+        let confirmations = frames.all.filter { text in
+            (try? JSONParser.parse(Array(text.utf8)))?["payload"]?["type"] == .string(PairingKind.pairingConfirmation.rawValue)
+        }
+        for text in confirmations {
             collector.add(
                 Violation(
                     rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of an ack with code \(wrong)",
@@ -280,11 +284,13 @@ struct PairingScenarioPlayer {
             signalingUrl: relayURL)
     }
 
+    /// Peer ids compare byte for byte (PAIR-PEER-001): a Set<String> would take the NFD twin of an id for it.
     private func waitRegistered(_ ids: [String], within limit: Duration) async -> Set<String> {
         let deadline = ContinuousClock.now + limit
         while true {
-            let now = Set(await relay.registered())
-            if ids.allSatisfy(now.contains) || ContinuousClock.now >= deadline { return now.intersection(ids) }
+            let now = Set(await relay.registered().map(ByteString.init))
+            let found = Set(ids.filter { now.contains(ByteString($0)) })
+            if found.count == Set(ids).count || ContinuousClock.now >= deadline { return found }
             try? await Task.sleep(for: .milliseconds(25))
         }
     }

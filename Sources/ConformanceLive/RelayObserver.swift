@@ -45,7 +45,7 @@ final class RelayObserver: @unchecked Sendable {
     /// `refuseNext` attempts on any other.
     func admit(_ path: String) -> Bool {
         lock.withLock {
-            var admitted = path != Self.lanPath && !path.hasPrefix(Self.lanPath + "?")
+            var admitted = !path.bytesEqual(Self.lanPath) && !path.hasBytePrefix(Self.lanPath + "?")
             if admitted && refusals > 0 {
                 refusals -= 1
                 admitted = false

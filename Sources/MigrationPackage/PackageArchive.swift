@@ -23,7 +23,7 @@ public enum PackageArchive {
     static func inspect(_ bytes: inout some ZipBytes, limits: Limits = Limits()) throws -> Checked {
         let directory = try ZipDirectory.read(&bytes, maxEntries: limits.maxEntries)
         var folder: String?
-        var seen: [String: String] = [:]
+        var names = Names()
         var total: Int64 = 0
         for entry in directory.entries {
             let path = entry.path
@@ -38,12 +38,7 @@ public enum PackageArchive {
                 throw invalid("every entry inside one Backup-{backupId}/ folder", JSONSerializer.quoted(path), at: at)
             }
             folder = top
-            guard PackagePath.isNFC(trimmed) else { throw invalid("a name in Unicode NFC", JSONSerializer.quoted(path), at: at) }
-            // One name as a case-insensitive volume sees it: `Case.bin` and `case.bin` would be one file there.
-            if let other = seen.updateValue(trimmed, forKey: PackagePath.collisionKey(trimmed)) {
-                let found = other.utf8.elementsEqual(trimmed.utf8) ? "a second \(path)" : "\(JSONSerializer.quoted(path)) beside \(JSONSerializer.quoted(other))"
-                throw invalid("each path once, also ignoring case", found, at: at)
-            }
+            try names.admit(trimmed, at: at)
             total = total.addingReportingOverflow(entry.size).partialValue
             guard entry.size >= 0, total >= 0, total <= limits.maxTotalBytes else {
                 throw invalid("at most \(limits.maxTotalBytes) bytes unpacked", "\(total)", at: at)
@@ -105,6 +100,20 @@ public enum PackageArchive {
         }
         try unpacker.finish()
         return unpacker.inventory
+    }
+
+    /// The names of one package: each in NFC, none equal to another after case folding
+    /// (`Case.bin` and `case.bin` are one file on APFS, NTFS and FAT; MIG-PKG-006).
+    struct Names {
+        private var seen: [String: String] = [:]
+
+        mutating func admit(_ path: String, at pointer: JSONPointer) throws {
+            guard PackagePath.isNFC(path) else { throw invalid("a name in Unicode NFC", JSONSerializer.quoted(path), at: pointer) }
+            if let other = seen.updateValue(path, forKey: PackagePath.collisionKey(path)) {
+                let found = other.bytesEqual(path) ? "a second \(path)" : "\(JSONSerializer.quoted(path)) beside \(JSONSerializer.quoted(other))"
+                throw invalid("each path once, also ignoring case", found, at: pointer)
+            }
+        }
     }
 
     static func invalid(_ expected: String, _ found: String, at path: JSONPointer) -> PackageError {

@@ -89,7 +89,10 @@ public enum Restorer {
     /// Checks an unpacked `Backup-{backupId}/` folder as a receiver would check the zip's content.
     public static func check(folder: URL, supportedSchemaVersion: Int64 = 1) throws -> Manifest {
         var files: FileInventory = [:]
+        var names = PackageArchive.Names()
         for path in try FileSystem.files(under: folder) {
+            // A folder is held to the names a zip of it would need (a Linux folder can hold `é` twice).
+            try names.admit(path, at: .root / "entries" / (folder.lastPathComponent + "/" + path))
             let url = folder.appendingPathComponent(path)
             files[path] = (try FileSystem.size(of: url), try FileSystem.sha256(of: url))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import WireCore
 
 /// The PIN handed from the receiver's side to the sender's through a file, for scripts and the
 /// conformance runner: the reader takes a PIN once it appears and removes the file, so a retry
@@ -11,7 +12,7 @@ public enum PINFile {
             try Task.checkCancellation()
             if let text = try? String(contentsOf: file, encoding: .utf8) {
                 let pin = text.trimmingCharacters(in: .whitespacesAndNewlines)
-                if pin.count == 6 {
+                if SixDigitCode.isValid(pin) {
                     try? FileManager.default.removeItem(at: file)
                     return pin
                 }

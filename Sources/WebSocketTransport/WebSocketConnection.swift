@@ -89,8 +89,9 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
             while let frame = try await frames.next() {
                 switch frame.opcode {
                 case .text:
-                    // Foundation's decoder refuses ill-formed UTF-8; NIO's readString would repair it.
-                    guard let text = String(bytes: frame.unmaskedData.readableBytesView, encoding: .utf8) else {
+                    // Validated, not repaired (NIO's readString would), and kept whole: Foundation's
+                    // decoder also drops a leading byte order mark, which CORE-JSON-001 refuses.
+                    guard let text = String(validating: frame.unmaskedData.readableBytesView, as: UTF8.self) else {
                         await writer.close(code: .dataInconsistentWithMessage)
                         throw WebSocketError("a text frame that is not UTF-8")
                     }

@@ -11,6 +11,9 @@ public struct RuleID: Sendable, Hashable, Comparable, Codable, CustomStringConve
         self.rawValue = value
     }
 
+    /// Byte for byte: a testee's `MIG-P\u{212A}G-006` (KELVIN SIGN) is not `MIG-PKG-006`.
+    public static func == (a: RuleID, b: RuleID) -> Bool { a.rawValue.bytesEqual(b.rawValue) }
+
     public init(from decoder: any Decoder) throws {
         rawValue = try decoder.singleValueContainer().decode(String.self)
     }

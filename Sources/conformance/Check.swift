@@ -149,9 +149,8 @@ struct Check: ParsableCommand {
 
 /// The first line of a password file, without its line break.
 func readPassword(_ path: String) throws -> String {
-    guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+    guard let data = FileManager.default.contents(atPath: path) else {
         throw ValidationError("cannot read the password file \(path)")
     }
-    return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
-        .trimmingCharacters(in: CharacterSet(charactersIn: "\r"))
+    return PasswordFile.password(from: [UInt8](data))
 }

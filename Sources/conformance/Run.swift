@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConformanceKit
+import Migration
 import ConformanceLive
 import Foundation
 import Pairing
@@ -195,8 +196,8 @@ struct Run: AsyncParsableCommand {
         default: throw ValidationError("--cert and --key go together")
         }
         if let passwordFile {
-            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else { throw ValidationError("cannot read \(passwordFile)") }
-            options.password = String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            guard let data = FileManager.default.contents(atPath: passwordFile) else { throw ValidationError("cannot read \(passwordFile)") }
+            options.password = PasswordFile.password(from: [UInt8](data))
         } else if role == .receiver {
             options.password = LiveRunner.defaultPassword
         }

@@ -174,7 +174,7 @@ enum Handoff {
     /// Waits for `path` to appear with content, reads it and removes it.
     static func take(_ path: String) async throws -> String {
         while true {
-            if let data = FileManager.default.contents(atPath: path), !data.isEmpty, let text = String(data: data, encoding: .utf8) {
+            if let data = FileManager.default.contents(atPath: path), !data.isEmpty, let text = String(validating: data, as: UTF8.self) {
                 try? FileManager.default.removeItem(atPath: path)
                 return text
             }

@@ -98,10 +98,10 @@ struct PasswordOptions: ParsableArguments {
 
     func password(confirm: Bool) throws -> String {
         if let passwordFile {
-            guard let text = try? String(contentsOfFile: passwordFile, encoding: .utf8) else {
+            guard let data = FileManager.default.contents(atPath: passwordFile) else {
                 throw ValidationError("cannot read \(passwordFile)")
             }
-            return String(text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            return PasswordFile.password(from: [UInt8](data))
         }
         guard let first = getpass("Migration password: ").map({ String(cString: $0) }), !first.isEmpty else {
             throw ValidationError("a password is required")

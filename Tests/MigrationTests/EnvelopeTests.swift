@@ -138,3 +138,15 @@ struct EnvelopeErrorWordingTests {
         #expect(field.description == "header-invalid at /header/iterations: too few")
     }
 }
+
+@Suite("Password files")
+struct PasswordFileTests {
+    /// CR LF is one Swift Character, so a split on "\n" kept "secret\r\n" as the password.
+    @Test(arguments: [
+        ("secret\n", "secret"), ("secret\r\n", "secret"), ("secret", "secret"), ("\u{FEFF}secret\r\nsecond line\n", "secret"),
+        ("pass word 电池\r\n", "pass word 电池"), ("", ""),
+    ])
+    func theFirstLineWithoutItsEnding(file: String, password: String) {
+        #expect(PasswordFile.password(from: Array(file.utf8)) == password)
+    }
+}

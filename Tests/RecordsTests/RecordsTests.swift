@@ -63,11 +63,14 @@ struct RecordsTests {
             ["recordName": "r", "recordType": "Habit", "recordChangeTag": .string(tag),
              "fields": ["name": ["value": .string(title), "type": "STRING"], "updatedAt": ["value": 1_747_300_000_000, "type": "TIMESTAMP"]]]
         }
-        let a = record("A", tag: "t1")
-        let b = record("B", tag: "t2")
-        let one = ConflictResolver.resolve(ancestor: nil, local: a, server: b, strategy: .lastWrite)
-        let other = ConflictResolver.resolve(ancestor: nil, local: b, server: a, strategy: .lastWrite)
-        #expect(one.record["fields"] == other.record["fields"])
-        #expect(one.winner != other.winner)
+        // A and B; and é in NFC and NFD, equal as Swift Strings, which made the server win from both sides.
+        for (x, y) in [("A", "B"), ("caf\u{E9}", "cafe\u{301}")] {
+            let a = record(x, tag: "t1")
+            let b = record(y, tag: "t2")
+            let one = ConflictResolver.resolve(ancestor: nil, local: a, server: b, strategy: .lastWrite)
+            let other = ConflictResolver.resolve(ancestor: nil, local: b, server: a, strategy: .lastWrite)
+            #expect(one.record["fields"] == other.record["fields"], "\(x) vs \(y)")
+            #expect(one.winner != other.winner, "\(x) vs \(y)")
+        }
     }
 }

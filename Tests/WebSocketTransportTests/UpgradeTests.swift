@@ -148,3 +148,30 @@ struct ListenerBoundsTests {
         #expect(!Self.closedByServer(fourth, within: 0.3))
     }
 }
+
+@Suite("WebSocket text frames arrive byte for byte")
+struct TextFrameTests {
+    /// Foundation's UTF-8 decoder drops a leading byte order mark: a frame `\u{FEFF}{...}` reached
+    /// the relay as `{...}` and was accepted live, though CORE-JSON-001 refuses it (issue 24).
+    @Test(.timeLimit(.minutes(1))) func aByteOrderMarkIsKept() async throws {
+        let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16)
+        defer { Task { await listener.close() } }
+        let (heard, deliver) = AsyncStream<WebSocketMessage?>.makeStream()
+        let serving = Task {
+            await listener.accept { server in deliver.yield(try? await server.run { inbound, _ in try await inbound.first { _ in true } }) }
+        }
+        defer { serving.cancel() }
+        let client = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/", maxFrameSize: 1 << 16)
+        try await client.run { _, writer in
+            try await writer.send(.text("\u{FEFF}{\"type\":\"ping\"}"))
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        var messages = heard.makeAsyncIterator()
+        guard case .text(let text)?? = await messages.next() else {
+            Issue.record("no text frame arrived")
+            return
+        }
+        #expect(Array(text.utf8.prefix(3)) == [0xEF, 0xBB, 0xBF])
+        #expect(text.utf8.count == 18)
+    }
+}

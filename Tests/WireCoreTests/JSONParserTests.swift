@@ -147,3 +147,14 @@ struct JSONByteComparisonTests {
         #expect(JSONPointer(tokens: ["\u{E9}"]) != JSONPointer(tokens: ["e\u{301}"]))
     }
 }
+
+@Suite("Rule ids compare byte for byte")
+struct RuleIDTests {
+    /// U+212A KELVIN SIGN is canonically equivalent to K: a testee's `MIG-P\u{212A}G-006` was graded
+    /// as agreeing with MIG-PKG-006.
+    @Test func aKelvinSignIsNotK() {
+        #expect(RuleID("MIG-P\u{212A}G-006") != RuleID("MIG-PKG-006"))
+        #expect(RuleID("MIG-PKG-006") == RuleID("MIG-PKG-006"))
+        #expect(Set([RuleID("MIG-P\u{212A}G-006"), RuleID("MIG-PKG-006")]).count == 2)
+    }
+}

@@ -202,7 +202,7 @@ def fold(p):
 
 
 def safe_name(n):
-    return bool(n) and n not in (".", "..") and len(n.encode()) <= 255 and not any(c in "/\\" or ord(c) < 0x20 for c in n)
+    return bool(n) and n not in (".", "..") and len(n.encode()) <= 255 and not any(c in "/\\" or ord(c) < 0x20 or ord(c) == 0x7F for c in n) and nfc(n)
 
 
 ENTITIES = ["CategoryEntity", "StoryEntity", "MediaEntity", "SettingEntity"]

@@ -48,18 +48,19 @@ public struct ExpectedFailures: Sendable {
     public static func parse(_ text: String) throws -> ExpectedFailures {
         var entries: [Entry] = []
         var seen: Set<String> = []
-        for (n, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        // CR LF is one Character: split on any line break (a list saved on Windows), not on "\n".
+        for (n, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let parts = raw.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
             let body = parts[0].trimmingCharacters(in: .whitespaces)
             let reason = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
             if body.isEmpty { continue }
-            let fields = body.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            let fields = body.unicodeScalars.split(whereSeparator: { $0 == " " || $0 == "\t" }).map { String(String.UnicodeScalarView($0)) }
             guard fields.count <= 2 else {
                 throw ParseError(line: n + 1, problem: "expected `CASE-ID [SIGNATURE,...] # reason`, found \(fields.count) fields")
             }
-            let id = String(fields[0])
+            let id = fields[0]
             guard seen.insert(id).inserted else { throw ParseError(line: n + 1, problem: "\(id) is listed twice") }
-            let signatures = fields.count == 2 ? Set(fields[1].split(separator: ",").map(String.init)) : []
+            let signatures = fields.count == 2 ? Set(fields[1].unicodeScalars.split(separator: ",").map { String(String.UnicodeScalarView($0)) }) : []
             entries.append(Entry(caseID: id, signatures: signatures, reason: reason, line: n + 1))
         }
         return ExpectedFailures(entries: entries)

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Migration
 import WireCore
 
 /// A vector file that does not follow `Vectors/README.md`.
@@ -136,7 +137,7 @@ public enum VectorLoader {
     static func inputFile(_ c: ObjectReader, folder: URL) throws(Violation) -> [UInt8] {
         let name = try c.string("inputFile")
         let digest = try c.string("inputSHA256")
-        guard !name.hasPrefix("/"), !name.split(separator: "/").contains("..") else {
+        guard !name.hasBytePrefix("/"), PackagePath.isSafe(name) else {
             throw Violation(rule: CoreRule.type, path: c.pointer("inputFile"), expected: "a path inside the vectors folder", found: name)
         }
         guard let data = FileManager.default.contents(atPath: folder.appendingPathComponent(name).path) else {

@@ -33,3 +33,15 @@ public struct EnvelopeKeys: Sendable {
         try! AES.GCM.Nonce(data: prefix + bigEndian(index) + [last ? 1 : 0])
     }
 }
+
+/// A password given in a file (`--password-file`): its first line, without the line ending.
+/// Split on the byte LF: as a Swift Character, CR LF is one unit, so a file written on Windows
+/// gave the password "secret\r\n"; a leading byte order mark (Notepad's) is not part of it.
+public enum PasswordFile {
+    public static func password(from bytes: [UInt8]) -> String {
+        var line = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? bytes.dropFirst(3) : bytes[...]
+        if let end = line.firstIndex(of: 0x0A) { line = line[..<end] }
+        if line.last == 0x0D { line = line.dropLast() }
+        return String(decoding: line, as: UTF8.self)
+    }
+}

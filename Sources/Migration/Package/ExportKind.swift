@@ -77,7 +77,7 @@ public struct Export: Sendable {
         var checks = IndependentChecks()
         var export = Export(kind: kind)
         var canonical: [JSONValue] = []
-        var seen: [String: Int] = [:]
+        var seen: [ByteString: Int] = [:]
         for (i, element) in elements.enumerated() {
             let decoded = checks.check { () throws(Violation) -> (String, String) in
                 // An element that is not an object is that element's violation, not the document's.
@@ -111,7 +111,7 @@ public struct Export: Sendable {
                 }
             }
             guard let (identity, keyPath) = decoded else { continue }
-            if let first = seen[identity] {
+            if let first = seen[ByteString(identity)] {
                 checks.add([
                     Violation(
                         rule: MigrationRule.uniqueIDs, path: .root / i / keyPath, expected: "unique within \(kind.fileName) (UUIDs compared case-insensitively)",
@@ -119,7 +119,7 @@ public struct Export: Sendable {
                 ])
                 continue
             }
-            seen[identity] = i
+            seen[ByteString(identity)] = i
         }
         let result = export
         let canonicalArray = canonical

@@ -58,9 +58,11 @@ enum MigrationFields {
     }
 
     /// A plain file name: no separators, no `..`, no NUL, at most 255 bytes (MIG-EXP-003).
+    /// One segment a package path may have (MIG-PKG-006), in NFC: the file it names is found
+    /// in the package byte for byte.
     static func isSafeFileName(_ name: String) -> Bool {
-        !name.isEmpty && name != "." && name != ".." && name.utf8.count <= 255
-            && !name.unicodeScalars.contains { $0 == "/" || $0 == "\\" || $0.value < 0x20 }
+        !name.isEmpty && !name.bytesEqual(".") && !name.bytesEqual("..") && name.utf8.count <= 255
+            && !name.unicodeScalars.contains { $0 == "/" || $0 == "\\" || $0.value < 0x20 || $0.value == 0x7F } && PackagePath.isNFC(name)
     }
 
 }

@@ -77,7 +77,7 @@ public enum PackageConsistency {
             guard let m = mediaIndex[b.mediaId.lowercased()] else {
                 throw Violation(rule: MigrationRule.brokenConsistency, path: manifestPath / "brokenMedia" / i / "mediaId", expected: "an id of media.json", found: b.mediaId)
             }
-            guard b.fileName == media[m].fileName else {
+            guard b.fileName.bytesEqual(media[m].fileName) else {
                 throw Violation(rule: MigrationRule.brokenConsistency, path: manifestPath / "brokenMedia" / i / "fileName", expected: media[m].fileName, found: b.fileName)
             }
             broken.insert(b.mediaId.lowercased())

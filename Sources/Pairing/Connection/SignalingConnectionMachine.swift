@@ -95,12 +95,12 @@ public struct SignalingConnectionMachine: Sendable {
             return [.close]
         case (_, .register(let peerId, _)):
             // Idempotent (§6.1 ensureRegistered): an id already held is not sent again.
-            guard !held.contains(peerId) else { return [] }
+            guard !held.contains(where: { $0.bytesEqual(peerId) }) else { return [] }
             held.append(peerId)
             if case .open = state { return [.sendRegister(peerId: peerId, rule: nil)] }
             return []
         case (_, .release(let peerId, _)):
-            held.removeAll { $0 == peerId }
+            held.removeAll { $0.bytesEqual(peerId) }
             return []
         case (.connecting, .opened(let at)):
             // A connection that opened resets the back-off (PAIR-CONN-002).

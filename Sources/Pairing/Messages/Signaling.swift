@@ -11,7 +11,7 @@ public struct Register: PairingDocument {
         try checkType(reader)
         let peerId = try PeerID.read(reader, "peerId")
         // PAIR-SIG-001: own id or a manual-pairing alias, never the target's (the echo-loop trap).
-        if let own = context.localPeerId, peerId != own, PeerID.aliasCode(peerId) == nil {
+        if let own = context.localPeerId, !peerId.bytesEqual(own), PeerID.aliasCode(peerId) == nil {
             throw Violation(
                 rule: PairingRule.registerOwnID, path: reader.pointer("peerId"),
                 expected: "the sender's own peer id \(JSONSerializer.quoted(own)) or a pairing-code: alias",

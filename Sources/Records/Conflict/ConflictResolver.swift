@@ -48,7 +48,7 @@ public enum ConflictResolver {
             } else {
                 let lt = JSONSerializer.canonical(local["fields"] ?? .null)
                 let st = JSONSerializer.canonical(server["fields"] ?? .null)
-                localWins = lt.utf8.lexicographicallyPrecedes(st.utf8) == false && lt != st
+                localWins = lt.utf8.lexicographicallyPrecedes(st.utf8) == false && !lt.bytesEqual(st)
             }
             return localWins
                 ? Resolution(record: saved(local["fields"]), winner: "local", events: [event("conflict", "local")])

@@ -163,7 +163,7 @@ extension CloudRecord {
     /// One field against its declaration: ciphertext sent as text first (the leak REC-ENC-001
     /// exists for), then the type, CloudKit encryption, ciphertext size and the field's own rules.
     static func field(_ raw: JSONValue, as spec: FieldSpec, at path: JSONPointer) throws(Violation) -> FieldValue {
-        if spec.encrypted, case .string(let type)? = raw["type"], !type.hasSuffix(FieldType.bytes.rawValue) {
+        if spec.encrypted, case .string(let type)? = raw["type"], !type.hasByteSuffix(FieldType.bytes.rawValue) {
             throw Violation(rule: RecordRule.encrypted, path: path / "type", expected: "BYTES (ciphertext)", found: JSONSerializer.quoted(type))
         }
         let value = try FieldValue.decode(raw, at: path)

@@ -39,7 +39,7 @@ final class RelayObserver: @unchecked Sendable {
     private var attempts: [Attempt] = []
     private var refusals = 0
     /// The ids the runner's own counterpart registers: its connections are not judged.
-    private var own: Set<String> = []
+    private var own: Set<ByteString> = []
 
     /// The listener's gate: records the attempt; refuses the LAN path always and the next
     /// `refuseNext` attempts on any other.
@@ -57,7 +57,7 @@ final class RelayObserver: @unchecked Sendable {
 
     func refuseNext(_ count: Int) { lock.withLock { refusals = count } }
 
-    func claim(_ id: String) { _ = lock.withLock { own.insert(id) } }
+    func claim(_ id: String) { _ = lock.withLock { own.insert(ByteString(id)) } }
 
     func tap(_ event: RelayTapEvent) {
         let now = ContinuousClock.now
@@ -98,13 +98,13 @@ final class RelayObserver: @unchecked Sendable {
     /// register one of them, an alias, or one of the runner's ids (the echo-loop trap, which is
     /// judged), or nothing yet. A connection registering only other ids is a stranger.
     private func attributed(after since: Int) -> (peer: [Connection], strangers: [Connection]) {
-        let candidates = connections.values.filter { $0.id > since && !($0.registered.first.map(own.contains) ?? false) }.sorted { $0.id < $1.id }
+        let candidates = connections.values.filter { $0.id > since && !($0.registered.first.map { own.contains(ByteString($0)) } ?? false) }.sorted { $0.id < $1.id }
         guard let first = candidates.first(where: { !$0.registered.isEmpty }) else { return (candidates, []) }
-        let peerIds = Set(first.registered)
+        let peerIds = Set(first.registered.map(ByteString.init))
         var peer: [Connection] = []
         var strangers: [Connection] = []
         for c in candidates {
-            let related = c.registered.isEmpty || c.registered.contains { peerIds.contains($0) || own.contains($0) || PeerID.aliasCode($0) != nil }
+            let related = c.registered.isEmpty || c.registered.contains { peerIds.contains(ByteString($0)) || own.contains(ByteString($0)) || PeerID.aliasCode($0) != nil }
             if related { peer.append(c) } else { strangers.append(c) }
         }
         return (peer, strangers)

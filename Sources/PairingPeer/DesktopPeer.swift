@@ -40,8 +40,8 @@ public actor DesktopPeer {
     private var finished: CheckedContinuation<PairingOutcome, Never>?
     /// Ids asked for, and those the relay answered `registered`: the QR is shown once they match,
     /// so that a phone as fast as a script never finds the alias missing.
-    private var asked: Set<String> = []
-    private var answered: Set<String> = []
+    private var asked: Set<ByteString> = []
+    private var answered: Set<ByteString> = []
 
     public init(_ options: Options) {
         self.options = options
@@ -87,7 +87,7 @@ public actor DesktopPeer {
             switch action {
             case .register(let url, let peerId):
                 if options.faults.noAlias, PeerID.aliasCode(peerId) != nil { continue }
-                asked.insert(peerId)
+                asked.insert(ByteString(peerId))
                 await client(url).register(peerId)
             case .release(_, let peerId):
                 await relay?.release(peerId)
@@ -110,7 +110,7 @@ public actor DesktopPeer {
     /// A frame from the relay: a `message` is the flow's; anything else is not.
     private func frame(_ text: String) async {
         guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
-        if value["type"]?.stringValue == PairingKind.registered.rawValue, let id = value["peerId"]?.stringValue { answered.insert(id) }
+        if value["type"]?.stringValue == PairingKind.registered.rawValue, let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
         guard value["type"]?.stringValue == PairingKind.message.rawValue else { return }
         if options.faults.confirmAnyCode, let ack = value["payload"], ack["type"]?.stringValue == PairingKind.pairAck.rawValue,
             let code = ack["pairingCode"]?.stringValue, let did = ack["mobileDid"]?.stringValue, case .showing(let qr, _, _) = machine.state,

@@ -44,7 +44,7 @@ public actor PhonePeer {
     /// The id a faulty phone registers after a reconnection (the QR's `pcPeerId`, or the alias).
     private var target: String?
     /// Ids the relay answered `registered`: Flow A shows its QR once the DID is among them.
-    private var answered: Set<String> = []
+    private var answered: Set<ByteString> = []
 
     public init(_ options: Options) {
         self.options = options
@@ -88,7 +88,7 @@ public actor PhonePeer {
                 await self.perform(actions)
                 let deadline = ContinuousClock.now + .seconds(5)
                 let did = self.options.phone.activeDid ?? ""
-                while !self.answered.contains(did), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
+                while !self.answered.contains(ByteString(did)), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
                 if case .display(let m) = self.flow, case .displaying(_, let payloadJson, _) = m.state { await show(payloadJson) }
             }
         }
@@ -180,7 +180,7 @@ public actor PhonePeer {
         let at = options.now()
         switch type {
         case "registered":
-            if let id = value["peerId"]?.stringValue { answered.insert(id) }
+            if let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
         case "message":
             if let payload = value["payload"], payload["type"]?.stringValue == PairingKind.pairingConfirmation.rawValue {
                 if case .display = flow {

@@ -371,7 +371,8 @@ struct SkipScenario: Error {
     init(_ reason: String) { self.reason = reason }
 }
 
-func epochMillisNow() -> EpochMillis { Int64(Date().timeIntervalSince1970 * 1000) }
+/// The wall clock in epoch milliseconds, for the live edges (the pure targets take time as input).
+public func epochMillisNow() -> EpochMillis { Int64(Date().timeIntervalSince1970 * 1000) }
 
 /// Text frames one client received, in order.
 final class FrameLog: @unchecked Sendable {

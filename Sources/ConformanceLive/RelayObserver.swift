@@ -71,12 +71,14 @@ final class RelayObserver: @unchecked Sendable {
                 connections[id]?.frames.append(Frame(at: now, text: text, type: type, json: json))
                 if type == "register", let peerId = json?["peerId"]?.stringValue { connections[id]?.registered.append(peerId) }
                 if type == "ping" { connections[id]?.keepalives.append(now) }
-            case .binary(let id, let count):
-                connections[id]?.frames.append(Frame(at: now, text: "a binary frame of \(count) bytes"))
+            case .binary(let id, let bytes):
+                connections[id]?.frames.append(Frame(at: now, text: "a binary frame of \(bytes.count) bytes"))
             case .ping(let id):
                 connections[id]?.keepalives.append(now)
-            case .closed(let id):
+            case .closed(let id, _):
                 connections[id]?.closed = now
+            case .sent:
+                break
             }
         }
     }

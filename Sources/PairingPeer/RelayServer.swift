@@ -7,10 +7,14 @@ import WireCore
 public enum RelayTapEvent: Sendable {
     case connected(SignalingRelay.ConnectionID, source: String)
     case text(SignalingRelay.ConnectionID, String)
-    case binary(SignalingRelay.ConnectionID, count: Int)
+    case binary(SignalingRelay.ConnectionID, [UInt8])
     /// A WebSocket ping frame (answered by the transport; a keepalive all the same).
     case ping(SignalingRelay.ConnectionID)
-    case closed(SignalingRelay.ConnectionID)
+    /// The connection ended: `byClient` when the client sent its close frame, false when it
+    /// was dropped (an error, a reset) or the relay closed it.
+    case closed(SignalingRelay.ConnectionID, byClient: Bool)
+    /// A text frame the relay sent on the connection.
+    case sent(SignalingRelay.ConnectionID, String)
 }
 
 /// The signaling relay on the network (seed 002 §4.2; Spec pairing.md §5): a WebSocket server
@@ -47,21 +51,25 @@ public actor RelayServer {
             let tap = self.tap
             try? await connection.run(onPing: Self.pingHandler(tap, id)) { inbound, writer in
                 await self.connected(id, writer, source: source)
+                var byClient = false
+                var iterator = inbound.makeAsyncIterator()
                 do {
-                    for try await message in inbound {
+                    while let message = try await iterator.next() {
                         switch message {
                         case .text(let text):
                             tap?(.text(id, text))
                             await self.received(Array(text.utf8), on: id)
                         case .binary(let bytes):
-                            tap?(.binary(id, count: bytes.count))
+                            tap?(.binary(id, bytes))
                             await self.received(bytes, on: id)
                         }
                     }
+                    // A close frame: the client closed; the stream ending without one is a drop.
+                    byClient = iterator.closeFrame != nil
                 } catch {
                     self.log("connection \(id): \(error)")
                 }
-                await self.disconnected(id)
+                await self.disconnected(id, byClient: byClient)
             }
         }
     }
@@ -94,15 +102,18 @@ public actor RelayServer {
     func received(_ text: [UInt8], on id: SignalingRelay.ConnectionID) async {
         for action in relay.handle(.received(id, text: text, at: clock())) {
             guard case .send(let target, let document, let rule) = action else { continue }
-            if let rule { log("connection \(id): \(rule) → \(JSONSerializer.compact(document))") }
-            try? await writers[target]?.send(text: JSONSerializer.compact(document))
+            let text = JSONSerializer.compact(document)
+            if let rule { log("connection \(id): \(rule) → \(text)") }
+            guard let writer = writers[target] else { continue }
+            tap?(.sent(target, text))
+            try? await writer.send(text: text)
         }
     }
 
-    func disconnected(_ id: SignalingRelay.ConnectionID) {
+    func disconnected(_ id: SignalingRelay.ConnectionID, byClient: Bool) {
         writers[id] = nil
         _ = relay.handle(.disconnected(id, at: clock()))
-        tap?(.closed(id))
+        tap?(.closed(id, byClient: byClient))
     }
 
     /// The IP address of `address` ("[IPv4]127.0.0.1/127.0.0.1:5000" in NIO's spelling): the unit

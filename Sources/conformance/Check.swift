@@ -15,15 +15,18 @@ struct Check: ParsableCommand {
             Exit status: 0 all conform, 1 violations, 2 usage errors or unreadable input.
             """)
 
-    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json, junit, html }
 
-    @Argument(help: "Files to check; '-' reads standard input.") var files: [String]
+    @Argument(help: "Files to check; '-' reads standard input.") var files: [String] = []
+    @Option(help: "Judge a recorded watch session (a session log, Conformance/session-log.md) as `conformance watch` judged it live.")
+    var session: String?
+    @OptionGroup var repo: RepositoryOption
     @Option(help: "Check every document as this kind (e.g. paired-desktop, which has no type member).") var kind: String?
     @Option(help: "The receiver's clock, epoch milliseconds.") var now: Int64?
     @Option(help: "The receiver's active DID.") var activeDid: String = "did:cc:conformance-check"
     @Flag(help: "Check as a receiver without an active DID.") var noActiveDid = false
     @Option(help: "The sender's own peer id (checks that `register` claims only it).") var localPeerId: String?
-    @Option(help: "Output format: text or json.") var format: Format = .text
+    @Option(help: "Output format: text or json (junit and html too with --session).") var format: Format = .text
     @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
     @Option(help: "Lowest PBKDF2 iteration count accepted (test vectors only; default 600000).") var minimumIterations: UInt32?
     @Option(help: "The previous version of a Core Data model, to check schema evolution (implies --kind model).") var previous: String?
@@ -33,6 +36,9 @@ struct Check: ParsableCommand {
     @Option(help: "The writer's time zone (an IANA name such as Asia/Shanghai), for day-valued fields.") var timeZone: String?
 
     func validate() throws {
+        if session == nil, files.isEmpty { throw ValidationError("name files to check, '-' for standard input, or --session FILE") }
+        if session != nil, !files.isEmpty { throw ValidationError("--session judges one session log; name no other files") }
+        if session == nil, format == .junit || format == .html { throw ValidationError("--format \(format.rawValue) is for --session; documents are reported as text or json") }
         if let now, now < 0 || now > maxSafeInteger {
             throw ValidationError("--now is epoch milliseconds in 0...2^53-1, not \(now)")
         }
@@ -46,6 +52,7 @@ struct Check: ParsableCommand {
     }
 
     func run() throws {
+        if let session { return try judgeSession(session) }
         let clock = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
         var context = JSONObject([
             "now": .number(JSONNumber(clock)), "activeDid": noActiveDid ? .null : .string(activeDid),
@@ -136,7 +143,7 @@ struct Check: ParsableCommand {
         }
         switch format {
         case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput)), to: nil)
-        case .json: try writeOutput(CheckReport.json(results), to: nil)
+        case .json, .junit, .html: try writeOutput(CheckReport.json(results), to: nil)
         }
         // A recorded payload judged by today's clock fails its time rules: say so, once.
         if now == nil, results.contains(where: { $0.violations.contains { $0.rule.rawValue.hasPrefix("PAIR-TIME-") } }) {
@@ -153,4 +160,29 @@ func readPassword(_ path: String) throws -> String {
         throw ValidationError("cannot read the password file \(path)")
     }
     return PasswordFile.password(from: [UInt8](data))
+}
+
+extension Check {
+    /// `--session FILE`: the same judge as the live watch, over the logged frames, with the
+    /// options the log's header says it judged with; the same report.
+    func judgeSession(_ path: String) throws {
+        let repository = try repo.locate()
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        let log: SessionLog.Contents
+        do {
+            log = try SessionLog.read([UInt8](data))
+        } catch {
+            FileHandle.standardError.write(Data("conformance check: \(path): not a session log: \(error.description)\n".utf8))
+            throw ExitCode(Status.usage)
+        }
+        let result: WatchResult
+        switch log.header.family {
+        case "pairing":
+            result = WatchResult.replay(log, with: PairingWatch(options: PairingWatch.Options(json: log.header.judge, names: log.header.names)))
+        default:
+            FileHandle.standardError.write(Data("conformance check: \(path): a session log of family \(log.header.family), which watch does not judge\n".utf8))
+            throw ExitCode(Status.usage)
+        }
+        try Watch.write(result, format: format, output: nil, repository: repository)
+    }
 }

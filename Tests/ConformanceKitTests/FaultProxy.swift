@@ -128,6 +128,11 @@ actor Forwarder {
         try? await writer.send(held)
     }
 
+    /// Drops this side's TCP connection without a closing handshake (a lost network).
+    func drop() {
+        writer.abort()
+    }
+
     func flush() async {
         if let held {
             self.held = nil

@@ -1,0 +1,67 @@
+import Crypto
+import Foundation
+import WireCore
+
+/// One thing that happened on a watched connection, as `conformance watch` sees it live and as a
+/// session log records it (Conformance/session-log.md). The judges read only what a log can
+/// hold, so a replay of the log is judged exactly as the live session was.
+public struct WireEvent: Sendable, Hashable {
+    /// Which end of the connection sent it: the client (the one that connected: a phone, a
+    /// desktop, the new phone) or the server (the relay, the old phone).
+    public enum Side: String, Sendable, Hashable {
+        case client, server
+    }
+
+    /// A binary frame: its length, its first `BinaryFrame.headLength` bytes, the SHA-256 of the
+    /// bytes after them (for a `BackupChunk`, the digest of its data), and the whole frame when
+    /// it is no longer than the log's cap.
+    public struct BinaryFrame: Sendable, Hashable {
+        /// The longest header a protocol here defines (`BackupChunk`'s 72 bytes).
+        public static let headLength = 72
+
+        public var length: Int
+        public var head: [UInt8]
+        public var restSHA256: String
+        public var bytes: [UInt8]?
+
+        public init(length: Int, head: [UInt8], restSHA256: String, bytes: [UInt8]?) {
+            self.length = length
+            self.head = head
+            self.restSHA256 = restSHA256
+            self.bytes = bytes
+        }
+
+        /// `frame` as a log keeps it: whole only when at most `cap` bytes.
+        public init(_ frame: some Collection<UInt8>, cap: Int) {
+            let all = Array(frame)
+            length = all.count
+            head = Array(all.prefix(Self.headLength))
+            restSHA256 = SHA256.hash(data: all.dropFirst(Self.headLength)).hexEncoded
+            bytes = all.count <= cap ? all : nil
+        }
+    }
+
+    public enum Body: Sendable, Hashable {
+        /// The connection was accepted: the client's address and the path it asked for.
+        case open(peer: String, path: String)
+        case text(from: Side, String)
+        case binary(from: Side, BinaryFrame)
+        /// A WebSocket ping frame, or a pong.
+        case ping(from: Side)
+        case pong(from: Side)
+        /// The connection ended; `by` is who closed it when that is known, `code` its close code.
+        case close(by: Side?, code: Int?)
+    }
+
+    /// Epoch milliseconds.
+    public var at: EpochMillis
+    /// The watch's number for the client's connection, from 1.
+    public var connection: Int
+    public var body: Body
+
+    public init(at: EpochMillis, connection: Int, _ body: Body) {
+        self.at = at
+        self.connection = connection
+        self.body = body
+    }
+}

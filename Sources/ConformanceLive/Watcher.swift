@@ -1,0 +1,199 @@
+import ConformanceKit
+import Foundation
+import NIOCore
+import PairingPeer
+import WebSocketTransport
+import WireCore
+
+/// `conformance watch`: real clients connect to the kit, which either hosts a Spec relay for
+/// them (pairing) or forwards each connection to an upstream server byte for byte (a deployed
+/// relay, an old phone), and every frame passes through a family's judge on the way. The same
+/// events go to the session log, so `conformance check --session` judges them again offline.
+public struct WatchOptions: Sendable {
+    public var family: String
+    public var listen: (host: String, port: Int)
+    /// Forward each connection here; nil: host a Spec relay (pairing only).
+    public var upstream: String?
+    /// Stop after this many sessions ended.
+    public var sessions: Int?
+    /// Stop after this many seconds.
+    public var duration: Double?
+    public var log: URL?
+    /// Binary frames up to this many bytes are logged whole.
+    public var binaryCap = 4096
+    public var trust: TLSClientTrust = .system
+    public var tlsIdentity: TLSServerIdentity?
+    /// Frames up to this size pass (both ways).
+    public var maxFrameSize = RelayServer.maxFrameSize
+    /// Called when the listener is bound, with its port (0 picks one).
+    public var ready: @Sendable (Int) -> Void = { _ in }
+    /// One line per frame (on a terminal).
+    public var echo: (@Sendable (String) -> Void)?
+
+    public init(family: String, listen: (host: String, port: Int)) {
+        self.family = family
+        self.listen = listen
+    }
+}
+
+public enum Watcher {
+    /// Watches until `options.sessions` sessions ended, `options.duration` passed or `stop`
+    /// yields, then returns the judged result. The log, when asked for, holds every event.
+    public static func run(_ options: WatchOptions, judge: some WireJudge, header: SessionLog.Header, stop: AsyncStream<Void>) async throws -> WatchResult {
+        // nil: a tick (time passed without a frame).
+        let (events, sink) = AsyncStream.makeStream(of: WireEvent?.self)
+        let log = try options.log.map { url -> FileHandle in
+            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw WebSocketError("cannot write the log \(url.path)") }
+            return try FileHandle(forWritingTo: url)
+        }
+        defer { try? log?.close() }
+        log?.write(Data((SessionLog.line(header) + "\n").utf8))
+        let listener = try await WebSocketListener.bind(
+            host: options.listen.host, port: options.listen.port, maxFrameSize: options.maxFrameSize, tls: options.tlsIdentity)
+        options.ready(listener.port)
+        let serving: Task<Void, Never>
+        if let upstream = options.upstream {
+            serving = Task { await proxy(listener, to: upstream, options, sink) }
+        } else {
+            let relay = RelayServer(clock: epochMillisNow, log: { _ in }, tap: { event in sink.yield(Self.event(event)) })
+            serving = Task { try? await relay.serve(listener) }
+        }
+        let (ends, end) = AsyncStream.makeStream(of: Void.self)
+        let stopping = Task {
+            for await _ in stop {
+                end.yield()
+                return
+            }
+        }
+        let timing = options.duration.map { seconds in
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                end.yield()
+            }
+        }
+        let ending = Task {
+            for await _ in ends {
+                sink.finish()
+                return
+            }
+        }
+        // Sessions that wait for an answer end when it is due, frames or not.
+        let ticking = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                sink.yield(nil)
+            }
+        }
+        var judge = judge
+        for await item in events {
+            if let event = item {
+                log?.write(Data((SessionLog.line(event) + "\n").utf8))
+                options.echo?(WatchReport.line(event))
+                judge.handle(event)
+            } else {
+                judge.tick(at: epochMillisNow())
+            }
+            if let wanted = options.sessions, judge.endedSessions >= wanted { break }
+        }
+        ticking.cancel()
+        let endedAt = epochMillisNow()
+        serving.cancel()
+        stopping.cancel()
+        timing?.cancel()
+        ending.cancel()
+        await listener.close()
+        log?.write(Data((SessionLog.endLine(at: endedAt) + "\n").utf8))
+        return judge.finish(at: endedAt)
+    }
+
+    static func event(_ tap: RelayTapEvent) -> WireEvent {
+        let now = epochMillisNow()
+        switch tap {
+        case .connected(let id, let source): return WireEvent(at: now, connection: id, .open(peer: source, path: "/"))
+        case .text(let id, let text): return WireEvent(at: now, connection: id, .text(from: .client, text))
+        case .binary(let id, let bytes): return WireEvent(at: now, connection: id, .binary(from: .client, .init(bytes, cap: 4096)))
+        case .ping(let id): return WireEvent(at: now, connection: id, .ping(from: .client))
+        case .closed(let id, let byClient): return WireEvent(at: now, connection: id, .close(by: byClient ? .client : nil, code: nil))
+        case .sent(let id, let text): return WireEvent(at: now, connection: id, .text(from: .server, text))
+        }
+    }
+
+    /// Each client connection is forwarded to `upstream` on a connection of its own; frames pass
+    /// unchanged both ways (a text frame's bytes are its validated UTF-8), and whichever side
+    /// ends first ends the other.
+    static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<WireEvent?>.Continuation) async {
+        let numbers = ConnectionNumbers()
+        await listener.accept { client in
+            let id = numbers.next()
+            sink.yield(WireEvent(at: epochMillisNow(), connection: id, .open(peer: client.remoteAddress, path: "/")))
+            guard let server = try? await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust) else {
+                sink.yield(WireEvent(at: epochMillisNow(), connection: id, .close(by: .server, code: nil)))
+                return
+            }
+            let closer = Closer()
+            try? await client.run(onPing: { sink.yield(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .client))) }) { fromClient, toClient in
+                try await server.run(onPing: { sink.yield(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .server))) }) { fromServer, toServer in
+                    await withTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            var frames = fromClient.makeAsyncIterator()
+                            do {
+                                while let message = try await frames.next() {
+                                    sink.yield(WireEvent(at: epochMillisNow(), connection: id, body(message, from: .client, cap: options.binaryCap)))
+                                    try await toServer.send(message)
+                                }
+                            } catch {}
+                            // Who closed is who sent a close frame; a connection that just ended was dropped.
+                            closer.first(.client, frame: frames.closeFrame)
+                            await toServer.close()
+                        }
+                        group.addTask {
+                            var frames = fromServer.makeAsyncIterator()
+                            do {
+                                while let message = try await frames.next() {
+                                    sink.yield(WireEvent(at: epochMillisNow(), connection: id, body(message, from: .server, cap: options.binaryCap)))
+                                    try await toClient.send(message)
+                                }
+                            } catch {}
+                            closer.first(.server, frame: frames.closeFrame)
+                            await toClient.close()
+                        }
+                        await group.next()
+                        group.cancelAll()
+                    }
+                }
+            }
+            sink.yield(WireEvent(at: epochMillisNow(), connection: id, .close(by: closer.side, code: closer.code)))
+        }
+    }
+
+    static func body(_ message: WebSocketMessage, from side: WireEvent.Side, cap: Int) -> WireEvent.Body {
+        switch message {
+        case .text(let text): return .text(from: side, text)
+        case .binary(let bytes): return .binary(from: side, .init(bytes, cap: cap))
+        }
+    }
+}
+
+/// The watch's numbers for connections, from 1.
+final class ConnectionNumbers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var last = 0
+    func next() -> Int { lock.withLock { last += 1; return last } }
+}
+
+/// Which side of a forwarded connection closed it first, with a close frame (nil: it was
+/// dropped), and the frame's code.
+final class Closer: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ended = false
+    private var value: (side: WireEvent.Side?, code: Int?) = (nil, nil)
+    func first(_ side: WireEvent.Side, frame: WebSocketClose?) {
+        lock.withLock {
+            guard !ended else { return }
+            ended = true
+            value = frame.map { (side, $0.code.map(Int.init)) } ?? (nil, nil)
+        }
+    }
+    var side: WireEvent.Side? { lock.withLock { value.side } }
+    var code: Int? { lock.withLock { value.code } }
+}

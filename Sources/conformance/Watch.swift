@@ -1,0 +1,121 @@
+import ArgumentParser
+import ConformanceKit
+import ConformanceLive
+import Dispatch
+import Foundation
+import WebSocketTransport
+import WireCore
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Watch two real implementations meet and judge every frame between them.",
+        discussion: """
+            Real clients connect to --listen. For pairing the kit hosts a Spec relay for them, or with --upstream \
+            forwards each connection to a deployed relay byte for byte and judges the relay too; for migration the \
+            new phone connects to the kit and the kit to the old phone (--upstream). Every violation names the side \
+            that broke it, the connection, the frame and the rule. The watch ends after --sessions sessions, after \
+            --duration seconds, or on Ctrl-C; the report is written in every case. --log keeps every frame as JSON \
+            Lines (Conformance/session-log.md), which `conformance check --session FILE` judges again offline. \
+            Exit status: 0 no violation, 1 violations, 2 usage errors.
+            """)
+
+    @OptionGroup var repo: RepositoryOption
+    @Option(help: "pairing or migration.") var family: String
+    @Option(help: "Where the clients connect, HOST:PORT (port 0 picks one; --ready-file says which).") var listen: String
+    @Option(help: "Forward each connection to this server (ws:// or wss://) instead of hosting a relay: a deployed relay, an old phone.")
+    var upstream: String?
+    @Option(help: "Stop after this many sessions ended (paired, migrated or broken).") var sessions: Int?
+    @Option(help: "Stop after this many seconds.") var duration: Double?
+    @Option(help: "Write every frame to this file as JSON Lines (Conformance/session-log.md).") var log: String?
+    @Option(help: "Report format: text, json, junit or html.") var format: Check.Format = .text
+    @Option(help: "Write the report to this file instead of standard output.") var output: String?
+    @Option(help: "A label for a peer id in the report, PEERID=LABEL (repeatable), e.g. did:key:z6Mk...=android-pixel.") var name: [String] = []
+    @Option(help: "Pairing: the keepalive interval the clients state, ms (default: any the Spec allows, 5000 ... 30000).") var keepaliveMs: Int64?
+    @Option(help: "Pairing: the first back-off delay the clients state, ms (default: the Spec's least, 500).") var backoff: Int64?
+    @Option(help: "With --upstream: seconds the relay may take to answer or deliver (default 5).") var timeout: Double = 5
+    @Option(help: "Write the listening URL to this file once bound.") var readyFile: String?
+    @Option(help: "Binary frames up to this many bytes are logged whole (default 4096; longer ones by length and digest).") var logBinaryBytes = 4096
+    @Option(help: "With a wss:// upstream: trust only the CA(s) in this PEM file.") var caFile: String?
+    @Option(help: "With a wss:// upstream: trust only the server key whose SubjectPublicKeyInfo has this SHA-256 (base64).") var pinSha256: String?
+    @Flag(help: "With a wss:// upstream: trust any certificate (the report says so).") var insecureSkipVerify = false
+    @Option(help: "Serve wss:// with this certificate chain (PEM); needs --key.") var cert: String?
+    @Option(help: "The private key (PEM) of --cert.") var key: String?
+
+    func run() async throws {
+        let repository = try repo.locate()
+        guard ["pairing", "migration"].contains(family) else { throw ValidationError("--family must be pairing or migration") }
+        guard let colon = listen.lastIndex(of: ":"), let port = Int(listen[listen.index(after: colon)...]), (0...65535).contains(port) else {
+            throw ValidationError("--listen \(listen) is not HOST:PORT")
+        }
+        if family == "migration", upstream == nil { throw ValidationError("--family migration needs --upstream ws://SENDER (the old phone)") }
+        if let sessions, sessions < 1 { throw ValidationError("--sessions must be at least 1") }
+        if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
+        var names: [String: String] = [:]
+        for pair in name {
+            guard let eq = pair.lastIndex(of: "="), eq != pair.startIndex else { throw ValidationError("--name \(pair) is not PEERID=LABEL") }
+            names[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
+        }
+        var options = WatchOptions(family: family, listen: (String(listen[..<colon]), port))
+        options.upstream = upstream
+        options.sessions = sessions
+        options.duration = duration
+        options.log = log.map { URL(fileURLWithPath: $0) }
+        options.binaryCap = max(0, logBinaryBytes)
+        options.trust = try tlsTrust(caFile: caFile, pin: pinSha256, insecure: insecureSkipVerify)
+        switch (cert, key) {
+        case (let cert?, let key?): options.tlsIdentity = TLSServerIdentity(certificateFile: cert, keyFile: key)
+        case (nil, nil): break
+        default: throw ValidationError("--cert and --key go together")
+        }
+        let scheme = cert == nil ? "ws" : "wss"
+        let (readyFile, host, upstream) = (readyFile, options.listen.host, upstream)
+        options.ready = { port in
+            let url = "\(scheme)://\(host):\(port)"
+            FileHandle.standardError.write(Data("conformance watch: listening on \(url)\(upstream.map { ", forwarding to \($0)" } ?? ", hosting a Spec relay")\n".utf8))
+            if let readyFile { try? Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
+        }
+        if isTerminal(.standardError) { options.echo = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
+        var pairing = PairingWatch.Options()
+        pairing.keepaliveInterval = keepaliveMs
+        pairing.firstBackoff = backoff
+        pairing.judgeRelay = upstream != nil
+        pairing.frameTimeout = EpochMillis(timeout * 1000)
+        pairing.names = names
+        let header = SessionLog.Header(family: family, startedAt: epochMillisNow(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
+        let result: WatchResult
+        do {
+            result = try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        try Self.write(result, format: format, output: output, repository: repository)
+    }
+
+    /// Ctrl-C ends the watch and writes the report (a second one kills the process as usual).
+    static func interrupts() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self)
+        signal(SIGINT, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global())
+        source.setEventHandler {
+            continuation.yield()
+            signal(SIGINT, SIG_DFL)
+            source.cancel()
+        }
+        source.resume()
+        return stream
+    }
+
+    /// The report, in `format`, to `output` or standard output; exit 1 on any violation.
+    static func write(_ result: WatchResult, format: Check.Format, output: String?, repository: Repository) throws {
+        switch format {
+        case .text: try writeOutput(WatchReport.text(result, color: output == nil && isTerminal(.standardOutput)), to: output)
+        case .json: try writeOutput(WatchReport.json(result), to: output)
+        case .junit: try writeOutput(WatchReport.junit(result), to: output)
+        case .html: try writeOutput(WatchReport.html(result, specBase: repository.root.appendingPathComponent("Spec").absoluteString + "/"), to: output)
+        }
+        if output != nil && format != .text {
+            FileHandle.standardError.write(Data(WatchReport.text(result, color: isTerminal(.standardError)).utf8))
+        }
+        if !result.ok { throw ExitCode(Status.violations) }
+    }
+}

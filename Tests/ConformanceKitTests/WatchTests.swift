@@ -1,0 +1,218 @@
+import Foundation
+import Testing
+import WireCore
+
+/// `conformance watch` between two real pairing clients (the reference phone and desktop, with
+/// and without their faults, and through someone else's relay): which sessions they make, and
+/// whose violation each is. Every log written is judged again by `check --session`.
+extension LiveRunTests {
+    /// Waits for `name` to have content (a peer writes it), at most 10 s.
+    func await(_ name: String) async throws -> Data {
+        for _ in 0..<400 {
+            if let data = FileManager.default.contents(atPath: file(name).path), !data.isEmpty { return data }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: file(name).path])
+    }
+
+    /// `conformance watch --family pairing` in the background on a free port; returns its URL and
+    /// the task that ends with its exit status, stdout (JSON) and stderr.
+    func watch(_ extra: [String]) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
+        try? FileManager.default.removeItem(at: file("watch-url"))
+        let arguments = ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path, "--format", "json"] + extra
+        let task = Task { try await Fixture.runAsync("conformance", arguments, limit: 120) }
+        let url = String(decoding: try await self.await("watch-url"), as: UTF8.self)
+        return (url, task)
+    }
+
+    func referenceDesktop(_ url: String, sessions: Int, faults: [String] = []) throws -> Process {
+        try start(
+            ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "\(sessions)"] + faults.flatMap { ["--fault", $0] },
+            log: "desktop.log")
+    }
+
+    func referencePhone(_ url: String, sessions: Int, faults: [String] = []) throws -> Process {
+        try start(
+            ["phone", "--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url, "--sessions", "\(sessions)"]
+                + faults.flatMap { ["--fault", $0] }, log: "phone.log")
+    }
+
+    /// Hands the desktop's next QR to the phone, as the user scanning it would (edited by `change`).
+    func scanDesktopQR(_ change: (inout JSONObject) -> Void = { _ in }) async throws {
+        var qr = try JSONParser.parse(Array(try await self.await("qr"))).objectValue ?? JSONObject()
+        try FileManager.default.removeItem(at: file("qr"))
+        change(&qr)
+        try Data(JSONSerializer.compact(.object(qr)).utf8).write(to: file("handoff"))
+    }
+
+    static func watchReport(_ stdout: String) throws -> JSONValue {
+        try JSONParser.parse(Array(stdout.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))["watch"] ?? .null
+    }
+
+    /// The live report equals the report of the log it wrote, judged offline.
+    func expectReplayEqualsLive(_ live: String) throws {
+        let replay = try Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "json"])
+        #expect(replay.stdout == live, "\(replay.stderr)")
+    }
+
+    /// The reference phone and desktop pair through the watch by QR (Flow B), by typed code and
+    /// by the phone's QR (Flow A): three sessions paired, no violation.
+    @Test(.timeLimit(.minutes(2))) func referencePeersPairThroughTheWatchInEveryFlow() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (url, watching) = try await watch(["--sessions", "3", "--name", "desktop-watched=the-desktop"])
+        let desktop = try start(
+            ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3", "--peer-id", "desktop-watched"],
+            log: "desktop.log")
+        defer { desktop.terminate() }
+        let phone = try referencePhone(url, sessions: 3)
+        defer { phone.terminate() }
+        try await scanDesktopQR()
+        let qr = try JSONParser.parse(Array(try await self.await("qr")))
+        try FileManager.default.removeItem(at: file("qr"))
+        try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
+        _ = try await self.await("qr")
+        try Data("show-qr".utf8).write(to: file("handoff"))
+        try await self.await("phone-qr").write(to: file("scan"))
+        let result = try await watching.value
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let report = try Self.watchReport(result.stdout)
+        #expect(report["sessions"]?.arrayValue?.compactMap { $0["flow"]?.stringValue } == ["flow-b", "manual", "flow-a"])
+        #expect(report["sessions"]?.arrayValue?.allSatisfy { $0["outcome"] == "paired" } == true, "\(result.stdout)")
+        #expect(report["violations"]?.arrayValue?.isEmpty == true, "\(result.stdout)")
+        #expect(report["connections"]?.arrayValue?.contains { $0["side"] == "desktop" && $0["name"] == "the-desktop" } == true)
+        try expectReplayEqualsLive(result.stdout)
+    }
+
+    /// A desktop that confirms a wrong code (its confirm-any-code fault) is the side that broke
+    /// PAIR-DESK-003, at the confirmation it sent; the phone is blamed for nothing.
+    @Test(.timeLimit(.minutes(2))) func aDesktopConfirmingAWrongCodeIsTheDesktopsViolation() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (url, watching) = try await watch(["--sessions", "1", "--timeout", "2"])
+        let desktop = try referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
+        defer { desktop.terminate() }
+        let phone = try referencePhone(url, sessions: 1)
+        defer { phone.terminate() }
+        try await scanDesktopQR { qr in
+            let code = Int(qr["code"]?.stringValue ?? "") ?? 0
+            qr["code"] = .string(String(format: "%06d", (code + 1) % 1_000_000))
+        }
+        let result = try await watching.value
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let report = try Self.watchReport(result.stdout)
+        let violations = report["violations"]?.arrayValue ?? []
+        #expect(violations.count == 1, "\(result.stdout)")
+        #expect(violations.first?["side"] == "desktop")
+        #expect(violations.first?["rule"] == "PAIR-DESK-003")
+        #expect(violations.first?["path"] == "/payload/pairingCode")
+        #expect(violations.first?["frame"]?.stringValue?.contains(#""type":"pairing:confirmation""#) == true)
+        #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "broken")
+        try expectReplayEqualsLive(result.stdout)
+    }
+
+    /// A phone that, after its connection dropped, registers the id it sent to (its
+    /// register-target-id fault, the echo-loop trap: here the code's alias) is the side that
+    /// broke PAIR-SIG-001. Its connection goes through a proxy that drops it instead of passing on
+    /// the desktop's confirmation, so the phone, still waiting, reconnects.
+    @Test(.timeLimit(.minutes(2))) func aPhoneRegisteringTheDesktopsIdIsThePhonesViolation() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (url, watching) = try await watch(["--duration", "6"])
+        let desktop = try referenceDesktop(url, sessions: 1)
+        defer { desktop.terminate() }
+        let dropped = Counter()
+        let proxy = try await FaultProxy.start(upstream: url) {
+            // Once, instead of the confirmation the phone waits for: its network goes away.
+            let toClient: FaultProxy.Rewriter = { message, forward in
+                if case .text(let text) = message, text.contains(#""pairing:confirmation""#), dropped.value == 0 {
+                    dropped.add()
+                    await forward.drop()
+                    return
+                }
+                await forward.send(message)
+            }
+            return (toClient, { message, forward in await forward.send(message) })
+        }
+        let phone = try referencePhone(proxy.url, sessions: 0, faults: ["register-target-id"])
+        defer { phone.terminate() }
+        // A typed code: the phone waits for the confirmation on its signaling server, the proxy.
+        let qr = try JSONParser.parse(Array(try await self.await("qr")))
+        try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
+        let result = try await watching.value
+        await proxy.close()
+        #expect(dropped.value == 1)
+        let report = try Self.watchReport(result.stdout)
+        let violations = report["violations"]?.arrayValue ?? []
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(violations.contains { $0["side"] == "phone" && $0["rule"] == "PAIR-SIG-001" && $0["path"] == "/peerId" }, "\(result.stdout)")
+        #expect(!violations.contains { $0["side"] == "desktop" }, "\(result.stdout)")
+        try expectReplayEqualsLive(result.stdout)
+    }
+
+    /// Through someone else's relay (the third-party fixture) the relay's deviations are the
+    /// relay's, and the clients, which conform, are blamed for nothing.
+    @Test(.timeLimit(.minutes(2))) func aThirdPartyRelaysDeviationsAreTheRelays() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let node = Process()
+        node.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        node.arguments = ["node", Fixture.root.appendingPathComponent("Tests/Fixtures/third-party-relay/relay.js").path, "--host", "127.0.0.1", "--port", "0"]
+        let out = Pipe()
+        node.standardOutput = out
+        node.standardError = FileHandle.nullDevice
+        try node.run()
+        defer { node.terminate() }
+        let ready = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
+        let port = try #require(ready.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(ready)")
+        let (url, watching) = try await watch(["--sessions", "1", "--upstream", "ws://127.0.0.1:\(port)", "--timeout", "2"])
+        let desktop = try referenceDesktop(url, sessions: 1)
+        defer { desktop.terminate() }
+        let phone = try referencePhone(url, sessions: 1)
+        defer { phone.terminate() }
+        try await scanDesktopQR()
+        let result = try await watching.value
+        let report = try Self.watchReport(result.stdout)
+        let violations = report["violations"]?.arrayValue ?? []
+        #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "paired", "\(result.stdout)")
+        #expect(violations.allSatisfy { $0["side"] == "relay" }, "\(result.stdout)")
+        // Its upper-case error code for the alias it refuses (one peer id per connection).
+        #expect(violations.contains { $0["rule"] == "PAIR-SIG-003" && $0["found"] == "\"INVALID_REGISTRATION\"" }, "\(result.stdout)")
+        // Its presence broadcasts are notes.
+        #expect(report["notes"]?.arrayValue?.contains { $0.stringValue?.contains("peer-status") == true } == true)
+        try expectReplayEqualsLive(result.stdout)
+    }
+}
+
+extension LiveRunTests {
+    /// The docs-only outsiders (Tests/Fixtures/outsider-phone and outsider-desktop, Python, their
+    /// own WebSocket code) meet through the watch in every flow and are judged as the reference
+    /// peers are: three sessions paired, no violation.
+    @Test(.timeLimit(.minutes(2))) func theOutsidersMeetThroughTheWatch() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (url, watching) = try await watch(["--sessions", "3"])
+        func python(_ script: String, _ arguments: [String], log: String) throws -> Process {
+            _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: file(log))
+            try process.run()
+            return process
+        }
+        let desktop = try python("outsider-desktop/desktop.py", ["--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3"], log: "desktop.log")
+        defer { desktop.terminate() }
+        let phone = try python("outsider-phone/phone.py", ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url], log: "phone.log")
+        defer { phone.terminate() }
+        try await scanDesktopQR()
+        let qr = try JSONParser.parse(Array(try await self.await("qr")))
+        try FileManager.default.removeItem(at: file("qr"))
+        try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
+        _ = try await self.await("qr")
+        try Data("show-qr".utf8).write(to: file("handoff"))
+        try await self.await("phone-qr").write(to: file("scan"))
+        let result = try await watching.value
+        let report = try Self.watchReport(result.stdout)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)\n\(log("desktop.log"))\n\(log("phone.log"))")
+        #expect(report["sessions"]?.arrayValue?.compactMap { $0["flow"]?.stringValue } == ["flow-b", "manual", "flow-a"], "\(result.stdout)")
+        #expect(report["sessions"]?.arrayValue?.allSatisfy { $0["outcome"] == "paired" } == true, "\(result.stdout)")
+        try expectReplayEqualsLive(result.stdout)
+    }
+}

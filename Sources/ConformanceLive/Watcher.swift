@@ -123,6 +123,8 @@ public enum Watcher {
     /// ends first ends the other.
     static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<WireEvent?>.Continuation) async {
         let numbers = ConnectionNumbers()
+        // Migration: the envelope put together from the chunks going past, across reconnects.
+        let envelope = options.family == "migration" ? LockedEnvelopeDigest() : nil
         await listener.accept { client in
             let id = numbers.next()
             sink.yield(WireEvent(at: epochMillisNow(), connection: id, .open(peer: client.remoteAddress, path: "/")))
@@ -151,6 +153,9 @@ public enum Watcher {
                             do {
                                 while let message = try await frames.next() {
                                     sink.yield(WireEvent(at: epochMillisNow(), connection: id, body(message, from: .server, cap: options.binaryCap)))
+                                    if let envelope, let derived = envelope.feed(message) {
+                                        sink.yield(WireEvent(at: epochMillisNow(), connection: id, .envelope(sha256: derived.sha256, length: derived.length)))
+                                    }
                                     try await toClient.send(message)
                                 }
                             } catch {}
@@ -170,6 +175,24 @@ public enum Watcher {
         switch message {
         case .text(let text): return .text(from: side, text)
         case .binary(let bytes): return .binary(from: side, .init(bytes, cap: cap))
+        }
+    }
+}
+
+/// The envelope's digest as its chunks go past, shared by a sender's connections.
+final class LockedEnvelopeDigest: @unchecked Sendable {
+    private let lock = NSLock()
+    private var digest = EnvelopeDigest()
+
+    func feed(_ message: WebSocketMessage) -> (sha256: String, length: Int64)? {
+        lock.withLock {
+            switch message {
+            case .text(let text):
+                digest.sender(text)
+                return nil
+            case .binary(let bytes):
+                return digest.chunk(bytes)
+            }
         }
     }
 }

@@ -179,6 +179,8 @@ extension Check {
         switch log.header.family {
         case "pairing":
             result = WatchResult.replay(log, with: PairingWatch(options: PairingWatch.Options(json: log.header.judge, names: log.header.names)))
+        case "migration":
+            result = WatchResult.replay(log, with: MigrationWatch(options: MigrationWatch.Options(json: log.header.judge)))
         default:
             FileHandle.standardError.write(Data("conformance check: \(path): a session log of family \(log.header.family), which watch does not judge\n".utf8))
             throw ExitCode(Status.usage)

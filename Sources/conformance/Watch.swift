@@ -3,6 +3,7 @@ import ConformanceKit
 import ConformanceLive
 import Dispatch
 import Foundation
+import Migration
 import WebSocketTransport
 import WireCore
 
@@ -33,6 +34,8 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Pairing: the keepalive interval the clients state, ms (default: any the Spec allows, 5000 ... 30000).") var keepaliveMs: Int64?
     @Option(help: "Pairing: the first back-off delay the clients state, ms (default: the Spec's least, 500).") var backoff: Int64?
     @Option(help: "With --upstream: seconds the relay may take to answer or deliver (default 5).") var timeout: Double = 5
+    @Option(help: "Migration: the sender's ack timeout it states, ms; it may send a chunk again once it is over (default the Spec's 15000).")
+    var ackTimeoutMs: Int64 = 15_000
     @Option(help: "Write the listening URL to this file once bound.") var readyFile: String?
     @Option(help: "Binary frames up to this many bytes are logged whole (default 4096; longer ones by length and digest).") var logBinaryBytes = 4096
     @Option(help: "With a wss:// upstream: trust only the CA(s) in this PEM file.") var caFile: String?
@@ -75,16 +78,25 @@ struct Watch: AsyncParsableCommand {
             if let readyFile { try? Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
         }
         if isTerminal(.standardError) { options.echo = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
-        var pairing = PairingWatch.Options()
-        pairing.keepaliveInterval = keepaliveMs
-        pairing.firstBackoff = backoff
-        pairing.judgeRelay = upstream != nil
-        pairing.frameTimeout = EpochMillis(timeout * 1000)
-        pairing.names = names
-        let header = SessionLog.Header(family: family, startedAt: epochMillisNow(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
         let result: WatchResult
         do {
-            result = try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())
+            if family == "migration" {
+                // Chunks up to 16 MiB pass.
+                options.maxFrameSize = BackupChunk.headerLength + BackupChunk.maxLength
+                var migration = MigrationWatch.Options()
+                migration.ackTimeout = ackTimeoutMs
+                let header = SessionLog.Header(family: family, startedAt: epochMillisNow(), names: names, binaryCap: options.binaryCap, judge: migration.json)
+                result = try await Watcher.run(options, judge: MigrationWatch(options: migration), header: header, stop: Self.interrupts())
+            } else {
+                var pairing = PairingWatch.Options()
+                pairing.keepaliveInterval = keepaliveMs
+                pairing.firstBackoff = backoff
+                pairing.judgeRelay = upstream != nil
+                pairing.frameTimeout = EpochMillis(timeout * 1000)
+                pairing.names = names
+                let header = SessionLog.Header(family: family, startedAt: epochMillisNow(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
+                result = try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())
+            }
         } catch {
             throw ValidationError("\(error)")
         }

@@ -32,6 +32,12 @@ struct Send: AsyncParsableCommand {
     var sessions = 1
     @Option(help: ArgumentHelp("Close a connection that sends no Handshake within this many ms (tests only; the Spec's 10000).", visibility: .hidden))
     var handshakeTimeoutMs: Int64 = 10_000
+    @Option(help: ArgumentHelp(
+        "Misbehave on purpose: FAULT=FRAMES, e.g. corruptChunks=3 or dropChunks=2,5 (\(ChunkFaults.names.joined(separator: ", ")); frames counted from 1; repeatable).",
+        visibility: .hidden))
+    var fault: [String] = []
+    @Option(help: ArgumentHelp("Send a chunk again when its ack is this many ms late (tests only; the Spec's 15000).", visibility: .hidden))
+    var ackTimeoutMs: Int64 = 15_000
 
     func run() async throws {
         guard testOnly || iterations >= EnvelopePolicy.standard.iterations.lowerBound else {
@@ -53,6 +59,14 @@ struct Send: AsyncParsableCommand {
         options.configuration.maxWindow = window
         options.configuration.reconnectTimeout = Int64(reconnectTimeout) * 1000
         options.configuration.handshakeTimeout = handshakeTimeoutMs
+        options.configuration.ackTimeout = ackTimeoutMs
+        for item in fault {
+            let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
+            let frames = Set((parts.count == 2 ? parts[1] : "").split(separator: ",").compactMap { Int($0) })
+            guard parts.count == 2, !frames.isEmpty, options.faults.set(parts[0], frames) else {
+                throw ValidationError("--fault \(item): expected NAME=FRAMES with NAME one of \(ChunkFaults.names.joined(separator: ", "))")
+            }
+        }
         let store = DeviceStore(URL(fileURLWithPath: self.store))
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("reference-peer-send-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)

@@ -1,4 +1,5 @@
 import Foundation
+import MigrationPackage
 import Testing
 import WireCore
 
@@ -216,3 +217,120 @@ extension LiveRunTests {
         try expectReplayEqualsLive(result.stdout)
     }
 }
+
+/// `conformance watch --family migration` between a real old phone (the reference sender) and a
+/// real new phone (the reference receiver, or the docs-only outsider with its faults).
+extension LiveRunTests {
+    /// `reference-peer send` with `senderArguments` (faults), on a free port; its URL.
+    /// The outsider receiver takes only the Spec's 600,000 PBKDF2 iterations (`standard`).
+    func watchedSender(_ senderArguments: [String] = [], standard: Bool = false) throws -> (Process, String) {
+        try? FileManager.default.removeItem(at: file("url"))
+        let sender = try start(
+            [
+                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+                "--pin-file", file("sender-pin").path, "--sessions", "1", "--chunk-size", "64K", "--ack-timeout-ms", "1000",
+            ] + (standard ? [] : ["--iterations", "1000", "--test-only"]) + senderArguments, log: "send.log", readyFile: file("url"))
+        return (sender, try String(contentsOf: file("url"), encoding: .utf8))
+    }
+
+    func watchMigration(upstream: String) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
+        try? FileManager.default.removeItem(at: file("watch-url"))
+        let arguments = [
+            "watch", "--family", "migration", "--listen", "127.0.0.1:0", "--upstream", upstream, "--ready-file", file("watch-url").path,
+            "--log", file("session.jsonl").path, "--format", "json", "--sessions", "1", "--ack-timeout-ms", "1000",
+        ]
+        let task = Task { try await Fixture.runAsync("conformance", arguments, limit: 120) }
+        return (String(decoding: try await self.await("watch-url"), as: UTF8.self), task)
+    }
+
+    /// Types PINs into the sender as its user would: the one the receiver shows, or (`wrong`) that
+    /// one plus 1, one per request.
+    func typePINs(_ pins: [Bool], shownIn shown: String) async throws {
+        let pin = String(decoding: try await self.await(shown), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        for right in pins {
+            let typed = right ? pin : String(format: "%06d", ((Int(pin) ?? 0) + 1) % 1_000_000)
+            try Data(typed.utf8).write(to: file("sender-pin"))
+            // The sender removes the file once it read the PIN.
+            for _ in 0..<400 where FileManager.default.fileExists(atPath: file("sender-pin").path) { try await Task.sleep(for: .milliseconds(25)) }
+        }
+    }
+
+    /// The reference peers migrate through the watch: stores identical, one session migrated,
+    /// no violation; the log judged again gives the same report.
+    @Test(.timeLimit(.minutes(2))) func referencePeersMigrateThroughTheWatch() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (sender, url) = try watchedSender()
+        defer { sender.terminate() }
+        let (watchURL, watching) = try await watchMigration(upstream: url)
+        let receiver = try start(
+            ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
+             "--pin-out", file("receiver-pin").path], log: "receive.log")
+        defer { receiver.terminate() }
+        try await typePINs([true], shownIn: "receiver-pin")
+        let result = try await watching.value
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)\n\(log("receive.log"))")
+        let report = try Self.watchReport(result.stdout)
+        #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "migrated", "\(result.stdout)")
+        Fixture.wait(receiver, limit: 30)
+        #expect(receiver.terminationStatus == 0, "\(log("receive.log"))")
+        #expect(try DeviceStore(file("old")).inventory() == DeviceStore(file("new")).inventory())
+        #expect(try String(contentsOf: file("session.jsonl"), encoding: .utf8).contains(#""envelope":{"sha256":"#))
+        try expectReplayEqualsLive(result.stdout)
+    }
+
+    /// Each chunk fault of the sender (a corrupted, a duplicated, a held and a dropped chunk) is
+    /// the sender's violation, on its rule, and the migration still completes.
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        ("corruptChunks=3", "MIG-CHUNK-004", "/chunkSHA256"), ("duplicateChunks=3", "MIG-XFER-002", "/index"),
+        ("holdChunks=3", "MIG-XFER-001", "/index"), ("dropChunks=3", "MIG-XFER-001", "/index"),
+    ])
+    func eachChunkFaultIsTheSenders(fault: String, rule: String, path: String) async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (sender, url) = try watchedSender(["--fault", fault])
+        defer { sender.terminate() }
+        let (watchURL, watching) = try await watchMigration(upstream: url)
+        let receiver = try start(
+            ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
+             "--pin-out", file("receiver-pin").path], log: "receive.log")
+        defer { receiver.terminate() }
+        try await typePINs([true], shownIn: "receiver-pin")
+        let result = try await watching.value
+        let report = try Self.watchReport(result.stdout)
+        let violations = report["violations"]?.arrayValue ?? []
+        #expect(result.status == 1)
+        #expect(violations.count == 1, "\(result.stdout)")
+        #expect(violations.first?["side"] == "sender")
+        #expect(violations.first?["rule"] == .string(rule), "\(result.stdout)")
+        #expect(violations.first?["path"] == .string(path))
+        #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "migrated", "\(result.stdout)")
+        try expectReplayEqualsLive(result.stdout)
+    }
+
+    /// The docs-only receiver's faults are the receiver's: attempts left miscounted after a wrong
+    /// PIN (MIG-PIN-002), and a corrupted chunk acknowledged ok (MIG-CHUNK-004, beside the
+    /// sender's own violation for corrupting it).
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        // 4 attempts left after one wrong PIN, then 4 again after the second.
+        ("wrong-attempts-left", [String](), [false, false, true], [("receiver", "MIG-PIN-002", "/payload/attemptsLeft")]),
+        ("ack-corrupt", ["--fault", "corruptChunks=3"], [true], [("sender", "MIG-CHUNK-004", "/chunkSHA256"), ("receiver", "MIG-CHUNK-004", "/payload/status")]),
+    ])
+    func theOutsiderReceiversFaultsAreTheReceivers(fault: String, senderFaults: [String], pins: [Bool], expected: [(String, String, String)]) async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (sender, url) = try watchedSender(senderFaults, standard: true)
+        defer { sender.terminate() }
+        let (watchURL, watching) = try await watchMigration(upstream: url)
+        let receiver = try outsider(
+            "outsider-receiver/receiver.py",
+            ["--connect", watchURL, "--out", file("outsider").path, "--pin-out", file("receiver-pin").path, "--password-file", file("password").path,
+             "--sessions", "1", "--fault", fault])
+        defer { receiver.terminate() }
+        try await typePINs(pins, shownIn: "receiver-pin")
+        let result = try await watching.value
+        let violations = try Self.watchReport(result.stdout)["violations"]?.arrayValue ?? []
+        #expect(result.status == 1)
+        let found = violations.map { [$0["side"]?.stringValue ?? "", $0["rule"]?.stringValue ?? "", $0["path"]?.stringValue ?? ""] }
+        #expect(found == expected.map { [$0.0, $0.1, $0.2] }, "\(result.stdout)\n\(result.stderr)\n\(log("outsider.log"))\n\(log("send.log"))")
+        try expectReplayEqualsLive(result.stdout)
+    }
+}
+

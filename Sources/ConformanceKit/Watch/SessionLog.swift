@@ -59,6 +59,8 @@ public enum SessionLog {
         case .pong(let from):
             o["from"] = .string(from.rawValue)
             o["pong"] = true
+        case .envelope(let sha256, let length):
+            o["envelope"] = ["sha256": .string(sha256), "length": .number(JSONNumber(length))]
         case .close(let by, let code):
             var c = JSONObject()
             if let by { c["by"] = .string(by.rawValue) }
@@ -164,10 +166,13 @@ public enum SessionLog {
         }
         if r.raw("ping") != nil, try r.bool("ping") { return WireEvent(at: at, connection: connection, .ping(from: try side())) }
         if r.raw("pong") != nil, try r.bool("pong") { return WireEvent(at: at, connection: connection, .pong(from: try side())) }
+        if let envelope = try r.optionalObjectReader("envelope") {
+            return WireEvent(at: at, connection: connection, .envelope(sha256: try envelope.string("sha256"), length: try envelope.integer("length")))
+        }
         if let close = try r.optionalObjectReader("close") {
             let by = try close.optionalString("by").flatMap(WireEvent.Side.init(rawValue:))
             return WireEvent(at: at, connection: connection, .close(by: by, code: try close.optionalInteger("code").map { Int(clamping: $0) }))
         }
-        throw Violation(rule: CoreRule.type, path: .root, expected: "one of open, text, binary, ping, pong, close", found: "none of them")
+        throw Violation(rule: CoreRule.type, path: .root, expected: "one of open, text, binary, ping, pong, close, envelope", found: "none of them")
     }
 }

@@ -195,6 +195,7 @@ extension WatchReport {
         case .open: return true
         case .text(let from, _), .binary(let from, _), .ping(let from), .pong(let from): return from == .client
         case .close(let by, _): return by != .server
+        case .envelope: return false
         }
     }
 
@@ -206,6 +207,7 @@ extension WatchReport {
         case .ping: return "ping"
         case .pong: return "pong"
         case .binary(_, let frame): return "binary \(frame.length) bytes"
+        case .envelope(let sha256, let length): return "envelope of \(length) bytes, SHA-256 \(sha256.prefix(16))…"
         case .text(_, let text):
             guard let json = try? JSONParser.parse(Array(text.utf8)) else { return FrameJudge.quote(text, limit: 60) }
             var parts = [json["type"]?.stringValue ?? "?"]

@@ -51,6 +51,9 @@ public struct WireEvent: Sendable, Hashable {
         case pong(from: Side)
         /// The connection ended; `by` is who closed it when that is known, `code` its close code.
         case close(by: Side?, code: Int?)
+        /// Migration: the watch saw every chunk of the envelope whole and put their data together
+        /// in index order: its SHA-256 and length (what the final digest check compares).
+        case envelope(sha256: String, length: Int64)
     }
 
     /// Epoch milliseconds.

@@ -21,9 +21,12 @@ public struct BackupChunk: Sendable, Hashable {
     public var backupId: String
     public var index: Int
     public var offset: Int64
-    /// The chunk's bytes; a slice of the frame when decoded, so a chunk is never copied twice.
+    /// The chunk's bytes; a slice of the frame when decoded, so a chunk is never copied twice
+    /// (empty when only the header was decoded, `header(of:frameLength:)`).
     public var data: ArraySlice<UInt8>
     public var digest: [UInt8]
+    /// The data's length as the header gives it.
+    public var length: Int
 
     public init(backupId: String, index: Int, offset: Int64, data: [UInt8]) {
         self.backupId = backupId
@@ -31,6 +34,7 @@ public struct BackupChunk: Sendable, Hashable {
         self.offset = offset
         self.data = data[...]
         self.digest = Array(SHA256.hash(data: data))
+        self.length = data.count
     }
 
     public var encoded: [UInt8] {
@@ -54,8 +58,17 @@ public struct BackupChunk: Sendable, Hashable {
     /// Parses a frame (MIG-CHUNK-001, -002). The digest and the place are checked by
     /// `check(against:)`: a bad digest is a retransmit request, not a fatal error.
     public static func decode(_ bytes: [UInt8]) throws(Violation) -> BackupChunk {
-        guard bytes.count >= headerLength else {
-            throw Violation(rule: MigrationRule.chunkBounds, path: .root, byteOffset: bytes.count, expected: "at least a 72-byte header", found: "\(bytes.count) bytes")
+        var chunk = try header(of: bytes.prefix(headerLength), frameLength: bytes.count)
+        chunk.data = bytes[headerLength...]
+        return chunk
+    }
+
+    /// The header alone (MIG-CHUNK-001, -002), from the frame's first 72 bytes and its length:
+    /// what a session log keeps of a chunk (`conformance watch`). `data` is empty.
+    public static func header(of head: some Collection<UInt8>, frameLength: Int) throws(Violation) -> BackupChunk {
+        let bytes = Array(head.prefix(headerLength))
+        guard frameLength >= headerLength, bytes.count == headerLength else {
+            throw Violation(rule: MigrationRule.chunkBounds, path: .root, byteOffset: frameLength, expected: "at least a 72-byte header", found: "\(frameLength) bytes")
         }
         guard Array(bytes[0..<4]) == magic else {
             throw Violation(rule: MigrationRule.chunkHeader, path: .root / "magic", byteOffset: 0, expected: "\"MSBC\"", found: Array(bytes[0..<4]).hexEncoded)
@@ -67,25 +80,23 @@ public struct BackupChunk: Sendable, Hashable {
         guard length >= 1, length <= maxLength else {
             throw Violation(rule: MigrationRule.chunkBounds, path: .root / "length", byteOffset: 36, expected: "1 to \(maxLength) bytes", found: "\(length)")
         }
-        guard bytes.count == headerLength + length else {
-            throw Violation(rule: MigrationRule.chunkBounds, path: .root / "length", byteOffset: 36, expected: "a frame of \(headerLength + length) bytes", found: "\(bytes.count)")
+        guard frameLength == headerLength + length else {
+            throw Violation(rule: MigrationRule.chunkBounds, path: .root / "length", byteOffset: 36, expected: "a frame of \(headerLength + length) bytes", found: "\(frameLength)")
         }
-        var chunk = BackupChunk(
+        return BackupChunk(
             backupId: uuidString(Array(bytes[8..<24])), index: Int(bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }),
             // The bit pattern, never a trap: an offset of 2^63 or more is no chunk's place (MIG-CHUNK-003).
             // (Found by fuzzing: `Int64(_:)` of such a u64 stopped the receiver.)
-            offset: Int64(bitPattern: bytes[28..<36].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), data: [], digest: [])
-        chunk.data = bytes[headerLength...]
-        chunk.digest = Array(bytes[40..<72])
-        return chunk
+            offset: Int64(bitPattern: bytes[28..<36].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), data: [], digest: Array(bytes[40..<72]), length: length)
     }
 
-    private init(backupId: String, index: Int, offset: Int64, data: ArraySlice<UInt8>, digest: [UInt8]) {
+    private init(backupId: String, index: Int, offset: Int64, data: ArraySlice<UInt8>, digest: [UInt8], length: Int) {
         self.backupId = backupId
         self.index = index
         self.offset = offset
         self.data = data
         self.digest = digest
+        self.length = length
     }
 
     /// MIG-CHUNK-003: the chunk belongs to this backup, at its place, with its length.
@@ -101,8 +112,8 @@ public struct BackupChunk: Sendable, Hashable {
                 rule: MigrationRule.chunkPlace, path: .root / "offset", byteOffset: 28, expected: "\(Int64(index) * Int64(meta.chunkSize))",
                 found: "\(UInt64(bitPattern: offset))")
         }
-        guard data.count == meta.chunkLength(index) else {
-            throw Violation(rule: MigrationRule.chunkPlace, path: .root / "length", byteOffset: 36, expected: "\(meta.chunkLength(index))", found: "\(data.count)")
+        guard length == meta.chunkLength(index) else {
+            throw Violation(rule: MigrationRule.chunkPlace, path: .root / "length", byteOffset: 36, expected: "\(meta.chunkLength(index))", found: "\(length)")
         }
     }
 

@@ -334,3 +334,42 @@ extension LiveRunTests {
     }
 }
 
+
+extension LiveRunTests {
+    /// Ctrl-C ends the watch and the report is still written; the HTML report draws each session
+    /// as a sequence diagram with the broken frame's rule linked.
+    @Test(.timeLimit(.minutes(2))) func anInterruptedWatchWritesItsReportAndTheHTMLDrawsTheSessions() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try? FileManager.default.removeItem(at: file("watch-url"))
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixture.executable("conformance"))
+        process.arguments = ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path, "--timeout", "1"]
+        process.currentDirectoryURL = Fixture.root
+        _ = FileManager.default.createFile(atPath: file("watch.out").path, contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: file("watch.out"))
+        process.standardError = FileHandle.nullDevice
+        let exited = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        try process.run()
+        let url = String(decoding: try await self.await("watch-url"), as: UTF8.self)
+        let desktop = try referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
+        defer { desktop.terminate() }
+        let phone = try referencePhone(url, sessions: 1)
+        defer { phone.terminate() }
+        try await scanDesktopQR { qr in qr["code"] = .string(String(format: "%06d", ((Int(qr["code"]?.stringValue ?? "") ?? 0) + 1) % 1_000_000)) }
+        // The wrong code's session ends once the desktop had its time to answer.
+        for _ in 0..<200 where !log("session.jsonl").contains(#"pairing:confirmation"#) { try await Task.sleep(for: .milliseconds(25)) }
+        try await Task.sleep(for: .milliseconds(1500))
+        kill(process.processIdentifier, SIGINT)
+        for await _ in exited.stream {}
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 1)
+        #expect(log("watch.out").contains("FAIL  desktop, connection 1: PAIR-DESK-003"), "\(log("watch.out"))")
+        #expect(log("session.jsonl").hasSuffix("\"end\":true}\n"))
+        let html = try Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "html"])
+        #expect(html.status == 1)
+        #expect(html.stdout.contains(#"<section id="session-1"><h2>Session 1: flow-b, broken"#), "\(html.stdout.prefix(2000))")
+        #expect(html.stdout.contains("<svg"))
+        #expect(html.stdout.contains(##"pairing.md#PAIR-DESK-003"><tspan fill="#b00020">PAIR-DESK-003</tspan></a>"##), "\(html.stdout)")
+    }
+}

@@ -86,7 +86,7 @@ let package = Package(
         .executableTarget(
             name: "bench",
             dependencies: [
-                "Migration", "MigrationPackage", "MigrationPeer", "Records", "WebSocketTransport", "WireCore",
+                "Migration", "MigrationPackage", "MigrationPeer", "Records", "WebSocketTransport", "WireCore", "ConformanceKit", "ConformanceLive",
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]

@@ -40,8 +40,7 @@ public enum Watcher {
     /// Watches until `options.sessions` sessions ended, `options.duration` passed or `stop`
     /// yields, then returns the judged result. The log, when asked for, holds every event.
     public static func run(_ options: WatchOptions, judge: some WireJudge, header: SessionLog.Header, stop: AsyncStream<Void>) async throws -> WatchResult {
-        // nil: a tick (time passed without a frame).
-        let (events, sink) = AsyncStream.makeStream(of: WireEvent?.self)
+        let (events, sink) = AsyncStream.makeStream(of: Observed.self)
         let log = try options.log.map { url -> FileHandle in
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw WebSocketError("cannot write the log \(url.path)") }
             return try FileHandle(forWritingTo: url)
@@ -55,7 +54,7 @@ public enum Watcher {
         if let upstream = options.upstream {
             serving = Task { await proxy(listener, to: upstream, options, sink) }
         } else {
-            let relay = RelayServer(clock: epochMillisNow, log: { _ in }, tap: { event in sink.yield(Self.event(event)) })
+            let relay = RelayServer(clock: epochMillisNow, log: { _ in }, tap: { event in sink.yield(.event(Self.event(event))) })
             serving = Task { try? await relay.serve(listener) }
         }
         let (ends, end) = AsyncStream.makeStream(of: Void.self)
@@ -81,16 +80,38 @@ public enum Watcher {
         let ticking = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(250))
-                sink.yield(nil)
+                sink.yield(.tick)
             }
         }
         var judge = judge
+        // Frames are digested here, on this task, not on the forwarding ones: judging never
+        // delays the transfer it watches. The envelope is put together as its chunks go past.
+        var envelope = options.family == "migration" ? EnvelopeDigest() : nil
+        func record(_ event: WireEvent) {
+            log?.write(Data((SessionLog.line(event) + "\n").utf8))
+            options.echo?(WatchReport.line(event))
+            judge.handle(event)
+        }
         for await item in events {
-            if let event = item {
-                log?.write(Data((SessionLog.line(event) + "\n").utf8))
-                options.echo?(WatchReport.line(event))
-                judge.handle(event)
-            } else {
+            switch item {
+            case .event(let event):
+                record(event)
+            case .frame(let id, let at, let side, let message):
+                let body = body(message, from: side, cap: options.binaryCap)
+                record(WireEvent(at: at, connection: id, body))
+                if side == .server, envelope != nil {
+                    switch (message, body) {
+                    case (.text(let text), _):
+                        envelope?.sender(text)
+                    case (.binary(let bytes), .binary(_, let frame)):
+                        if let whole = envelope?.chunk(bytes, dataSHA256: frame.restSHA256) {
+                            record(WireEvent(at: at, connection: id, .envelope(sha256: whole.sha256, length: whole.length)))
+                        }
+                    default:
+                        break
+                    }
+                }
+            case .tick:
                 judge.tick(at: epochMillisNow())
             }
             if let wanted = options.sessions, judge.endedSessions >= wanted { break }
@@ -121,27 +142,26 @@ public enum Watcher {
     /// Each client connection is forwarded to `upstream` on a connection of its own; frames pass
     /// unchanged both ways (a text frame's bytes are its validated UTF-8), and whichever side
     /// ends first ends the other.
-    static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<WireEvent?>.Continuation) async {
+    static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<Observed>.Continuation) async {
         let numbers = ConnectionNumbers()
-        // Migration: the envelope put together from the chunks going past, across reconnects.
-        let envelope = options.family == "migration" ? LockedEnvelopeDigest() : nil
         await listener.accept { client in
             let id = numbers.next()
-            sink.yield(WireEvent(at: epochMillisNow(), connection: id, .open(peer: client.remoteAddress, path: "/")))
+            sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .open(peer: client.remoteAddress, path: "/"))))
             guard let server = try? await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust) else {
-                sink.yield(WireEvent(at: epochMillisNow(), connection: id, .close(by: .server, code: nil)))
+                sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .close(by: .server, code: nil))))
                 return
             }
             let closer = Closer()
-            try? await client.run(onPing: { sink.yield(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .client))) }) { fromClient, toClient in
-                try await server.run(onPing: { sink.yield(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .server))) }) { fromServer, toServer in
+            try? await client.run(onPing: { sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .client)))) }) { fromClient, toClient in
+                try await server.run(onPing: { sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .server)))) }) { fromServer, toServer in
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {
                             var frames = fromClient.makeAsyncIterator()
                             do {
                                 while let message = try await frames.next() {
-                                    sink.yield(WireEvent(at: epochMillisNow(), connection: id, body(message, from: .client, cap: options.binaryCap)))
+                                    let at = epochMillisNow()
                                     try await toServer.send(message)
+                                    sink.yield(.frame(id, at, .client, message))
                                 }
                             } catch {}
                             // Who closed is who sent a close frame; a connection that just ended was dropped.
@@ -152,11 +172,9 @@ public enum Watcher {
                             var frames = fromServer.makeAsyncIterator()
                             do {
                                 while let message = try await frames.next() {
-                                    sink.yield(WireEvent(at: epochMillisNow(), connection: id, body(message, from: .server, cap: options.binaryCap)))
-                                    if let envelope, let derived = envelope.feed(message) {
-                                        sink.yield(WireEvent(at: epochMillisNow(), connection: id, .envelope(sha256: derived.sha256, length: derived.length)))
-                                    }
+                                    let at = epochMillisNow()
                                     try await toClient.send(message)
+                                    sink.yield(.frame(id, at, .server, message))
                                 }
                             } catch {}
                             closer.first(.server, frame: frames.closeFrame)
@@ -167,7 +185,7 @@ public enum Watcher {
                     }
                 }
             }
-            sink.yield(WireEvent(at: epochMillisNow(), connection: id, .close(by: closer.side, code: closer.code)))
+            sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .close(by: closer.side, code: closer.code))))
         }
     }
 
@@ -179,22 +197,12 @@ public enum Watcher {
     }
 }
 
-/// The envelope's digest as its chunks go past, shared by a sender's connections.
-final class LockedEnvelopeDigest: @unchecked Sendable {
-    private let lock = NSLock()
-    private var digest = EnvelopeDigest()
-
-    func feed(_ message: WebSocketMessage) -> (sha256: String, length: Int64)? {
-        lock.withLock {
-            switch message {
-            case .text(let text):
-                digest.sender(text)
-                return nil
-            case .binary(let bytes):
-                return digest.chunk(bytes)
-            }
-        }
-    }
+/// What the live edges hand the watch's one consumer: an event, a frame still to be digested
+/// (its log form, the envelope), or a tick (time passed without a frame).
+enum Observed: Sendable {
+    case event(WireEvent)
+    case frame(Int, EpochMillis, WireEvent.Side, WebSocketMessage)
+    case tick
 }
 
 /// The watch's numbers for connections, from 1.

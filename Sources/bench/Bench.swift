@@ -86,6 +86,14 @@ struct Bench {
         let slow = rates["1-true"] ?? .nan
         let fast = rates["\(defaultWindow)-true"] ?? .nan
         print(String(format: "  with 20 ms RTT, window %d / window 1: %.1fx", defaultWindow, fast / slow))
+        // The same transfer through `conformance watch`, which judges every frame on the way.
+        var watchedRuns: [Double] = []
+        for _ in 0..<3 {
+            watchedRuns.append(try await TransferBench.run(package, window: defaultWindow, oneWayDelay: .milliseconds(10), folder: incoming, watched: true))
+        }
+        let watched = Sample(watchedRuns)
+        print(row("watched transfer, window \(defaultWindow), 20 ms RTT", watched, opensslSHA))
+        print(String(format: "  watched / direct, window %d, 20 ms RTT: %.2fx", defaultWindow, (watched?.median ?? .nan) / fast))
         print("(transfer: from BackupMeta to the last chunk written by the receiver, into \(incoming.path); every chunk's SHA-256 is")
         print(" computed by the sender in the pass that hashes the package for BackupMeta and checked by the receiver;")
         print(" each side receives everything 10 ms late)")
@@ -234,7 +242,7 @@ struct Bench {
         }
     }
 
-    enum BenchError: Error { case usage, child(Int32) }
+    enum BenchError: Error { case usage, child(Int32), judged(String) }
 
     static func runChild(_ arguments: [String]) throws -> (seconds: Double, peakKiB: Int) {
         let process = Process()

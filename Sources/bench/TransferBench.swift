@@ -1,3 +1,5 @@
+import ConformanceKit
+import ConformanceLive
 import Foundation
 import Migration
 import MigrationPeer
@@ -49,10 +51,27 @@ enum TransferBench {
         return Double(bytes) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
     }
 
-    /// Bytes per second from the announcement to the last chunk on the receiver's disk.
-    static func run(_ package: PreparedPackage, window: Int, oneWayDelay: TimeAmount?, folder: URL) async throws -> Double {
+    /// Bytes per second from the announcement to the last chunk on the receiver's disk. With
+    /// `watched`, the receiver connects through `conformance watch` (a migration judge on every
+    /// frame, the envelope's digest put together as it passes, no log), which forwards to the sender.
+    static func run(_ package: PreparedPackage, window: Int, oneWayDelay: TimeAmount?, folder: URL, watched: Bool = false) async throws -> Double {
         let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16, simulatedLatency: oneWayDelay)
-        let port = listener.port
+        var port = listener.port
+        var watching: Task<WatchResult, any Error>?
+        if watched {
+            var options = WatchOptions(family: "migration", listen: ("127.0.0.1", 0))
+            options.upstream = "ws://127.0.0.1:\(port)"
+            options.sessions = 1
+            options.maxFrameSize = BackupChunk.headerLength + BackupChunk.maxLength
+            let (ready, bound) = AsyncStream.makeStream(of: Int.self)
+            options.ready = { bound.yield($0) }
+            let header = SessionLog.Header(family: "migration", startedAt: 0)
+            let never = AsyncStream<Void>.makeStream().stream
+            let watchOptions = options
+            watching = Task { try await Watcher.run(watchOptions, judge: MigrationWatch(), header: header, stop: never) }
+            var iterator = ready.makeAsyncIterator()
+            port = await iterator.next() ?? port
+        }
         let incoming = IncomingPackage(folder: folder.appendingPathComponent("incoming-\(window)-\(UUID().uuidString)"))
         defer { try? FileManager.default.removeItem(at: incoming.folder) }
         let pins = AsyncStream.makeStream(of: String.self)
@@ -94,6 +113,10 @@ enum TransferBench {
             try await group.waitForAll()
         }
         await listener.close()
+        if let watching {
+            let result = try await watching.value
+            guard result.ok, result.sessions.first?.outcome == "migrated" else { throw Bench.BenchError.judged("the watched transfer was judged: \(result.findings.first.map { "\($0.violation)" } ?? result.sessions.first?.outcome ?? "no session")") }
+        }
         return Double(package.meta.fileSize) / clock.seconds
     }
 }

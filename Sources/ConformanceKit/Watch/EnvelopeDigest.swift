@@ -25,11 +25,11 @@ public struct EnvelopeDigest: Sendable {
         self.meta = meta
     }
 
-    /// A binary frame from the sender; returns the envelope's digest and length once the last
-    /// chunk is in.
-    public mutating func chunk(_ frame: [UInt8]) -> (sha256: String, length: Int64)? {
-        guard let meta, !gaveUp, let chunk = try? BackupChunk.decode(frame), (try? chunk.checkPlace(against: meta)) != nil, chunk.digestMatches,
-            chunk.index >= next, held[chunk.index] == nil
+    /// A binary frame from the sender, with the SHA-256 of its data (the log's `restSHA256`,
+    /// computed once); returns the envelope's digest and length once the last chunk is in.
+    public mutating func chunk(_ frame: [UInt8], dataSHA256: String) -> (sha256: String, length: Int64)? {
+        guard let meta, !gaveUp, let chunk = try? BackupChunk.decode(frame), (try? chunk.checkPlace(against: meta)) != nil,
+            dataSHA256.bytesEqual(chunk.digest.hexEncoded), chunk.index >= next, held[chunk.index] == nil
         else { return nil }
         if chunk.index == next {
             take(chunk.data)

@@ -32,12 +32,11 @@ public struct WireEvent: Sendable, Hashable {
         }
 
         /// `frame` as a log keeps it: whole only when at most `cap` bytes.
-        public init(_ frame: some Collection<UInt8>, cap: Int) {
-            let all = Array(frame)
-            length = all.count
-            head = Array(all.prefix(Self.headLength))
-            restSHA256 = SHA256.hash(data: all.dropFirst(Self.headLength)).hexEncoded
-            bytes = all.count <= cap ? all : nil
+        public init(_ frame: [UInt8], cap: Int) {
+            length = frame.count
+            head = Array(frame.prefix(Self.headLength))
+            restSHA256 = frame.dropFirst(Self.headLength).withUnsafeBytes { SHA256.hash(data: $0) }.hexEncoded
+            bytes = frame.count <= cap ? frame : nil
         }
     }
 

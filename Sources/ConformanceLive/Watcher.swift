@@ -41,6 +41,7 @@ public enum Watcher {
     /// yields, then returns the judged result. The log, when asked for, holds every event.
     public static func run(_ options: WatchOptions, judge: some WireJudge, header: SessionLog.Header, stop: AsyncStream<Void>) async throws -> WatchResult {
         let (events, sink) = AsyncStream.makeStream(of: Observed.self)
+        let backlog = Backlog(limit: 64 << 20)
         let log = try options.log.map { url -> FileHandle in
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw WebSocketError("cannot write the log \(url.path)") }
             return try FileHandle(forWritingTo: url)
@@ -52,7 +53,7 @@ public enum Watcher {
         options.ready(listener.port)
         let serving: Task<Void, Never>
         if let upstream = options.upstream {
-            serving = Task { await proxy(listener, to: upstream, options, sink) }
+            serving = Task { await proxy(listener, to: upstream, options, sink, backlog) }
         } else {
             let relay = RelayServer(clock: epochMillisNow, log: { _ in }, tap: { event in sink.yield(.event(Self.event(event))) })
             serving = Task { try? await relay.serve(listener) }
@@ -97,6 +98,7 @@ public enum Watcher {
             case .event(let event):
                 record(event)
             case .frame(let id, let at, let side, let message):
+                defer { backlog.remove(message.byteCount) }
                 let body = body(message, from: side, cap: options.binaryCap)
                 record(WireEvent(at: at, connection: id, body))
                 if side == .server, envelope != nil {
@@ -116,7 +118,10 @@ public enum Watcher {
             }
             if let wanted = options.sessions, judge.endedSessions >= wanted { break }
         }
+        // Frames still in flight are neither read nor held.
+        sink.finish()
         ticking.cancel()
+        backlog.close()
         let endedAt = epochMillisNow()
         serving.cancel()
         stopping.cancel()
@@ -142,7 +147,7 @@ public enum Watcher {
     /// Each client connection is forwarded to `upstream` on a connection of its own; frames pass
     /// unchanged both ways (a text frame's bytes are its validated UTF-8), and whichever side
     /// ends first ends the other.
-    static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<Observed>.Continuation) async {
+    static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<Observed>.Continuation, _ backlog: Backlog) async {
         let numbers = ConnectionNumbers()
         await listener.accept { client in
             let id = numbers.next()
@@ -161,6 +166,7 @@ public enum Watcher {
                                 while let message = try await frames.next() {
                                     let at = epochMillisNow()
                                     try await toServer.send(message)
+                                    await backlog.add(message.byteCount)
                                     sink.yield(.frame(id, at, .client, message))
                                 }
                             } catch {}
@@ -174,6 +180,7 @@ public enum Watcher {
                                 while let message = try await frames.next() {
                                     let at = epochMillisNow()
                                     try await toClient.send(message)
+                                    await backlog.add(message.byteCount)
                                     sink.yield(.frame(id, at, .server, message))
                                 }
                             } catch {}
@@ -203,6 +210,65 @@ enum Observed: Sendable {
     case event(WireEvent)
     case frame(Int, EpochMillis, WireEvent.Side, WebSocketMessage)
     case tick
+}
+
+/// The bytes of frames passed on but not yet digested: past `limit` the forwarding waits, so a
+/// watch that digests slower than the peers transfer holds at most about that much.
+final class Backlog: @unchecked Sendable {
+    private let lock = NSLock()
+    private let limit: Int
+    private var bytes = 0
+    private var closed = false
+    private var waiting: [(bytes: Int, go: CheckedContinuation<Void, Never>)] = []
+
+    init(limit: Int) { self.limit = limit }
+
+    /// Counts `n` more bytes, waiting first while the backlog is over its limit.
+    func add(_ n: Int) async {
+        await withCheckedContinuation { (go: CheckedContinuation<Void, Never>) in
+            lock.lock()
+            if bytes <= limit || closed {
+                bytes += n
+                lock.unlock()
+                go.resume()
+            } else {
+                waiting.append((n, go))
+                lock.unlock()
+            }
+        }
+    }
+
+    func remove(_ n: Int) {
+        lock.lock()
+        bytes -= n
+        var ready: [CheckedContinuation<Void, Never>] = []
+        while bytes <= limit, !waiting.isEmpty {
+            let next = waiting.removeFirst()
+            bytes += next.bytes
+            ready.append(next.go)
+        }
+        lock.unlock()
+        for go in ready { go.resume() }
+    }
+
+    /// The consumer stopped: nobody waits any more.
+    func close() {
+        lock.lock()
+        closed = true
+        let ready = waiting.map(\.go)
+        waiting = []
+        lock.unlock()
+        for go in ready { go.resume() }
+    }
+}
+
+extension WebSocketMessage {
+    var byteCount: Int {
+        switch self {
+        case .text(let text): return text.utf8.count
+        case .binary(let bytes): return bytes.count
+        }
+    }
 }
 
 /// The watch's numbers for connections, from 1.

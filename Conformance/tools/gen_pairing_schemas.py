@@ -374,6 +374,12 @@ write("error", "error", "3.5", "The relay refused something",
                       True, ["PAIR-SIG-003"]),
        "message": member({"type": "string", "description": "For people."}, False, [])})
 
+write("ping", "ping", "3.5, 4.4 (PAIR-RELAY-002, PAIR-CONN-003)", "A client's keepalive as a text frame",
+      ["PAIR-TYPE-001"], ["type"], ["type"], {"type": type_member("ping")})
+
+write("pong", "pong", "3.5 (PAIR-RELAY-002)", "The relay's answer to a ping",
+      ["PAIR-TYPE-001"], ["type"], ["type"], {"type": type_member("pong")})
+
 write("paired-desktop", "paired-desktop", "3.6 (seed 002 §6.3)",
       "The record a phone stores after Flow B (no type member; check with --kind paired-desktop)",
       ["PAIR-PEER-001", "PAIR-PEER-002", "PAIR-INFO-001", "PAIR-INFO-002", "PAIR-URL-001", "PAIR-URL-002",

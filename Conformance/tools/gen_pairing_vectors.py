@@ -820,8 +820,21 @@ dp.accept("real-desktop-without-lan", "ChainlessChain desktop's QR with no LAN a
           {"type": "desktop-pairing", "code": "482913", "pcPeerId": "12D3KooWKf8B4ayUbkMF7begyXv8zMiCBqRfNBnsrmC72BNYqpwi", "deviceInfo": {"name": "DESKTOP-7F3K2QH", "platform": "win32", "version": "v1.1"}, "timestamp": 1747300000000, "relayUrl": "wss://signaling.chainlesschain.com"},
           rules=["PAIR-URL-001", "PAIR-URL-002"], flags=["real-implementation"], context={"now": 1747300013000, "activeDid": PHONE})
 
+# ---------------------------------------------------------------- keepalives (PAIR-RELAY-002)
+pi = File("ping", "A client's keepalive as a text frame (Spec pairing.md PAIR-RELAY-002, PAIR-CONN-003).", {"now": T0})
+pi.accept("plain", "The Spec's keepalive.", {"type": "ping"}, rules=["PAIR-RELAY-002"])
+pi.accept("android-with-timestamp", "Android's heartbeat carries a timestamp: an unknown member, ignored (SignalingConfig.kt).",
+          {"type": "ping", "timestamp": T0}, {"type": "ping"}, rules=["PAIR-RELAY-002", "PAIR-TYPE-001"], flags=["interop-trap", "real-implementation"])
+pi.reject("type-capitalised", "Ping is not ping.", "/type", "PAIR-TYPE-001", {"type": "Ping"})
+pi.reject("not-an-object", "A keepalive is an object.", "", "CORE-TYPE-003", ["ping"])
+po2 = File("pong", "The relay's answer to a ping (Spec pairing.md PAIR-RELAY-002).", {"now": T0})
+po2.accept("plain", "The Spec's answer.", {"type": "pong"}, rules=["PAIR-RELAY-002"])
+po2.accept("deployed-relay-with-timestamp", "The deployed relay's pong carries a timestamp: ignored (server.js).",
+           {"type": "pong", "timestamp": T0}, {"type": "pong"}, rules=["PAIR-RELAY-002", "PAIR-TYPE-001"], flags=["interop-trap", "real-implementation"])
+po2.reject("type-number", "type is a string.", "/type", "CORE-TYPE-003", {"type": 1})
+
 total = 0
-for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd):
+for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd, pi, po2):
     n = f.write()
     total += n
     print(f"{f.slug}: {n}")

@@ -336,3 +336,13 @@ extension CheckCommandTests {
         #expect(run.stderr.contains(reason), "\(run.stderr)")
     }
 }
+
+extension CheckCommandTests {
+    /// Issue 26: the keepalives real clients and relays send are documents `check` knows
+    /// (PAIR-RELAY-002), with the members they add; they failed CORE-KIND-001 before.
+    @Test(arguments: [#"{"type":"pong"}"#, #"{"type":"ping","timestamp":1747300000000}"#, #"{"type":"pong","timestamp":1747300000000}"#])
+    func keepalivesAreKnownKinds(text: String) throws {
+        let run = try Fixture.run("conformance", ["check", "-"], stdin: Array(text.utf8))
+        #expect(run.status == 0, "\(run.stdout)")
+    }
+}

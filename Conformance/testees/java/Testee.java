@@ -158,6 +158,7 @@ public class Testee {
                 case "peer-offline": canonical = checkPeerOffline(readPairingDocument(bytes)); break;
                 case "error": canonical = checkError(readPairingDocument(bytes)); break;
                 case "paired-desktop": canonical = checkPairedDesktop(readPairingDocument(bytes)); break;
+                case "ping": case "pong": canonical = checkKeepalive(readPairingDocument(bytes), String.valueOf(kind)); break;
                 default: return outcome(request, "unsupported", "reason", "kind not implemented");
             }
             return outcome(request, "accept", "canonical", canonical);
@@ -364,6 +365,14 @@ public class Testee {
         String peerId = requiredString(o, "", "peerId");
         checkPeerId(peerId, "/peerId");
         c.put("peerId", peerId);
+        return c;
+    }
+
+    /** 3.5 ping and pong (PAIR-RELAY-002): the type alone; other members are ignored. */
+    static Map<String, Object> checkKeepalive(Object document, String kind) {
+        Map<String, Object> o = rootObject(document, "");
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("type", checkType(o, "", kind));
         return c;
     }
 

@@ -521,6 +521,12 @@ function error(doc, at) {
   return compact({ type: 'error', code, message: text });
 }
 
+/** 3.5 ping and pong (PAIR-RELAY-002): the type alone; other members are ignored. */
+const keepalive = (kind) => (doc, at) => {
+  checkType(doc, at, kind);
+  return { type: kind };
+};
+
 /** 3.6 paired-desktop (the phone's stored record; no `type` member). */
 function pairedDesktop(doc, at) {
   const pcPeerId = peerIdMember(doc, at, 'pcPeerId', true); // 1
@@ -575,6 +581,8 @@ const PAIRING_KINDS = {
   'peer-offline': pairingDocument(peerOffline),
   error: pairingDocument(error),
   'paired-desktop': pairingDocument(pairedDesktop),
+  ping: pairingDocument(keepalive('ping')),
+  pong: pairingDocument(keepalive('pong')),
 };
 
 main();

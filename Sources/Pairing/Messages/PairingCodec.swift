@@ -19,6 +19,8 @@ public enum PairingCodec {
         case .peerOffline: return try PeerOffline.decode(reader, context: context)
         case .relayError: return try RelayError.decode(reader, context: context)
         case .pairedDesktop: return try PairedDesktop.decode(reader, context: context)
+        case .ping: return try Ping.decode(reader, context: context)
+        case .pong: return try Pong.decode(reader, context: context)
         }
     }
 }

@@ -12,6 +12,9 @@ public enum PairingKind: String, CaseIterable, Sendable {
     case peerOffline = "peer-offline"
     case relayError = "error"
     case pairedDesktop = "paired-desktop"
+    /// The keepalive a client sends as a text frame, and the relay's answer (PAIR-RELAY-002).
+    case ping = "ping"
+    case pong = "pong"
 
     /// The kinds that travel inside a signaling `message` or a QR code, validated when nested.
     public static let payloadKinds: [PairingKind] = [.desktopPairing, .pairAck, .devicePairing, .pairingConfirmation]

@@ -46,6 +46,15 @@ s.append(step(recv(2, msg(DESK, ack("048213"))), st(*ids), [send(1, fwd(DESK, PH
 case("routes-between-registered-peers", "A message to a registered peer is forwarded to its connection with from set to the sender's id.",
      ["PAIR-RELAY-001"], [], s, ["seed-example"])
 
+# A client that writes someone else's id into from: the relay stamps the sender's own.
+s, ids = setup()
+s += [step(conn(3, C), st(*ids)), step(recv(3, reg(ATT)), st(*ids, ATT), [send(3, registered(ATT))])]
+ids = ids + [ATT]
+forged = dict(msg(DESK, ack("048213")), **{"from": PHONE})
+s.append(step(recv(3, forged), st(*ids), [send(1, fwd(DESK, ATT, ack("048213")))]))
+case("forged-from-is-restamped", "A message whose from names another peer (the phone) is delivered with from set to the sender's own registered id: a relay that forwards a client's from lets anyone speak as anyone.",
+     ["PAIR-RELAY-001"], [], s, ["interop-trap"])
+
 s, ids = setup()
 s.append(step(recv(2, msg("desktop-gone", ack("048213"))), st(*ids), [send(2, offline("desktop-gone"), "PAIR-RELAY-001")]))
 case("peer-offline-for-unknown-target", "A message to an id nobody registered is answered with peer-offline naming that id.",

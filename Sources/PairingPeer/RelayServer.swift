@@ -31,16 +31,20 @@ public actor RelayServer {
     private let clock: @Sendable () -> EpochMillis
     private let log: @Sendable (String) -> Void
     private let tap: (@Sendable (RelayTapEvent) -> Void)?
+    /// A fault, for testing the kit: deliveries carry the `from` the client wrote, as the deployed
+    /// ChainlessChain relay's do (server.js lines 119-121), not the sender's registered id.
+    private let copiesClientFrom: Bool
 
     /// `tap` hears of every connection, frame and close, before the relay acts on it.
     public init(
         policy: SignalingRelay.Policy = .init(), clock: @escaping @Sendable () -> EpochMillis, log: @escaping @Sendable (String) -> Void,
-        tap: (@Sendable (RelayTapEvent) -> Void)? = nil
+        tap: (@Sendable (RelayTapEvent) -> Void)? = nil, copiesClientFrom: Bool = false
     ) {
         relay = SignalingRelay(policy: policy)
         self.clock = clock
         self.log = log
         self.tap = tap
+        self.copiesClientFrom = copiesClientFrom
     }
 
     /// Serves connections from `listener` until the task is cancelled.
@@ -100,8 +104,12 @@ public actor RelayServer {
     }
 
     func received(_ text: [UInt8], on id: SignalingRelay.ConnectionID) async {
+        let forged = copiesClientFrom ? (try? JSONParser.parse(text))?["from"] : nil
         for action in relay.handle(.received(id, text: text, at: clock())) {
-            guard case .send(let target, let document, let rule) = action else { continue }
+            guard case .send(let target, var document, let rule) = action else { continue }
+            if let forged, target != id, document["type"] == "message", let changed = (JSONPointer.root / "from").replacing(in: document, with: forged) {
+                document = changed
+            }
             let text = JSONSerializer.compact(document)
             if let rule { log("connection \(id): \(rule) → \(text)") }
             guard let writer = writers[target] else { continue }

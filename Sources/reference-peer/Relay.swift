@@ -19,6 +19,8 @@ struct Relay: AsyncParsableCommand {
             testing only: `conformance run --role relay --relay-window-ms N` then plays the time-based cases quickly.
             """)
     var windowMs: Int64 = 300_000
+    @Option(help: ArgumentHelp("Misbehave on purpose: copy-from (deliveries carry the client's from).", visibility: .hidden))
+    var fault: [String] = []
 
     func run() async throws {
         guard windowMs >= 100 else { throw ValidationError("--window-ms must be at least 100") }
@@ -34,7 +36,10 @@ struct Relay: AsyncParsableCommand {
         policy.aliasLifetime = windowMs
         policy.guessWindow = windowMs
         if windowMs != 300_000 { FileHandle.standardError.write(Data("relay: alias lifetime and guess window \(windowMs) ms (testing only)\n".utf8)) }
-        let server = RelayServer(policy: policy, clock: { clock.now() }, log: { line in if verbose { FileHandle.standardError.write(Data("relay: \(line)\n".utf8)) } })
+        guard fault.allSatisfy({ $0 == "copy-from" }) else { throw ValidationError("--fault: copy-from is the relay's one fault") }
+        let server = RelayServer(
+            policy: policy, clock: { clock.now() }, log: { line in if verbose { FileHandle.standardError.write(Data("relay: \(line)\n".utf8)) } },
+            copiesClientFrom: fault.contains("copy-from"))
         try await server.serve(listener)
     }
 }

@@ -258,3 +258,17 @@ extension LiveRunTests {
         }
     }
 }
+
+extension LiveRunTests {
+    /// Issue 26: a relay that forwards the `from` a client wrote (the deployed ChainlessChain
+    /// relay's way) fails the forged-from case at `/from`; the reference relay passes it (`relayRole`).
+    @Test(.timeLimit(.minutes(1))) func aRelayCopyingTheClientsFromFailsAtFrom() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--fault", "copy-from"], log: "relay.log", readyFile: file("url"))
+        defer { relay.terminate() }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--case", "*/forged-from-is-restamped", "--timeout", "1"])
+        #expect(run.status == 1, "\(run.stdout)")
+        #expect(run.stdout.contains(#"PAIR-RELAY-001 at "/from" in connection 1"#), "\(run.stdout)")
+    }
+}

@@ -162,6 +162,18 @@ struct RelayReplay: Sendable {
                 var instead: [LiveFrame] = []
                 while true {
                     guard let frame = await live.inbox.next(timeout: deadline - clock.now) else {
+                        // Its content came, with another `from`: that frame is the delivery, judged
+                        // at its members (a wrong `from` is the relay's); the rest were unasked.
+                        if let k = instead.firstIndex(where: { if case .text(let t) = $0 { return Self.matches(t, want, exactly: false) } else { return false } }),
+                            case .text(let text) = instead[k]
+                        {
+                            // `instead` was appended to `unasked` as it came: its last entries.
+                            unasked.remove(at: unasked.count - instead.count + k)
+                            violations += FrameJudge.judge(
+                                Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
+                                context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject)
+                            break
+                        }
                         let budget = "\(Double(frameTimeout.components.seconds) + Double(frameTimeout.components.attoseconds) / 1e18) s"
                         let found =
                             instead.isEmpty
@@ -179,16 +191,10 @@ struct RelayReplay: Sendable {
                             Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject))
                         break
                     }
-                    if case .text(let text) = frame, Self.matches(text, want) {
-                        // A relay may leave `to` out of a delivery (Spec pairing.md 3.5).
-                        var want = want
-                        if want["type"] == "message", case .object(var o) = want, (try? JSONParser.parse(Array(text.utf8)))?["to"] == nil {
-                            o["to"] = nil
-                            want = .object(o)
-                        }
+                    if case .text(let text) = frame, Self.matches(text, want, exactly: true) {
                         violations += FrameJudge.judge(
-                            Array(text.utf8), expected: want, kind: want["type"]?.stringValue ?? "", context: ["now": .number(JSONNumber(now))], rule: rule,
-                            subject: subject)
+                            Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
+                            context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject)
                         break
                     }
                     instead.append(frame)
@@ -228,15 +234,32 @@ struct RelayReplay: Sendable {
     }
 
     /// Whether a received frame is the one an expected document describes: the same `type` and,
-    /// where both carry it, the same correlation member (the peer id a reply is about).
-    static func matches(_ text: String, _ want: JSONValue) -> Bool {
+    /// where both carry it, the same correlation member (the peer id a reply is about); a
+    /// delivery by what it carries, its payload, never by when it arrives (a relay that delivers
+    /// two messages late or out of order is judged on each, not on its neighbour's `from`).
+    /// `exactly`: a delivery's `from` too (two deliveries of one payload from two senders are
+    /// told apart by it); the frame with the right content and another `from` is taken only when
+    /// no exact one came.
+    static func matches(_ text: String, _ want: JSONValue, exactly: Bool) -> Bool {
         guard let found = try? JSONParser.parse(Array(text.utf8)), case .object = found, let type = want["type"], found["type"] == type else {
             return false
         }
-        for key in ["peerId"] {
+        for key in exactly ? ["peerId", "from"] : ["peerId"] {
             if let f = found[key], let w = want[key], f != w { return false }
         }
+        if let payload = want["payload"] {
+            guard let got = found["payload"], JSONDiff.differences(expected: payload, found: got).isEmpty else { return false }
+        }
         return true
+    }
+}
+
+extension RelayReplay {
+    /// A relay may leave `to` out of a delivery (Spec pairing.md 3.5): then it is not expected.
+    static func withoutMissingTo(_ want: JSONValue, _ text: String) -> JSONValue {
+        guard want["type"] == "message", case .object(var o) = want, (try? JSONParser.parse(Array(text.utf8)))?["to"] == nil else { return want }
+        o["to"] = nil
+        return .object(o)
     }
 }
 

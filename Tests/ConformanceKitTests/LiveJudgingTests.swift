@@ -272,3 +272,34 @@ extension LiveRunTests {
         #expect(run.stdout.contains(#"PAIR-RELAY-001 at "/from" in connection 1"#), "\(run.stdout)")
     }
 }
+
+extension LiveRunTests {
+    /// Issue 26: deliveries are matched by what they carry. Through a proxy that puts a copy of
+    /// every delivery, with another `from`, in front of it (so the first `message` a client reads
+    /// is never the one it waits for), no case reports a wrong `from`: the expected delivery is
+    /// found behind the copy, and the copies are reported as deliveries nobody sent.
+    @Test(.timeLimit(.minutes(2))) func deliveriesAreMatchedByContentNotOrder() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (relay, url) = try relayURL()
+        defer { relay.terminate() }
+        let injected = Counter()
+        let proxy = try await FaultProxy.start(upstream: url) {
+            let toClient: FaultProxy.Rewriter = { message, forward in
+                if case .text(let text) = message, var object = (try? JSONParser.parse(Array(text.utf8)))?.objectValue, object["type"] == "message" {
+                    injected.add()
+                    object["from"] = "did:cc:someone-else"
+                    await forward.send(.text(JSONSerializer.compact(.object(object))))
+                }
+                await forward.send(message)
+            }
+            return (toClient, { message, forward in await forward.send(message) })
+        }
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "1"])
+        await proxy.close()
+        #expect(injected.value > 5)
+        let violations = Self.violations(try Self.json(run.stdout))
+        #expect(!violations.isEmpty)
+        #expect(!violations.contains { $0["path"] == "/from" }, "\(violations)")
+        #expect(violations.allSatisfy { $0["expected"]?.stringValue?.hasPrefix("no delivery of step") == true }, "\(violations)")
+    }
+}

@@ -29,6 +29,8 @@ struct RelayReplay: Sendable {
     static let maxSpan: EpochMillis = 60_000
     /// Cases whose schedule takes longer than this need `--include-slow`.
     static let slowLimit: Int64 = 60_000
+    /// How often a waiting simulated client sends `{type:"ping"}` (the Spec's cadence: 5 to 30 s).
+    static let keepaliveEvery: Duration = .seconds(20)
     /// After the last step, how long to wait for frames nobody asked for.
     static let drain: Duration = .milliseconds(300)
     /// The kinds a relay sends (Spec pairing.md 3.5): unasked, they break PAIR-RELAY-001.
@@ -112,8 +114,22 @@ struct RelayReplay: Sendable {
         let clock = ContinuousClock()
         let start = clock.now
 
+        // Keepalives sent while waiting: their pongs are the runner's, not frames to judge.
+        var pings: [Int64: Int] = [:]
         for (i, event) in rawEvents.enumerated() {
-            if let schedule { try? await clock.sleep(until: start + .milliseconds(schedule.offsets[i])) }
+            if let schedule {
+                // A simulated client that waits keeps alive at the Spec's cadence (PAIR-CONN-003),
+                // so a relay that drops silent connections (the deployed one after 90 s) has no reason to.
+                let due = start + .milliseconds(schedule.offsets[i])
+                while due - clock.now > Self.keepaliveEvery {
+                    try? await clock.sleep(until: clock.now + Self.keepaliveEvery)
+                    for (id, live) in connections {
+                        try? await live.writer.send(text: #"{"type":"ping"}"#)
+                        pings[id, default: 0] += 1
+                    }
+                }
+                try? await clock.sleep(until: due)
+            }
             guard let connection = event["connection"]?.integerValue else { continue }
             let actions = i < expected.count ? expected[i].actions : []
             switch event["event"]?.stringValue {
@@ -209,6 +225,10 @@ struct RelayReplay: Sendable {
         }
         var notes: [String] = []
         for u in unasked {
+            if case .text(let text) = u.frame, (try? JSONParser.parse(Array(text.utf8)))?["type"] == "pong", let n = pings[u.connection], n > 0 {
+                pings[u.connection] = n - 1
+                continue
+            }
             let subject = "connection \(u.connection) (read at step \(u.step))"
             guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), case .string(let type)? = document["type"],
                 Self.relayKinds.contains(type)

@@ -159,6 +159,25 @@ struct ExecRunnerTests {
         #expect(levels?["verdict"]?["agreed"] == .number(JSONNumber(Int64(accepting + rejecting))))
     }
 
+    /// Issue 26: the JSON summary counts verdict-only passes, and a rejecting case the testee
+    /// accepted has no diagnosis to grade (not "not given").
+    @Test(.timeLimit(.minutes(2))) func verdictOnlyIsCountedAndAnAcceptHasNoDiagnosis() throws {
+        let reference = "'\(Fixture.executable("reference-peer"))' testee"
+        let json = try Fixture.run(
+            "conformance", ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --verdict-only -- \(reference)", "--case", "pairing/pair-ack/*", "--format", "json"])
+        let rejecting = Fixture.cases.filter {
+            guard $0.family == "pairing", $0.subject == "pair-ack", case .document(_, _, .reject) = $0.body else { return false }
+            return true
+        }.count
+        #expect(try Self.json(json.stdout)["summary"]?["verdictOnly"] == .number(JSONNumber(Int64(rejecting))))
+        let faulty = try Fixture.run(
+            "conformance",
+            ["run", "--peer", "exec:'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes", "--case", "pairing/pair-ack/code-five-digits", "--format", "json"])
+        let diagnosis = try Self.json(faulty.stdout)["kinds"]?.arrayValue?.first?["levels"]?["diagnosis"]
+        #expect(diagnosis?["notGiven"] == 0, "\(faulty.stdout)")
+        #expect(diagnosis?["disagreed"] == 0)
+    }
+
     /// A testee whose hello names what it implements: the rest is reported, never failed.
     @Test(.timeLimit(.minutes(2))) func helloNarrowsWhatIsAsked() throws {
         let reference = "'\(Fixture.executable("reference-peer"))' testee"

@@ -27,6 +27,8 @@ public enum JSONReport {
             "notImplemented": count(report.results.filter { $0.statusWord == "not-implemented" }.count),
             "nonStrict": count(report.results.filter { $0.statusWord == "non-strict" }.count),
             "informational": count(report.results.filter { $0.statusWord == "informational" }.count),
+            // Passed on the verdict alone: the testee rejected without naming a rule.
+            "verdictOnly": count(report.results.filter { $0.verdict == .pass && $0.grade?.diagnosis == .notGiven }.count),
             "ok": .bool(report.ok),
             "seconds": .number(JSONNumber(literal: milliseconds(report.seconds))),
         ]

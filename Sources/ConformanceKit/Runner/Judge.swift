@@ -72,7 +72,8 @@ public enum Judge {
             let violations = expected.map {
                 Violation(rule: $0.rule, path: $0.path, expected: "reject on \($0.rule)", found: "accepted", subject: vector.id)
             }
-            return Judgement(violations: violations, grade: Grade(verdict: .disagreed, diagnosis: .notGiven, canonical: .notApplicable))
+            // Accepted: there is no rejection whose diagnosis could be graded.
+            return Judgement(violations: violations, grade: Grade(verdict: .disagreed, diagnosis: .notApplicable, canonical: .notApplicable))
         case (.document(_, _, .reject), .reject(let found, _)) where found.isEmpty:
             // "Rejected, rule unknown": the verdict agrees; the diagnosis is not there to compare.
             return Judgement(violations: [], grade: Grade(verdict: .agreed, diagnosis: .notGiven, canonical: .notApplicable))

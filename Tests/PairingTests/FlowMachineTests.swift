@@ -121,3 +121,21 @@ struct FlowMachineTests {
         #expect(reason.rule == PairingRule.manualTimeout)
     }
 }
+
+@Suite("Manual flow timeout")
+struct ManualTimeoutTests {
+    /// The reason says the wait the phone stated, not the Spec's longest (a 14.7 s scenario was
+    /// reported as "no confirmation within 5 minutes").
+    @Test func theTimeoutNamesTheWaitItHad() {
+        let phone = PhoneContext(activeDid: "did:cc:phone-1", device: MobileDeviceInfo(deviceId: "0b0c5f2e-8d1a-4c55-9a4e-0d7b6f1e2a33", name: "P", platform: "ios"), signalingUrl: "ws://relay.example")
+        var machine = ManualPairingMachine(phone: phone, confirmationWait: 1500)
+        _ = machine.handle(.submit(code: "048213", at: 1_747_300_000_000))
+        _ = machine.handle(.tick(at: 1_747_300_001_501))
+        guard case .failed(let reason) = machine.state else {
+            Issue.record("not failed: \(machine.state)")
+            return
+        }
+        #expect(reason.rule == PairingRule.manualTimeout)
+        #expect(reason.detail == "no confirmation within 1500 ms")
+    }
+}

@@ -74,7 +74,7 @@ public struct ManualPairingMachine: Sendable {
     }
 
     private var timedOut: FailureReason {
-        FailureReason(rule: PairingRule.manualTimeout, detail: "no confirmation within 5 minutes")
+        FailureReason(rule: PairingRule.manualTimeout, detail: "no confirmation within \(confirmationWait) ms")
     }
 
     private mutating func submit(code: String, at time: EpochMillis) -> [PairingAction] {

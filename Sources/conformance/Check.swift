@@ -105,6 +105,10 @@ struct Check: ParsableCommand {
                 results.append(PackageChecker.check(url, password: password, policy: policy))
                 continue
             }
+            if file != "-", !isDirectory.boolValue, let result = Self.myStoryBackup(url) {
+                results.append(result)
+                continue
+            }
             let bytes: [UInt8]
             // A document over the largest size any kind allows is refused unread (CORE-JSON-004):
             // checking a 1 GB file must not take a gigabyte of memory.
@@ -186,5 +190,26 @@ extension Check {
             throw ExitCode(Status.usage)
         }
         try Watch.write(result, format: format, output: nil, repository: repository)
+    }
+}
+
+extension Check {
+    /// MyStory's `MYSTBACK1` container (the migration seed's own app): named, told apart from
+    /// the Spec's package, and its JSON document checked as a manifest. Only the header and the
+    /// document are read: the media after them may be gigabytes.
+    static func myStoryBackup(_ url: URL) -> DocumentChecker.Result? {
+        guard let handle = try? FileHandle(forReadingFrom: url) else { return nil }
+        defer { try? handle.close() }
+        guard let prefix = try? handle.read(upToCount: MyStoryBackup.prefixLength), let length = MyStoryBackup.documentLength(prefix),
+            let size = (try? FileManager.default.attributesOfItem(atPath: url.path)[.size] as? NSNumber)?.int64Value
+        else { return nil }
+        let readable = length <= UInt64(PackageDocument.maxBytes) ? Int(length) : 0
+        let document = readable > 0 ? ((try? handle.read(upToCount: readable)) ?? nil).map { [UInt8]($0) } ?? [] : []
+        let violations = MyStoryBackup.check(document: document, length: length, fileSize: size).map { v -> Violation in
+            var copy = v
+            copy.subject = url.path
+            return copy
+        }
+        return DocumentChecker.Result(name: url.path, kind: "mystory-backup (MyStory's container, not the Spec's package)", violations: violations, canonical: nil)
     }
 }

@@ -346,3 +346,32 @@ extension CheckCommandTests {
         #expect(run.status == 0, "\(run.stdout)")
     }
 }
+
+extension CheckCommandTests {
+    /// Issue 28: a real MyStory backup (`MYSTBACK1`, written here by the independent forge from
+    /// MyStory's code) is named as MyStory's container, not "not JSON", and its JSON document is
+    /// checked as a manifest, every violation under /document.
+    @Test func aMyStoryBackupIsNamedAndItsDocumentChecked() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("backup-\(UUID().uuidString).bin")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let forge = Process()
+        forge.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        forge.arguments = ["python3", Fixture.root.appendingPathComponent("Conformance/tools/mystory_forge.py").path, "sample", file.path]
+        forge.standardOutput = FileHandle.nullDevice
+        try forge.run()
+        forge.waitUntilExit()
+        #expect(forge.terminationStatus == 0)
+        let run = try Fixture.run("conformance", ["check", "--format", "json", file.path])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let document = try JSONParser.parse(run.stdout)["documents"]?.arrayValue?.first
+        let violations = document?["violations"]?.arrayValue ?? []
+        #expect(document?["kind"]?.stringValue?.hasPrefix("mystory-backup") == true)
+        #expect(violations.first?["rule"] == "MIG-ENV-001")
+        #expect(violations.first?["path"] == "/magic")
+        #expect(violations.first?["found"]?.stringValue?.contains("MyStory's backup container") == true)
+        let paths = violations.compactMap { $0["path"]?.stringValue }
+        #expect(paths.contains("/document/createdAt"), "\(paths)")
+        #expect(paths.contains("/document/integrity"), "\(paths)")
+        #expect(!paths.contains("/document/mediaFiles"), "the forge's media region matches its list: \(paths)")
+    }
+}

@@ -465,8 +465,37 @@ sd.steps("ack-timeout-resends", "A chunk unacknowledged for more than 15 s is se
          to_start + [({"event": "tick", "at": T + 5 + 15000}, ss("transferring", 2, [], [0, 1]), []),
                      ({"event": "tick", "at": T + 5 + 15001}, ss("transferring", 2, [], [0, 1]), [{"action": "send-chunk", "index": 0}, {"action": "send-chunk", "index": 1}])],
          flags=["boundary"])
-sd.steps("locked-by-receiver", "The receiver locks the session.", ["MIG-PIN-002"], [],
-         to_start[:3] + [({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2), [{"action": "close"}])])
+
+def wrong_pins(lefts, at=T + 3):
+    """The receiver rejects a PIN once per entry in lefts (its attemptsLeft); the user enters it again after each."""
+    steps, t = [], at
+    for left in lefts:
+        steps.append(({"event": "message", "at": t, "document": msg("AuthPIN", {"result": "rejected", "attemptsLeft": left})}, ss("awaitingPINEntry", 2),
+                      [{"action": "ask-pin", "attemptsLeft": left}]))
+        steps.append(({"event": "user-entered-pin", "at": t + 1, "pin": PIN}, ss("awaitingPINResult", 2), [send(msg("AuthPIN", {"pin": PIN}))]))
+        t += 2
+    return steps, t
+
+
+four_wrong, after_four = wrong_pins([4, 3, 2, 1])
+sd.steps("locked-by-receiver", "The receiver counts four wrong PINs down (4, 3, 2, 1) and locks the session at the fifth.", ["MIG-PIN-002"], [],
+         to_start[:3] + four_wrong + [({"event": "message", "at": after_four, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2), [{"action": "close"}])])
+sd.steps("locked-at-the-first-wrong-pin", "A receiver that locks at the first wrong PIN breaks the five attempts (the session ends; the user never had the four others).",
+         ["MIG-PIN-002"], ["MIG-PIN-002"],
+         to_start[:3] + [({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2),
+                          [{"action": "close"}, reject("MIG-PIN-002", "/payload/result")])])
+three_wrong, after_three = wrong_pins([4, 3, 2])
+sd.steps("locked-at-the-fourth-wrong-pin", "Locked one wrong PIN early, after 4, 3, 2.", ["MIG-PIN-002"], ["MIG-PIN-002"],
+         to_start[:3] + three_wrong + [({"event": "message", "at": after_three, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2),
+                                        [{"action": "close"}, reject("MIG-PIN-002", "/payload/result")])], flags=["boundary"])
+sd.steps("rejected-at-the-fifth-wrong-pin", "A receiver that answers the fifth wrong PIN \"rejected\" gives the guesser more than five: reported; the user is still asked.",
+         ["MIG-PIN-002"], ["MIG-PIN-002"],
+         to_start[:3] + four_wrong + [({"event": "message", "at": after_four, "document": msg("AuthPIN", {"result": "rejected", "attemptsLeft": 1})}, ss("awaitingPINEntry", 2),
+                                       [{"action": "ask-pin", "attemptsLeft": 1}, reject("MIG-PIN-002", "/payload/result")])], flags=["boundary"])
+sd.steps("attempts-left-not-counted-down", "attemptsLeft stays 4 after the second wrong PIN: the count the user sees is wrong (reported at /payload/attemptsLeft).",
+         ["MIG-PIN-002"], ["MIG-PIN-002"],
+         to_start[:3] + wrong_pins([4])[0] + [({"event": "message", "at": T + 5, "document": msg("AuthPIN", {"result": "rejected", "attemptsLeft": 4})}, ss("awaitingPINEntry", 2),
+                                               [{"action": "ask-pin", "attemptsLeft": 4}, reject("MIG-PIN-002", "/payload/attemptsLeft")])])
 sd.steps("out-of-order", "StartTransfer before BackupMeta breaks the order.", ["MIG-XFER-006"], ["MIG-XFER-006"],
          to_start[:4] + [({"event": "message", "at": T + 4, "document": msg("StartTransfer", {"backupId": BID, "window": 2})}, ss("failed", 2, reason="protocol-error"),
                           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])
@@ -534,8 +563,8 @@ sd.steps("done-ignores-late-acks", "After Complete verified, late frames are not
                          [{"action": "close"}]),
                         ({"event": "message", "at": T + 10, "document": sack(2)}, ss("done", 2, [[0, 3]], []), [])])
 sd.steps("locked-reads-nothing-more", "A locked session reads nothing more.", ["MIG-PIN-002"], [],
-         to_start[:3] + [({"event": "message", "at": T + 3, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2), [{"action": "close"}]),
-                         ({"event": "message", "at": T + 4, "document": RH2}, ss("locked", 2), [])])
+         to_start[:3] + four_wrong + [({"event": "message", "at": after_four, "document": msg("AuthPIN", {"result": "locked"})}, ss("locked", 2), [{"action": "close"}]),
+                                      ({"event": "message", "at": after_four + 1, "document": RH2}, ss("locked", 2), [])])
 for slug, prefix, ended in (("awaiting-pin-entry", to_start[:2], ss("failed", 2, reason="disconnected")),
                             ("awaiting-pin-result", to_start[:3], ss("failed", 2, reason="disconnected")),
                             ("preparing", to_start[:4], ss("failed", 2, reason="disconnected")),

@@ -182,6 +182,7 @@ class Sender(Machine):
         self.in_flight = {}   # index -> time of its last send
         self.sends = {}       # index -> number of sends so far (MIG-XFER-002)
         self.handshaken = False
+        self.wrong_pins = 0        # MIG-PIN-002: the receiver owes attemptsLeft 4, 3, 2, 1, then locked
         self.connected_at = None   # when the open connection that has not sent its Handshake came (MIG-XFER-007)
         self.wait_from = None      # waitingReconnect: when the last connection ended; None while one is open (MIG-XFER-005)
 
@@ -338,10 +339,17 @@ class Sender(Machine):
             self.emit("prepare-backup")
             self.name = "preparing"
         elif result == "rejected":
+            self.wrong_pins += 1
+            due = PIN_ATTEMPTS - self.wrong_pins
             self.emit("ask-pin", attemptsLeft=p["attemptsLeft"])
             self.name = "awaitingPINEntry"
+            if due <= 0:
+                self.emit("reject", rule="MIG-PIN-002", path="/payload/result")
+            elif p["attemptsLeft"] != due:
+                self.emit("reject", rule="MIG-PIN-002", path="/payload/attemptsLeft")
         else:
-            self.end("locked")
+            self.wrong_pins += 1
+            self.end("locked", rule=None if self.wrong_pins == PIN_ATTEMPTS else "MIG-PIN-002", path="/payload/result")
 
     def on_ack(self, p, at):
         self.same_backup(p)

@@ -139,6 +139,20 @@ public struct SenderMachine: Sendable {
     /// The receiver's `maxChunkSize` from its Handshake: the package's chunks may not be larger
     /// (MIG-META-001).
     public private(set) var receiverMaxChunkSize: Int?
+    /// Wrong PINs the receiver answered in this session: its `attemptsLeft` must count down from
+    /// 4, and `locked` come at the fifth exactly (MIG-PIN-002).
+    public private(set) var wrongPINs = 0
+
+    /// MIG-PIN-002: after `wrongPINs` wrong PINs the receiver owes `attemptsLeft` 5 - wrongPINs, and
+    /// `locked` instead of `rejected` at the fifth.
+    private func pinCountViolation(rejectedWith left: Int) -> [TransferAction] {
+        let due = ReceiverMachine.pinAttempts - wrongPINs
+        if due <= 0 {
+            return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(ReceiverMachine.pinAttempts)", found: "\"rejected\" at wrong PIN \(wrongPINs)"))]
+        }
+        guard left != due else { return [] }
+        return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "attemptsLeft", expected: "\(due) after \(wrongPINs) wrong PIN(s)", found: "\(left)"))]
+    }
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
         self.configuration = configuration
@@ -289,10 +303,17 @@ public struct SenderMachine: Sendable {
             return [.send(.startBackup), .prepareBackup]
         case (.awaitingPINResult, .authPIN(.rejected(let left))):
             state = .awaitingPINEntry
-            return [.askPIN(attemptsLeft: left)]
+            wrongPINs += 1
+            // The receiver's count is what the user is shown, right or not.
+            return [.askPIN(attemptsLeft: left)] + pinCountViolation(rejectedWith: left)
         case (.awaitingPINResult, .authPIN(.locked)):
             state = .locked
-            return [.close(reason: "the receiver locked the session after too many wrong PINs")]
+            wrongPINs += 1
+            let early =
+                wrongPINs == ReceiverMachine.pinAttempts
+                ? []
+                : [TransferAction.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(ReceiverMachine.pinAttempts)", found: "\"locked\" at wrong PIN \(wrongPINs)"))]
+            return [.close(reason: "the receiver locked the session after too many wrong PINs")] + early
         case (.metaSent(let t), .startTransfer(let id, let w)):
             guard id == t.meta.backupId else { return fail(.protocolError, violation(MigrationRule.transferControl, t.meta.backupId, id)) }
             window = min(window, w)

@@ -33,6 +33,9 @@ struct MigrationScenario: Sendable {
     var faults: ChunkFaults
     /// What the sender's user types, in order: "right" or "wrong" (a PIN one off the shown one).
     var pins: [String]
+    /// After a session that ended locked, the receiver's next session is awaited and timed
+    /// (MIG-PIN-003), then run with the right PIN; `expectState` is that session's end.
+    var lockout: Bool
     /// The runner's own machine's final state.
     var expectState: String
     /// The rules the runner's machine reports, in order: faults the runner injected itself
@@ -62,17 +65,23 @@ struct MigrationScenario: Sendable {
             }
             var faults = ChunkFaults()
             for member in s["faults"]?.objectValue?.members ?? [] {
+                if ChunkFaults.flagNames.contains(member.key) {
+                    guard member.value == .bool(true), faults.set(member.key) else {
+                        throw LiveError("\(file.lastPathComponent): scenario \(id): faults.\(member.key) takes true")
+                    }
+                    continue
+                }
                 let frames = member.value.arrayValue?.compactMap { $0.integerValue.map(Int.init) }
                 // A misspelt fault would otherwise make a scenario pass without injecting anything.
                 guard let frames, frames.count == member.value.arrayValue?.count, faults.set(member.key, Set(frames)) else {
                     throw LiveError(
-                        "\(file.lastPathComponent): scenario \(id): faults.\(member.key) must be one of \(ChunkFaults.names.joined(separator: ", ")) with an array of frame numbers")
+                        "\(file.lastPathComponent): scenario \(id): faults.\(member.key) must be one of \(ChunkFaults.names.joined(separator: ", ")) with an array of frame numbers, or \(ChunkFaults.flagNames.joined(separator: ", ")) with true")
                 }
             }
             return MigrationScenario(
                 id: id, comment: s["comment"]?.stringValue ?? "", role: role,
                 rules: (s["rules"]?.arrayValue ?? []).compactMap(\.stringValue).map { RuleID($0) }, faults: faults,
-                pins: (s["pins"]?.arrayValue ?? [.string("right")]).compactMap(\.stringValue), expectState: state,
+                pins: (s["pins"]?.arrayValue ?? [.string("right")]).compactMap(\.stringValue), lockout: s["lockout"] == .bool(true), expectState: state,
                 expectRejects: (s["expect"]?["rejects"]?.arrayValue ?? []).compactMap(\.stringValue))
         }
     }

@@ -128,32 +128,64 @@ struct MigrationScenarioPlayer {
         // A receiver that connects and never greets is closed after 10 s (MIG-XFER-007), and the
         // sender keeps listening; nobody else will come, so the scenario ends there instead of at
         // its 90 s limit.
-        let (idle, closedIdle) = AsyncStream<Void>.makeStream()
-        let report: @Sendable (PeerEvent) -> Void = { event in
-            collector.report(event)
-            if case .violation(let v) = event, v.rule == MigrationRule.greeting { closedIdle.yield() }
-        }
         let options = peer
-        return try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask { try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, report) }
-            group.addTask {
-                for await _ in idle { return nil }
-                return nil
+        let asked = FirstCall()
+        let session: @Sendable (PINSequence) async throws -> String = { typed in
+            let (idle, closedIdle) = AsyncStream<Void>.makeStream()
+            let report: @Sendable (PeerEvent) -> Void = { event in
+                collector.report(event)
+                if case .violation(let v) = event, v.rule == MigrationRule.greeting { closedIdle.yield() }
             }
-            defer { group.cancelAll() }
-            let first = try await group.next() ?? nil
-            return first ?? SenderMachine.Phase.listening.rawValue
+            return try await withThrowingTaskGroup(of: String?.self) { group in
+                group.addTask { try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, asked, report) }
+                group.addTask {
+                    for await _ in idle { return nil }
+                    return nil
+                }
+                defer { group.cancelAll() }
+                let first = try await group.next() ?? nil
+                return first ?? SenderMachine.Phase.listening.rawValue
+            }
         }
+        let ended = try await session(typed)
+        guard scenario.lockout else { return ended }
+        guard ended == SenderMachine.Phase.locked.rawValue else {
+            collector.add(
+                Violation(
+                    rule: MigrationRule.pinAttempts, path: .root, expected: "the session locked after \(scenario.pins.count) wrong PINs", found: "it ended \(ended)",
+                    subject: "the receiver under test"))
+            return ended
+        }
+        // MIG-PIN-003: the next session (its PIN is asked for at its Handshake) not before the
+        // wait, less the time the lock took to arrive.
+        let lockedAt = ContinuousClock.now
+        asked.reset()
+        let next = try await session(PINSequence(["right"]))
+        if let at = asked.instant {
+            let waited = Int((at - lockedAt) / .milliseconds(1))
+            if waited < Int(PINLockout.standardFirstWait) - Self.lockTravel {
+                collector.add(
+                    Violation(
+                        rule: MigrationRule.pinLockout, path: .root,
+                        expected: "no new session within \(PINLockout.standardFirstWait) ms of the locked one (\(Self.lockTravel) ms allowed for the lock to reach the runner)",
+                        found: "its next Handshake after \(waited) ms", subject: "the receiver under test"))
+            }
+        }
+        return next
     }
+
+    /// The slack in timing MIG-PIN-003's wait from where the runner sees it.
+    static let lockTravel = 1000
 
     private static func sender(
         on listener: WebSocketListener, _ package: PreparedPackage, _ peer: SenderPeer.Options, _ typed: PINSequence, _ pinFile: URL, _ pinTaken: PINTaken,
-        _ report: @escaping @Sendable (PeerEvent) -> Void
+        _ asked: FirstCall, _ report: @escaping @Sendable (PeerEvent) -> Void
     ) async throws -> String {
         let state = try await SenderPeer.run(
             on: listener, options: peer,
             hooks: .init(
                 enterPIN: { _ in
+                    asked.mark()
                     // The receiver shows one PIN per session: read it once, then type from memory.
                     let shown = try await typed.shown {
                         let pin = try await PINFile.read(pinFile)
@@ -209,6 +241,16 @@ final class PINTaken: @unchecked Sendable {
             return taken
         }
     }
+}
+
+/// When something first happened (the first PIN asked for in a session).
+final class FirstCall: @unchecked Sendable {
+    private let lock = NSLock()
+    private var first: ContinuousClock.Instant?
+
+    var instant: ContinuousClock.Instant? { lock.withLock { first } }
+    func mark() { lock.withLock { first = first ?? .now } }
+    func reset() { lock.withLock { first = nil } }
 }
 
 /// The PINs the runner's user types, one per request.

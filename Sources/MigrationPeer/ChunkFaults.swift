@@ -13,10 +13,23 @@ public struct ChunkFaults: Sendable, Equatable {
     public var dropChunks: Set<Int> = []
     /// Drop the connection (no closing handshake) after these frames.
     public var disconnectAfterChunks: Set<Int> = []
+    /// Announce (in BackupMeta and Complete) an envelopeSHA256 with its first byte flipped, while
+    /// sending the true bytes: the receiver must answer `digest-mismatch` (MIG-XFER-004). A sender
+    /// only; not counted in frames.
+    public var wrongDigest = false
     public init() {}
 
     /// The member names a scenario may use, for the loader's check.
     public static let names = ["corruptChunks", "duplicateChunks", "holdChunks", "dropChunks", "disconnectAfterChunks"]
+    /// The faults without frames (`wrongDigest`), set by name alone.
+    public static let flagNames = ["wrongDigest"]
+
+    /// Sets the fault called `name` (one of `flagNames`); false for another name.
+    public mutating func set(_ name: String) -> Bool {
+        guard name == "wrongDigest" else { return false }
+        wrongDigest = true
+        return true
+    }
 
     /// Sets the fault called `name` (one of `names`); false for another name.
     public mutating func set(_ name: String, _ frames: Set<Int>) -> Bool {

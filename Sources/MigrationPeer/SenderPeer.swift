@@ -73,6 +73,10 @@ public enum SenderPeer {
             var current: (writer: WebSocketWriter, id: UUID)?
             var reader: ChunkReader?
             var sentAfterAck = 0
+            // Chunks whose last frame went out corrupted on purpose: an `ok` for one is the
+            // receiver accepting bytes its digest refuses (MIG-CHUNK-004).
+            var corruptedLast: Set<Int> = []
+            var announcedDigest: String?
             var line = FaultyLine<ByteBuffer>(options.faults) { frame in
                 var frame = frame
                 if let last = frame.writerIndex > 0 ? frame.writerIndex - 1 : nil {
@@ -118,13 +122,22 @@ public enum SenderPeer {
                         throw TransferFailure("cannot read the package: \(error)")
                     }
                     hooks.report(.log("package ready: \(package.meta.fileSize) bytes in \(package.meta.chunkCount) chunks"))
-                    actions = machine.handle(.backupReady(package.meta, at: now))
+                    var meta = package.meta
+                    if options.faults.wrongDigest {
+                        meta.envelopeSHA256 = Self.misstated(meta.envelopeSHA256)
+                        announcedDigest = meta.envelopeSHA256
+                        hooks.report(.log("announcing envelopeSHA256 \(meta.envelopeSHA256), not the package's \(package.meta.envelopeSHA256) (fault injection)"))
+                    }
+                    actions = machine.handle(.backupReady(meta, at: now))
                 case .failed(let why):
                     hooks.report(.log(why))
                     actions = machine.handle(.userCancel(at: now))
                 case .tick:
                     alarm.rang()
                     actions = machine.handle(.tick(at: now))
+                }
+                if case .received = input {
+                    Self.judgeAcceptance(of: &corruptedLast, announcedDigest, machine, hooks.report)
                 }
                 for action in actions {
                     switch action {
@@ -133,6 +146,7 @@ public enum SenderPeer {
                     case .sendChunk(let index):
                         guard let reader, let writer = current?.writer else { continue }
                         if machine.state.transfer?.acked.contains(index) == true { sentAfterAck += 1 }
+                        if options.faults.corruptChunks.contains(line.count + 1) { corruptedLast.insert(index) } else { corruptedLast.remove(index) }
                         let (frames, disconnect) = line.pass(try reader.frame(index))
                         for frame in frames { try? await writer.send(binary: frame) }
                         if disconnect {
@@ -184,5 +198,32 @@ public enum SenderPeer {
             }
             return machine.state
         }
+    }
+
+    /// What the receiver accepted that the runner made unacceptable on purpose: a corrupted chunk
+    /// acknowledged `ok` (MIG-CHUNK-004), a package verified against a digest it does not have
+    /// (MIG-XFER-004).
+    private static func judgeAcceptance(of corrupted: inout Set<Int>, _ announcedDigest: String?, _ machine: SenderMachine, _ report: (PeerEvent) -> Void) {
+        for index in corrupted.sorted() where machine.state.transfer?.acked.contains(index) == true {
+            corrupted.remove(index)
+            report(
+                .violation(
+                    Violation(
+                        rule: MigrationRule.chunkDigest, path: .root / "payload" / "status",
+                        expected: "\"retransmit\": chunk \(index)'s frame was sent with its last byte flipped", found: "\"ok\" for chunk \(index)")))
+        }
+        if let announcedDigest, machine.phase == .done {
+            report(
+                .violation(
+                    Violation(
+                        rule: MigrationRule.finalDigest, path: .root / "payload" / "result",
+                        expected: "\"digest-mismatch\": the envelopeSHA256 announced, \(announcedDigest), is not the package's", found: "\"verified\"")))
+        }
+    }
+
+    /// `digest` with its first hex digit changed.
+    static func misstated(_ digest: String) -> String {
+        let first = digest.unicodeScalars.first == "0" ? "1" : "0"
+        return first + String(digest.unicodeScalars.dropFirst())
     }
 }

@@ -33,7 +33,7 @@ struct Send: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Close a connection that sends no Handshake within this many ms (tests only; the Spec's 10000).", visibility: .hidden))
     var handshakeTimeoutMs: Int64 = 10_000
     @Option(help: ArgumentHelp(
-        "Misbehave on purpose: FAULT=FRAMES, e.g. corruptChunks=3 or dropChunks=2,5 (\(ChunkFaults.names.joined(separator: ", ")); frames counted from 1; repeatable).",
+        "Misbehave on purpose: FAULT=FRAMES, e.g. corruptChunks=3 or dropChunks=2,5 (\(ChunkFaults.names.joined(separator: ", ")); frames counted from 1; repeatable), or wrongDigest.",
         visibility: .hidden))
     var fault: [String] = []
     @Option(help: ArgumentHelp("Send a chunk again when its ack is this many ms late (tests only; the Spec's 15000).", visibility: .hidden))
@@ -61,10 +61,11 @@ struct Send: AsyncParsableCommand {
         options.configuration.handshakeTimeout = handshakeTimeoutMs
         options.configuration.ackTimeout = ackTimeoutMs
         for item in fault {
+            if options.faults.set(item) { continue }
             let parts = item.split(separator: "=", maxSplits: 1).map(String.init)
             let frames = Set((parts.count == 2 ? parts[1] : "").split(separator: ",").compactMap { Int($0) })
             guard parts.count == 2, !frames.isEmpty, options.faults.set(parts[0], frames) else {
-                throw ValidationError("--fault \(item): expected NAME=FRAMES with NAME one of \(ChunkFaults.names.joined(separator: ", "))")
+                throw ValidationError("--fault \(item): expected NAME=FRAMES with NAME one of \(ChunkFaults.names.joined(separator: ", ")), or \(ChunkFaults.flagNames.joined(separator: ", "))")
             }
         }
         let store = DeviceStore(URL(fileURLWithPath: self.store))

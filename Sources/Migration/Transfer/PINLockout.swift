@@ -10,6 +10,8 @@ public struct PINLockout: Sendable, Hashable {
     /// doubles with each further one in a row, up to `longestWait`.
     public let firstWait: EpochMillis
     public static let longestWait: EpochMillis = 3_600_000
+    /// The Spec's wait after one locked session.
+    public static let standardFirstWait: EpochMillis = 30_000
 
     public enum SessionOutcome: String, Sendable, Hashable, CaseIterable {
         /// Five wrong PINs (MIG-PIN-002).
@@ -25,7 +27,7 @@ public struct PINLockout: Sendable, Hashable {
     /// The earliest time the next session may show a PIN.
     public private(set) var notBefore: EpochMillis = 0
 
-    public init(firstWait: EpochMillis = 30_000) {
+    public init(firstWait: EpochMillis = Self.standardFirstWait) {
         self.firstWait = firstWait
     }
 

@@ -1,0 +1,44 @@
+import Foundation
+import Testing
+
+/// The receiver role against the outsider receiver (Tests/Fixtures/outsider-receiver) breaking one
+/// rule on request: each break fails its scenario on its rule, at the path where the receiver's
+/// message shows it. Not serialized: the lockout cases spend most of their time waiting.
+@Suite("The receiver role fails a receiver that breaks a rule")
+struct ReceiverFaultTests {
+    struct Break: Sendable, CustomTestStringConvertible {
+        var faults: [String]
+        var scenario: String
+        var rule: String
+        var path: String
+        var found: String
+        var testDescription: String { faults.joined(separator: "+") }
+    }
+
+    static let breaks = [
+        Break(faults: ["skip-final-digest"], scenario: "wrong-digest-announced", rule: "MIG-XFER-004", path: "/payload/result", found: #""verified""#),
+        Break(faults: ["ack-corrupt", "skip-final-digest"], scenario: "corrupted-chunk", rule: "MIG-CHUNK-004", path: "/payload/status", found: #""ok" for chunk 2"#),
+        Break(faults: ["wrong-attempts-left"], scenario: "five-wrong-pins", rule: "MIG-PIN-002", path: "/payload/attemptsLeft", found: "found    4"),
+        Break(faults: ["early-lock"], scenario: "five-wrong-pins", rule: "MIG-PIN-002", path: "/payload/result", found: #""locked" at wrong PIN 3"#),
+        Break(faults: ["no-lockout"], scenario: "five-wrong-pins", rule: "MIG-PIN-003", path: "", found: "its next Handshake after"),
+    ]
+
+    @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) throws {
+        let live = try LiveRunTests()
+        defer { try? FileManager.default.removeItem(at: live.scratch) }
+        let port = try LiveRunTests.freePort()
+        let receiver = try live.outsider(
+            "outsider-receiver/receiver.py",
+            ["--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file", live.file("conformance-password").path]
+                + broken.faults.flatMap { ["--fault", $0] })
+        defer { receiver.terminate() }
+        let run = try Fixture.run(
+            "conformance",
+            ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/\(broken.scenario)"],
+            limit: 100)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)\n\(live.log("outsider.log"))")
+        #expect(run.stdout.contains("FAIL  migration/live-receiver/\(broken.scenario)"), "\(run.stdout)")
+        #expect(run.stdout.contains("\(broken.rule) at \"\(broken.path)\""), "\(run.stdout)")
+        #expect(run.stdout.contains(broken.found), "\(run.stdout)")
+    }
+}

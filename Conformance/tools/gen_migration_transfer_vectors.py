@@ -80,7 +80,18 @@ cm.doc("pin-five-digits", "Five digits are not a PIN.", bad("/payload/pin", "MIG
 cm.doc("pin-both-shapes", "A request and a result in one message.", bad("/payload", "MIG-MSG-003"), ["MIG-MSG-003"], (), msg("AuthPIN", {"pin": "048203", "result": "accepted"}))
 cm.doc("pin-rejected-zero-left", "Zero attempts left is \"locked\", not \"rejected\".", bad("/payload/attemptsLeft", "MIG-MSG-003"), ["MIG-MSG-003"], ("boundary",),
        msg("AuthPIN", {"result": "rejected", "attemptsLeft": 0}))
+cm.doc("pin-all-zeros", "000000 is a PIN: six digits, kept as a string (the runner's wrong PIN for a shown 999999, the shown one plus one modulo 10^6).",
+       ok(msg("AuthPIN", {"pin": "000000"})), ["MIG-MSG-003", "MIG-PIN-001"], ("boundary",), msg("AuthPIN", {"pin": "000000"}))
+cm.doc("pin-all-nines", "999999 is a PIN.", ok(msg("AuthPIN", {"pin": "999999"})), ["MIG-MSG-003", "MIG-PIN-001"], ("boundary",), msg("AuthPIN", {"pin": "999999"}))
+cm.doc("pin-seven-digits", "999999 plus one is not 1000000: seven digits are not a PIN.", bad("/payload/pin", "MIG-MSG-003"), ["MIG-MSG-003"], ("boundary",),
+       msg("AuthPIN", {"pin": "1000000"}))
+cm.doc("pin-fullwidth-digits", "ASCII digits only: U+FF10..FF19 are digits to Unicode, not to a PIN.", bad("/payload/pin", "MIG-MSG-003"), ["MIG-MSG-003"], ("interop-trap",),
+       msg("AuthPIN", {"pin": "\uff10\uff14\uff18\uff12\uff10\uff13"}))
 cm.doc("start-backup", "StartBackup with an empty payload.", ok(msg("StartBackup", {})), ["MIG-MSG-001"], (), msg("StartBackup", {}))
+cm.doc("start-backup-with-members", "StartBackup carries nothing: members in its payload are ignored and dropped, like any unknown member.",
+       ok(msg("StartBackup", {})), ["MIG-MSG-001", "CORE-MEMBER-001"], ("interop-trap",), msg("StartBackup", {"includeMedia": True}))
+cm.doc("start-backup-payload-null", "payload is an object even when empty: null is not {}.", bad("/payload", "CORE-TYPE-002"), ["CORE-TYPE-002"], ("interop-trap",),
+       {"type": "StartBackup", "payload": None})
 cm.doc("backup-meta", "BackupMeta: the envelope's size and digest, the chunking.", ok(msg("BackupMeta", META)), ["MIG-MSG-004"], ("seed-example",), msg("BackupMeta", META))
 cm.doc("meta-chunk-count-wrong", "chunkCount must be ⌈fileSize / chunkSize⌉.", bad("/payload/chunkCount", "MIG-MSG-004"), ["MIG-MSG-004"], (), msg("BackupMeta", dict(META, chunkCount=3)))
 cm.doc("meta-digest-upper", "Digests are lower-case.", bad("/payload/envelopeSHA256", "MIG-MSG-004"), ["MIG-MSG-004"], (), msg("BackupMeta", dict(META, envelopeSHA256=SHA.upper())))
@@ -92,6 +103,22 @@ cm.doc("resume-after-reconnect", "ResumeTransfer with the token and the chunks h
 cm.doc("resume-after-pause", "ResumeTransfer after a pause names only the backup.", ok(msg("ResumeTransfer", {"backupId": BID})), ["MIG-MSG-005"], (), msg("ResumeTransfer", {"backupId": BID}))
 cm.doc("resume-ranges-touching", "Ranges must not touch: [0,10) and [10,20) is [0,20).", bad("/payload/have/1", "MIG-MSG-005"), ["MIG-MSG-005"], ("interop-trap",),
        msg("ResumeTransfer", dict(R, have=[[0, 10], [10, 20]])))
+cm.doc("resume-have-empty", "A receiver back with no chunk held sends have []: the token still comes with it.",
+       ok(msg("ResumeTransfer", dict(R, have=[]))), ["MIG-MSG-005"], ("boundary",), msg("ResumeTransfer", dict(R, have=[])))
+cm.doc("resume-have-objects", "A range is a two-element array [from, to], not an object.", bad("/payload/have/0", "CORE-TYPE-003"), ["MIG-MSG-005", "CORE-TYPE-003"], ("interop-trap",),
+       msg("ResumeTransfer", dict(R, have=[{"from": 0, "to": 10}])))
+cm.doc("resume-have-flat", "have is an array of ranges, not one flat [from, to].", bad("/payload/have/0", "CORE-TYPE-003"), ["MIG-MSG-005", "CORE-TYPE-003"], ("interop-trap",),
+       msg("ResumeTransfer", dict(R, have=[0, 10])))
+cm.doc("resume-have-indexes", "have lists ranges, not chunk indexes: [[0], [1]] is not [[0, 2]].", bad("/payload/have/0", "MIG-MSG-005"), ["MIG-MSG-005"], ("interop-trap",),
+       msg("ResumeTransfer", dict(R, have=[[0], [1]])))
+cm.doc("resume-have-empty-range", "[5, 5) holds nothing: from < to.", bad("/payload/have/0", "MIG-MSG-005"), ["MIG-MSG-005"], ("boundary",),
+       msg("ResumeTransfer", dict(R, have=[[5, 5]])))
+cm.doc("resume-have-closed-range", "to is one past the last chunk held: a receiver holding chunk 0 only sends [[0, 1]], and [[0, 0]] is refused.",
+       bad("/payload/have/0", "MIG-MSG-005"), ["MIG-MSG-005"], ("interop-trap",), msg("ResumeTransfer", dict(R, have=[[0, 0]])))
+cm.doc("resume-have-unsorted", "Ranges are sorted.", bad("/payload/have/1", "MIG-MSG-005"), ["MIG-MSG-005"], (),
+       msg("ResumeTransfer", dict(R, have=[[12, 20], [0, 10]])))
+cm.doc("resume-have-fractional", "Chunk numbers are integers.", bad("/payload/have/0/1", "CORE-TYPE-004"), ["MIG-MSG-005", "CORE-TYPE-004"], (),
+       msg("ResumeTransfer", dict(R, have=[[0, 10.5]])))
 cm.doc("resume-token-without-have", "The token and the ranges come together.", bad("/payload/have", "MIG-MSG-005"), ["MIG-MSG-005"], (),
        msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN}))
 cm.doc("chunk-ack", "ChunkAck ok.", ok(msg("ChunkAck", {"backupId": BID, "index": 7, "status": "ok"})), ["MIG-MSG-006"], (), msg("ChunkAck", {"backupId": BID, "index": 7, "status": "ok"}))
@@ -496,6 +523,14 @@ sd.steps("attempts-left-not-counted-down", "attemptsLeft stays 4 after the secon
          ["MIG-PIN-002"], ["MIG-PIN-002"],
          to_start[:3] + wrong_pins([4])[0] + [({"event": "message", "at": T + 5, "document": msg("AuthPIN", {"result": "rejected", "attemptsLeft": 4})}, ss("awaitingPINEntry", 2),
                                                [{"action": "ask-pin", "attemptsLeft": 4}, reject("MIG-PIN-002", "/payload/attemptsLeft")])])
+sd.steps("package-chunks-over-receiver-maximum", "A package cut into chunks larger than the receiver's Handshake allowed (here 8192 > 4096) is never announced: "
+         "the sender cancels with protocol-error and closes, reporting nothing against the receiver (MIG-META-001 is the sender's own duty).",
+         ["MIG-META-001"], [],
+         [({"event": "connected", "at": T}, ss("listening", 1), []),
+          ({"event": "message", "at": T + 1, "document": msg("Handshake", dict(RH2["payload"], maxChunkSize=4096))}, ss("awaitingPINEntry", 2),
+           [send(SH), {"action": "ask-pin", "attemptsLeft": 5}])] + to_start[2:4] +
+         [({"event": "backup-ready", "at": T + 4, "meta": dict(META, chunkSize=8192, chunkCount=1)}, ss("failed", 2, reason="protocol-error"),
+           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}])], flags=["boundary"])
 sd.steps("out-of-order", "StartTransfer before BackupMeta breaks the order.", ["MIG-XFER-006"], ["MIG-XFER-006"],
          to_start[:4] + [({"event": "message", "at": T + 4, "document": msg("StartTransfer", {"backupId": BID, "window": 2})}, ss("failed", 2, reason="protocol-error"),
                           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006")])])

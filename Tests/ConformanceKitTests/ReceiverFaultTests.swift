@@ -42,3 +42,25 @@ struct ReceiverFaultTests {
         #expect(run.stdout.contains(broken.found), "\(run.stdout)")
     }
 }
+
+extension ReceiverFaultTests {
+    /// A receiver showing 999999 is typed 000000 as the wrong PIN (the shown one plus one modulo
+    /// 10^6), a valid six-digit PIN it can reject: the scenario passes.
+    @Test(.timeLimit(.minutes(2))) func theWrongPINAfter999999IsSixDigits() throws {
+        let live = try LiveRunTests()
+        defer { try? FileManager.default.removeItem(at: live.scratch) }
+        let port = try LiveRunTests.freePort()
+        let receiver = try live.outsider(
+            "outsider-receiver/receiver.py",
+            [
+                "--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file",
+                live.file("conformance-password").path, "--fault", "fixed-pin-999999",
+            ])
+        defer { receiver.terminate() }
+        let run = try Fixture.run(
+            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/five-wrong-pins"],
+            limit: 100)
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(live.log("outsider.log"))")
+        #expect(live.log("outsider.log").contains("wrong PIN 000000: 4 attempt(s) left"), "\(live.log("outsider.log"))")
+    }
+}

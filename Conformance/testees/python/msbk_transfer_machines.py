@@ -182,6 +182,7 @@ class Sender(Machine):
         self.in_flight = {}   # index -> time of its last send
         self.sends = {}       # index -> number of sends so far (MIG-XFER-002)
         self.handshaken = False
+        self.peer_max_chunk = None # the receiver's Handshake maxChunkSize (MIG-META-001)
         self.wrong_pins = 0        # MIG-PIN-002: the receiver owes attemptsLeft 4, 3, 2, 1, then locked
         self.connected_at = None   # when the open connection that has not sent its Handshake came (MIG-XFER-007)
         self.wait_from = None      # waitingReconnect: when the last connection ended; None while one is open (MIG-XFER-005)
@@ -238,6 +239,9 @@ class Sender(Machine):
 
     def on_backup_ready(self, event, at):
         if self.name == "preparing":
+            if self.peer_max_chunk is not None and event["meta"]["chunkSize"] > self.peer_max_chunk:
+                # MIG-META-001: chunks the receiver would refuse are never announced; not the peer's fault.
+                self.end("failed", reason="protocol-error", cancel="protocol-error")
             self.meta = event["meta"]
             self.send("BackupMeta", self.meta)
             self.name = "metaSent"
@@ -296,6 +300,7 @@ class Sender(Machine):
                 self.protocol_error("MIG-MSG-002", "/payload/role")
             self.connected_at = None
             self.peer_window = p["maxWindow"]
+            self.peer_max_chunk = p["maxChunkSize"]
             self.send("Handshake", self.handshake_payload(maxWindow=self.cfg["maxWindow"],
                                                           maxChunkSize=self.cfg["chunkSize"]))
             if n == "listening":

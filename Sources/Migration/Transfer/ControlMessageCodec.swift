@@ -157,9 +157,12 @@ extension ControlMessage {
             var ranges: [Range<Int>] = []
             for (i, item) in haveValue.enumerated() {
                 let pair = try asArray(item, at: p.pointer("have") / i)
-                guard pair.count == 2, case .number(let a) = pair[0], case .number(let b) = pair[1], let lo = a.int64, let hi = b.int64,
-                    lo >= 0, hi > lo, hi <= Int64(UInt32.max), lo > Int64(ranges.last?.upperBound ?? -1)
-                else {
+                guard pair.count == 2 else {
+                    throw Violation(rule: MigrationRule.transferControl, path: p.pointer("have") / i, expected: "[from, to]", found: item.brief)
+                }
+                let lo = try asInteger(pair[0], at: p.pointer("have") / i / 0)
+                let hi = try asInteger(pair[1], at: p.pointer("have") / i / 1)
+                guard lo >= 0, hi > lo, hi <= Int64(UInt32.max), lo > Int64(ranges.last?.upperBound ?? -1) else {
                     throw Violation(
                         rule: MigrationRule.transferControl, path: p.pointer("have") / i,
                         expected: "[from, to) with from < to, sorted, not touching the previous range", found: item.brief)

@@ -208,6 +208,12 @@ public struct SenderMachine: Sendable {
             return [.send(.authPIN(.request(pin: pin)))]
         case .backupReady(let meta, _):
             guard case .preparing(let token) = state else { return [] }
+            if let most = receiverMaxChunkSize, meta.chunkSize > most {
+                // MIG-META-001: the receiver would refuse these chunks; announcing them would only
+                // fail later. The package is this side's fault, so nothing is reported against the peer.
+                state = .failed(.cancelled(.protocolError), nil)
+                return [.send(.cancelTransfer(backupId: nil, reason: .protocolError)), .close(reason: "the package's chunks (\(meta.chunkSize) bytes) exceed the receiver's maxChunkSize \(most) (MIG-META-001)")]
+            }
             state = .metaSent(Transfer(meta: meta, resumeToken: token))
             return [.send(.backupMeta(meta))]
         case .userPause:

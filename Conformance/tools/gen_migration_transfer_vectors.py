@@ -455,7 +455,13 @@ sd.steps("resume-wrong-token", "A resume without the session's token is refused.
                      ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),
                      ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": "22" * 16, "have": [[0, 3]]})},
                       ss("failed", 2, [], [], reason="protocol-error"),
-                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003")])])
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003", "/payload/resumeToken")])])
+sd.steps("resume-other-backup", "A resume naming another backup is refused, at its backupId.", ["MIG-XFER-003"], ["MIG-XFER-003"],
+         to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),
+                     ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": "00000000-0000-4000-8000-000000000000", "resumeToken": TOKEN, "have": []})},
+                      ss("failed", 2, [], [], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003", "/payload/backupId")])])
 sd.steps("resume-without-handshake", "A reconnected receiver greets first: ResumeTransfer before its Handshake is out of order.",
          ["MIG-XFER-006", "MIG-MSG-002"], ["MIG-XFER-006"],
          to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),

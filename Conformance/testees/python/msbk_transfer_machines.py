@@ -377,9 +377,10 @@ class Sender(Machine):
 
     def on_resume(self, p, at):
         """MIG-XFER-003: the token must be the session's; only the chunks the receiver lacks go out."""
+        if p["backupId"].lower() != self.meta["backupId"].lower():
+            self.protocol_error("MIG-XFER-003", "/payload/backupId")
         if p["resumeToken"] != self.token:
-            self.protocol_error("MIG-XFER-003")
-        self.same_backup(p)
+            self.protocol_error("MIG-XFER-003", "/payload/resumeToken")
         have = from_ranges(p["have"])
         if any(i >= self.meta["chunkCount"] for i in have):
             self.protocol_error("MIG-XFER-006")

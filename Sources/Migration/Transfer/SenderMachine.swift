@@ -327,8 +327,16 @@ public struct SenderMachine: Sendable {
             return fill(at: at)
         case (.waitingReconnect(var t, _, .greeted), .resumeTransfer(let r)):
             // MIG-XFER-003: only the receiver holding the token resumes; what it has is not sent again.
-            guard r.backupId == t.meta.backupId, let token = r.resumeToken, token == t.resumeToken, let have = r.have else {
-                return fail(.protocolError, violation(MigrationRule.resume, "the session's backup and resume token", "another"))
+            guard r.backupId == t.meta.backupId else {
+                return fail(.protocolError, Violation(rule: MigrationRule.resume, path: .root / "payload" / "backupId", expected: t.meta.backupId, found: r.backupId))
+            }
+            guard let token = r.resumeToken, token == t.resumeToken, let have = r.have else {
+                // The token is a secret: the report does not repeat it.
+                return fail(
+                    .protocolError,
+                    Violation(
+                        rule: MigrationRule.resume, path: .root / "payload" / "resumeToken", expected: "the token the PIN's acceptance gave",
+                        found: r.resumeToken == nil ? "absent (a resume after a pause, not after a reconnect)" : "another token"))
             }
             t.acked = ChunkSet(have.map { $0.clamped(to: 0..<t.meta.chunkCount) })
             if let w = r.window { window = min(configuration.maxWindow, w) }

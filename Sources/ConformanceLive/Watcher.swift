@@ -29,6 +29,8 @@ public struct WatchOptions: Sendable {
     public var ready: @Sendable (Int) -> Void = { _ in }
     /// One line per frame (on a terminal).
     public var echo: (@Sendable (String) -> Void)?
+    /// Migration: the envelope's password; its segments are then authenticated as they pass.
+    public var password: String?
 
     public init(family: String, listen: (host: String, port: Int)) {
         self.family = family
@@ -87,7 +89,7 @@ public enum Watcher {
         var judge = judge
         // Frames are digested here, on this task, not on the forwarding ones: judging never
         // delays the transfer it watches. The envelope is put together as its chunks go past.
-        var envelope = options.family == "migration" ? EnvelopeDigest() : nil
+        var envelope = options.family == "migration" ? EnvelopeDigest(password: options.password) : nil
         func record(_ event: WireEvent) {
             log?.write(Data((SessionLog.line(event) + "\n").utf8))
             options.echo?(WatchReport.line(event))
@@ -106,8 +108,8 @@ public enum Watcher {
                     case (.text(let text), _):
                         envelope?.sender(text)
                     case (.binary(let bytes), .binary(_, let frame)):
-                        if let whole = envelope?.chunk(bytes, dataSHA256: frame.restSHA256) {
-                            record(WireEvent(at: at, connection: id, .envelope(sha256: whole.sha256, length: whole.length)))
+                        for learnt in envelope?.chunk(bytes, dataSHA256: frame.restSHA256) ?? [] {
+                            record(WireEvent(at: at, connection: id, learnt))
                         }
                     default:
                         break

@@ -43,6 +43,8 @@ struct Watch: AsyncParsableCommand {
     @Flag(help: "With a wss:// upstream: trust any certificate (the report says so).") var insecureSkipVerify = false
     @Option(help: "Serve wss:// with this certificate chain (PEM); needs --key.") var cert: String?
     @Option(help: "The private key (PEM) of --cert.") var key: String?
+    @Option(help: "Migration: a file holding the envelope's password; its segments are then authenticated as they pass (nothing is stored).")
+    var passwordFile: String?
 
     func run() async throws {
         let repository = try repo.locate()
@@ -51,6 +53,7 @@ struct Watch: AsyncParsableCommand {
             throw ValidationError("--listen \(listen) is not HOST:PORT")
         }
         if family == "migration", upstream == nil { throw ValidationError("--family migration needs --upstream ws://SENDER (the old phone)") }
+        if passwordFile != nil, family != "migration" { throw ValidationError("--password-file is for --family migration") }
         if let sessions, sessions < 1 { throw ValidationError("--sessions must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
         var names: [String: String] = [:]
@@ -64,6 +67,7 @@ struct Watch: AsyncParsableCommand {
         options.duration = duration
         options.log = log.map { URL(fileURLWithPath: $0) }
         options.binaryCap = max(0, logBinaryBytes)
+        options.password = try passwordFile.map(readPassword)
         options.trust = try tlsTrust(caFile: caFile, pin: pinSha256, insecure: insecureSkipVerify)
         switch (cert, key) {
         case (let cert?, let key?): options.tlsIdentity = TLSServerIdentity(certificateFile: cert, keyFile: key)

@@ -233,12 +233,12 @@ extension LiveRunTests {
         return (sender, try String(contentsOf: file("url"), encoding: .utf8))
     }
 
-    func watchMigration(upstream: String) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
+    func watchMigration(upstream: String, password: Bool = false) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
         try? FileManager.default.removeItem(at: file("watch-url"))
         let arguments = [
             "watch", "--family", "migration", "--listen", "127.0.0.1:0", "--upstream", upstream, "--ready-file", file("watch-url").path,
             "--log", file("session.jsonl").path, "--format", "json", "--sessions", "1", "--ack-timeout-ms", "1000",
-        ]
+        ] + (password ? ["--password-file", file("password").path] : [])
         let task = Task { try await Fixture.runAsync("conformance", arguments, limit: 120) }
         return (String(decoding: try await self.await("watch-url"), as: UTF8.self), task)
     }
@@ -261,7 +261,7 @@ extension LiveRunTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (sender, url) = try watchedSender()
         defer { sender.terminate() }
-        let (watchURL, watching) = try await watchMigration(upstream: url)
+        let (watchURL, watching) = try await watchMigration(upstream: url, password: true)
         let receiver = try start(
             ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
              "--pin-out", file("receiver-pin").path], log: "receive.log")
@@ -269,6 +269,9 @@ extension LiveRunTests {
         try await typePINs([true], shownIn: "receiver-pin")
         let result = try await watching.value
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)\n\(log("receive.log"))")
+        // With the password, every segment was opened as it passed.
+        #expect(result.stdout.contains("segments were authenticated with the password given"), "\(result.stdout)")
+        #expect(try String(contentsOf: file("session.jsonl"), encoding: .utf8).contains(#""segments":{"opened":"#))
         let report = try Self.watchReport(result.stdout)
         #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "migrated", "\(result.stdout)")
         Fixture.wait(receiver, limit: 30)

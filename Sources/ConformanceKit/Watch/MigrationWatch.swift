@@ -78,6 +78,8 @@ public struct MigrationWatch: WireJudge, Sendable {
             add(.client, c, at: event.at, frame: "a binary frame of \(frame.length) bytes", ControlFrame.binaryToSender(length: frame.length))
         case .envelope(let sha256, _):
             if let s = current[c] { sessions[s].envelopeDigest = sha256 }
+        case .segments(let opened, let refused):
+            segments(opened: opened, refused: refused, on: c, at: event.at)
         case .ping, .pong:
             break
         case .close:
@@ -253,6 +255,22 @@ public struct MigrationWatch: WireJudge, Sendable {
             break
         }
         if actual == nil { notes.append("session \(s + 1): the final digest was not checked (the watch did not see every chunk whole)") }
+    }
+
+    /// The envelope opened with the password as it passed (MIG-ENV-*): a failure is the sender's,
+    /// except a password that does not open it, which may be the watcher's own mistake.
+    private mutating func segments(opened: Int, refused: EnvelopeError?, on c: Int, at: EpochMillis) {
+        let s = current[c]
+        let session = s.map { "session \($0 + 1): " } ?? ""
+        guard let refused else {
+            notes.append(session + "the envelope's \(opened) segments were authenticated with the password given")
+            return
+        }
+        if refused.code == .wrongPassword {
+            notes.append(session + "the password given does not open the envelope (MIG-ENV key check): its segments were not authenticated")
+            return
+        }
+        add(.server, c, at: at, frame: "the envelope, after \(opened) segments opened", refused.violation, session: s)
     }
 
     // MARK: chunks

@@ -109,7 +109,7 @@ public struct PairingWatch: Sendable {
                 Violation(rule: PairingRule.relayRouting, path: .root, expected: "text frames only (signaling is JSON)", found: "a binary frame of \(frame.length) bytes"))
         case .ping(.client):
             connections[c]?.keepalives.append(event.at)
-        case .ping(.server), .pong, .envelope:
+        case .ping(.server), .pong, .envelope, .segments:
             break
         case .close(let by, _):
             connections[c]?.closed = event.at

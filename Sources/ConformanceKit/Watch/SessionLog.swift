@@ -1,4 +1,5 @@
 import Foundation
+import Migration
 import WireCore
 
 /// The session log (Conformance/session-log.md): JSON Lines, a header line, then one line per
@@ -61,6 +62,14 @@ public enum SessionLog {
             o["pong"] = true
         case .envelope(let sha256, let length):
             o["envelope"] = ["sha256": .string(sha256), "length": .number(JSONNumber(length))]
+        case .segments(let opened, let refused):
+            var g = JSONObject(["opened": .number(JSONNumber(Int64(opened)))])
+            if let refused {
+                var r = JSONObject(["code": .string(refused.code.rawValue), "path": .string(refused.path.description), "detail": .string(refused.detail)])
+                if let at = refused.byteOffset { r["byteOffset"] = .number(JSONNumber(Int64(at))) }
+                g["refused"] = .object(r)
+            }
+            o["segments"] = .object(g)
         case .close(let by, let code):
             var c = JSONObject()
             if let by { c["by"] = .string(by.rawValue) }
@@ -169,10 +178,25 @@ public enum SessionLog {
         if let envelope = try r.optionalObjectReader("envelope") {
             return WireEvent(at: at, connection: connection, .envelope(sha256: try envelope.string("sha256"), length: try envelope.integer("length")))
         }
+        if let segments = try r.optionalObjectReader("segments") {
+            var refused: EnvelopeError?
+            if let e = try segments.optionalObjectReader("refused") {
+                let code = try e.string("code")
+                guard let c = EnvelopeError.Code(rawValue: code) else {
+                    throw Violation(rule: CoreRule.type, path: e.pointer("code"), expected: EnvelopeError.Code.allCases.map(\.rawValue).joined(separator: ", "), found: JSONSerializer.quoted(code))
+                }
+                let path = try e.string("path")
+                guard let pointer = JSONPointer(path) else {
+                    throw Violation(rule: CoreRule.type, path: e.pointer("path"), expected: "a JSON Pointer", found: JSONSerializer.quoted(path))
+                }
+                refused = EnvelopeError(c, pointer, at: try e.optionalInteger("byteOffset").map { Int(clamping: $0) }, try e.string("detail"))
+            }
+            return WireEvent(at: at, connection: connection, .segments(opened: Int(clamping: try segments.integer("opened")), refused: refused))
+        }
         if let close = try r.optionalObjectReader("close") {
             let by = try close.optionalString("by").flatMap(WireEvent.Side.init(rawValue:))
             return WireEvent(at: at, connection: connection, .close(by: by, code: try close.optionalInteger("code").map { Int(clamping: $0) }))
         }
-        throw Violation(rule: CoreRule.type, path: .root, expected: "one of open, text, binary, ping, pong, close, envelope", found: "none of them")
+        throw Violation(rule: CoreRule.type, path: .root, expected: "one of open, text, binary, ping, pong, close, envelope, segments", found: "none of them")
     }
 }

@@ -195,7 +195,7 @@ extension WatchReport {
         case .open: return true
         case .text(let from, _), .binary(let from, _), .ping(let from), .pong(let from): return from == .client
         case .close(let by, _): return by != .server
-        case .envelope: return false
+        case .envelope, .segments: return false
         }
     }
 
@@ -208,6 +208,8 @@ extension WatchReport {
         case .pong: return "pong"
         case .binary(_, let frame): return "binary \(frame.length) bytes"
         case .envelope(let sha256, let length): return "envelope of \(length) bytes, SHA-256 \(sha256.prefix(16))…"
+        case .segments(let opened, nil): return "\(opened) envelope segments authenticated"
+        case .segments(_, let refused?): return "envelope refused: \(refused)"
         case .text(_, let text):
             guard let json = try? JSONParser.parse(Array(text.utf8)) else { return FrameJudge.quote(text, limit: 60) }
             var parts = [json["type"]?.stringValue ?? "?"]

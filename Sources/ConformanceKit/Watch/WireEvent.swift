@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Migration
 import WireCore
 
 /// One thing that happened on a watched connection, as `conformance watch` sees it live and as a
@@ -53,6 +54,9 @@ public struct WireEvent: Sendable, Hashable {
         /// Migration: the watch saw every chunk of the envelope whole and put their data together
         /// in index order: its SHA-256 and length (what the final digest check compares).
         case envelope(sha256: String, length: Int64)
+        /// Migration, with the password: the envelope's segments opened as they passed, and the
+        /// first failure (then no more were opened), or nil when every one opened.
+        case segments(opened: Int, refused: EnvelopeError?)
     }
 
     /// Epoch milliseconds.

@@ -40,6 +40,9 @@ public struct LiveOptions: Sendable {
     public var backoff: [Int64] = SignalingConnectionMachine.Policy.seed.backoff
     public var keepaliveMs: Int64 = SignalingConnectionMachine.Policy.seed.keepaliveInterval
     public var timeScale = 1.0
+    /// Role receiver: the wait after a locked session the receiver under test states (MIG-PIN-003;
+    /// the Spec's 30,000 ms, shorter in test builds only).
+    public var pinLockoutMs = Int(PINLockout.standardFirstWait)
     /// Role phone: where the runner writes the QR text or code for the phone under test.
     public var handoffOut: URL?
     /// Role desktop: where the desktop under test writes its QR text; role phone: where the phone

@@ -163,11 +163,12 @@ struct MigrationScenarioPlayer {
         let next = try await session(PINSequence(["right"]))
         if let at = asked.instant {
             let waited = Int((at - lockedAt) / .milliseconds(1))
-            if waited < Int(PINLockout.standardFirstWait) - Self.lockTravel {
+            let wait = self.options.pinLockoutMs
+            if waited < wait - min(Self.lockTravel, wait / 2) {
                 collector.add(
                     Violation(
                         rule: MigrationRule.pinLockout, path: .root,
-                        expected: "no new session within \(PINLockout.standardFirstWait) ms of the locked one (\(Self.lockTravel) ms allowed for the lock to reach the runner)",
+                        expected: "no new session within \(wait) ms of the locked one (\(min(Self.lockTravel, wait / 2)) ms allowed for the lock to reach the runner)",
                         found: "its next Handshake after \(waited) ms", subject: "the receiver under test"))
             }
         }

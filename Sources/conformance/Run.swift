@@ -49,6 +49,8 @@ struct Run: AsyncParsableCommand {
     var timeScale: Double = 1
     @Option(help: "With --role sender: write the PIN here (the sender under test reads it).") var pinOut: String?
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
+    @Option(help: ArgumentHelp("With --role receiver: the wait after a locked session the receiver states, ms (test builds only; the Spec's 30000).", visibility: .hidden))
+    var pinLockoutMs: Int = 30_000
     @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
     var passwordFile: String?
     @Option(help: "Seconds to wait for a testee's answer (default 10); with --role relay for each expected frame, with --role phone or desktop for the peer's registrations and each quiet spell (default 3).")
@@ -182,6 +184,8 @@ struct Run: AsyncParsableCommand {
             options.timeScale = timeScale
             options.relayURL = relayUrl
         }
+        guard (1...30_000).contains(pinLockoutMs) else { throw ValidationError("--pin-lockout-ms must be 1 ... 30000 (the Spec's wait; shorter for test builds)") }
+        options.pinLockoutMs = pinLockoutMs
         if let timeout {
             guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
             options.frameTimeout = .milliseconds(Int64(timeout * 1000))

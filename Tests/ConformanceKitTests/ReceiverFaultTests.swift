@@ -3,7 +3,8 @@ import Testing
 
 /// The receiver role against the outsider receiver (Tests/Fixtures/outsider-receiver) breaking one
 /// rule on request: each break fails its scenario on its rule, at the path where the receiver's
-/// message shows it. Not serialized: the lockout cases spend most of their time waiting.
+/// message shows it. Not serialized: the lockout cases spend most of their time waiting, without
+/// holding a thread of the concurrency pool (`runAsync`), which the other suites need.
 @Suite("The receiver role fails a receiver that breaks a rule")
 struct ReceiverFaultTests {
     struct Break: Sendable, CustomTestStringConvertible {
@@ -23,7 +24,7 @@ struct ReceiverFaultTests {
         Break(faults: ["no-lockout"], scenario: "five-wrong-pins", rule: "MIG-PIN-003", path: "", found: "its next Handshake after"),
     ]
 
-    @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) throws {
+    @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) async throws {
         let live = try LiveRunTests()
         defer { try? FileManager.default.removeItem(at: live.scratch) }
         let port = try LiveRunTests.freePort()
@@ -32,7 +33,7 @@ struct ReceiverFaultTests {
             ["--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file", live.file("conformance-password").path]
                 + broken.faults.flatMap { ["--fault", $0] })
         defer { receiver.terminate() }
-        let run = try Fixture.run(
+        let run = try await Fixture.runAsync(
             "conformance",
             ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/\(broken.scenario)"],
             limit: 100)
@@ -46,7 +47,7 @@ struct ReceiverFaultTests {
 extension ReceiverFaultTests {
     /// A receiver showing 999999 is typed 000000 as the wrong PIN (the shown one plus one modulo
     /// 10^6), a valid six-digit PIN it can reject: the scenario passes.
-    @Test(.timeLimit(.minutes(2))) func theWrongPINAfter999999IsSixDigits() throws {
+    @Test(.timeLimit(.minutes(2))) func theWrongPINAfter999999IsSixDigits() async throws {
         let live = try LiveRunTests()
         defer { try? FileManager.default.removeItem(at: live.scratch) }
         let port = try LiveRunTests.freePort()
@@ -57,7 +58,7 @@ extension ReceiverFaultTests {
                 live.file("conformance-password").path, "--fault", "fixed-pin-999999",
             ])
         defer { receiver.terminate() }
-        let run = try Fixture.run(
+        let run = try await Fixture.runAsync(
             "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/five-wrong-pins"],
             limit: 100)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(live.log("outsider.log"))")

@@ -413,6 +413,12 @@ xm.case("core-data-defaults", "Without optional=\"YES\" an attribute is required
             {"path": "/entities/0/relationships/1/destination", "rule": "REC-MODEL-008"},
             {"path": "/entities/0/relationships/1/inverse", "rule": "REC-MODEL-003"},
             {"path": "/entities/0/relationships/1/deleteRule", "rule": "REC-MODEL-004"}]})
+DATED = xml_model([("Solve", ['<attribute name="date" attributeType="Date" defaultDateTimeInterval="-595929600" usesScalarValueType="NO"/>',
+                              '<attribute name="time" attributeType="Double" defaultValueString="0.0" usesScalarValueType="YES"/>'])])
+xm.case("date-default-as-time-interval", "A required Date whose default Xcode writes as defaultDateTimeInterval (seconds since 2001, here before it): "
+        "it has a default (REC-MODEL-007), as a team's fix for Apple's \"date\" error.",
+        ["REC-MODEL-007"], ["real-implementation", "boundary"], None, inputText=DATED,
+        expected={"outcome": "accept", "canonical": {"entities": ["Solve"]}})
 V1 = xml_model([("Card", CARD + ['<attribute name="subtitle" optional="YES" attributeType="String"/>']), ("CardField", FIELD), ("LocalCache", CACHE)], CONFS)
 xm.case("evolution-from-the-previous-version", "Against the version before it (context.previous, its contents): an attribute removed.",
         ["REC-EVOL-001"], [], {"previous": V1}, inputText=GOOD,

@@ -44,6 +44,9 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
     public var found: String
     /// The vector case or document the violation belongs to; set by whoever knows it.
     public var subject: String?
+    /// What `path` points at in the document's own words (`Solve.date` for
+    /// `/entities/6/attributes/1/optional`), when the checker knows; reports show it beside the path.
+    public var names: String?
 
     public init(
         rule: RuleID, path: JSONPointer, byteOffset: Int? = nil, expected: String, found: String,
@@ -82,6 +85,9 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String {
         let at = byteOffset.map { " (byte \($0))" } ?? ""
-        return "\(rule) at \"\(path)\"\(at): expected \(expected), found \(found)"
+        return "\(rule) at \"\(path)\"\(namesNote)\(at): expected \(expected), found \(found)"
     }
+
+    /// ` (Solve.date)` when `names` is known, else empty: what reports put after the path.
+    public var namesNote: String { names.map { " (\($0))" } ?? "" }
 }

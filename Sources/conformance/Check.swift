@@ -29,7 +29,12 @@ struct Check: ParsableCommand {
     @Option(help: "Output format: text or json (junit and html too with --session).") var format: Format = .text
     @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
     @Option(help: "Lowest PBKDF2 iteration count accepted (test vectors only; default 600000).") var minimumIterations: UInt32?
-    @Option(help: "The previous version of a Core Data model, to check schema evolution (implies --kind model).") var previous: String?
+    @Option(help: ArgumentHelp(
+        "The previous version of a Core Data model, to check schema evolution: an .xcdatamodeld or .xcdatamodel folder, a contents file, the JSON form, or a git revision (REV:PATH, or REV alone for the one model checked, e.g. HEAD~1).",
+        valueName: "model|REV[:PATH]")) var previous: String?
+    @Option(help: ArgumentHelp(
+        "For an .xcdatamodeld: the first version that reached CloudKit (e.g. \"Model 3\"); an earlier previous version binds nothing, so it is not compared.",
+        valueName: "version")) var firstMirroredVersion: String?
     @Option(help: ArgumentHelp(
         "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, or the JSON form): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
         valueName: "model")) var model: String?
@@ -61,14 +66,8 @@ struct Check: ParsableCommand {
         var results: [DocumentChecker.Result] = []
         let password = try passwordFile.map(readPassword)
         if let password { context["password"] = .string(password) }
-        if let previous {
-            guard let data = FileManager.default.contents(atPath: previous) else { throw ValidationError("cannot read \(previous)") }
-            do {
-                context["previous"] = try JSONParser.parse([UInt8](data))
-            } catch {
-                throw ValidationError("\(previous): \(error)")
-            }
-        }
+        let previousModel = try previous.map { try PreviousModel.load($0, checking: files) }
+        if let previousModel { context["previous"] = previousModel }
         if let model {
             do {
                 context["model"] = try ModelFileChecker.contextModel(URL(fileURLWithPath: model))
@@ -89,7 +88,7 @@ struct Check: ParsableCommand {
             let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
             if file != "-" && exists && (kind == "xcdatamodel" || (kind == nil && ModelFileChecker.handles(url))) {
                 do {
-                    results.append(try ModelFileChecker.check(url))
+                    results.append(try ModelFileChecker.check(url, previous: previousModel, firstMirrored: firstMirroredVersion))
                 } catch {
                     FileHandle.standardError.write(Data("conformance check: \(error.description)\n".utf8))
                     throw ExitCode(Status.usage)
@@ -135,7 +134,8 @@ struct Check: ParsableCommand {
             if kind == "xcdatamodel" {
                 // Not a model is the user's mistake (exit 2), as for a model file named on the command line.
                 do {
-                    results.append(try ModelFileChecker.check(bytes, name: file == "-" ? "<stdin>" : file, location: file == "-" ? "standard input" : file))
+                    results.append(
+                        try ModelFileChecker.check(bytes, previous: previousModel, name: file == "-" ? "<stdin>" : file, location: file == "-" ? "standard input" : file))
                 } catch {
                     FileHandle.standardError.write(Data("conformance check: \(error.description)\n".utf8))
                     throw ExitCode(Status.usage)

@@ -123,6 +123,94 @@ struct CheckCommandTests {
         #expect(evolved.stdout.contains("REC-EVOL-003 at \"/entities/0/attributes/0/type\""))
     }
 
+    /// `--previous` takes any model form, from disk or from git, against any checked form: an
+    /// attribute changed from Date to String in place (one version edited, as most apps do) is
+    /// found against the commit before, and named `Solve.date`.
+    @Test func previousComesInAnyFormAndFromGit() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("previous-\(UUID().uuidString)")
+        let folder = scratch.appendingPathComponent("App/Model.xcdatamodeld/Model.xcdatamodel")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        func model(_ type: String) -> String {
+            #"<?xml version="1.0" encoding="UTF-8"?><model type="com.apple.IDECoreDataModeler.DataModel"><entity name="Solve" syncable="YES">"#
+                + #"<attribute name="date" optional="YES" attributeType="\#(type)"/></entity></model>"#
+        }
+        func git(_ arguments: [String]) throws {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["git", "-C", scratch.path, "-c", "user.name=kit", "-c", "user.email=kit@example.invalid"] + arguments
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 0, "git \(arguments)")
+        }
+        try Data(model("Date").utf8).write(to: folder.appendingPathComponent("contents"))
+        try git(["init", "-q"])
+        try git(["add", "."])
+        try git(["commit", "-q", "-m", "v1"])
+        try Data(model("String").utf8).write(to: folder.appendingPathComponent("contents"))
+        let bundle = scratch.appendingPathComponent("App/Model.xcdatamodeld").path
+        let json = scratch.appendingPathComponent("v1.json")
+        try Data(#"{"entities":[{"name":"Solve","attributes":[{"name":"date","type":"Date","optional":true}]}]}"#.utf8).write(to: json)
+
+        for previous in ["HEAD", "HEAD:\(bundle)", "HEAD:" + folder.path, json.path] {
+            let run = try Fixture.run("conformance", ["check", bundle, "--previous", previous])
+            #expect(run.status == 1, "--previous \(previous): \(run.stdout)\(run.stderr)")
+            #expect(run.stdout.contains(#"REC-EVOL-003 at "/entities/0/attributes/0/type" (Solve.date)"#), "--previous \(previous): \(run.stdout)")
+        }
+        // The other way round: the JSON form checked against the Xcode model at the commit.
+        let current = scratch.appendingPathComponent("v2.json")
+        try Data(#"{"entities":[{"name":"Solve","attributes":[{"name":"date","type":"String","optional":true}]}]}"#.utf8).write(to: current)
+        let mixed = try Fixture.run("conformance", ["check", current.path, "--previous", "HEAD:\(bundle)"])
+        #expect(mixed.status == 1, "\(mixed.stdout)\(mixed.stderr)")
+        #expect(mixed.stdout.contains("REC-EVOL-003"), "\(mixed.stdout)")
+        // A revision git does not know is the user's mistake, said as such.
+        let unknown = try Fixture.run("conformance", ["check", bundle, "--previous", "no-such-revision"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--previous no-such-revision:") && unknown.stderr.contains("failed: fatal"), "\(unknown.stderr)")
+    }
+
+    /// An `.xcdatamodeld` of two versions: `Solve.date` a Date in the first, a String in the second.
+    static func twoVersions(in scratch: URL, _ first: String, _ second: String) throws -> URL {
+        let bundle = scratch.appendingPathComponent("Model.xcdatamodeld")
+        for (name, type) in [(first, "Date"), (second, "String")] {
+            let folder = bundle.appendingPathComponent("\(name).xcdatamodel")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data((#"<?xml version="1.0"?><model><entity name="Solve" syncable="YES"><attribute name="date" optional="YES" attributeType="\#(type)"/></entity></model>"#).utf8)
+                .write(to: folder.appendingPathComponent("contents"))
+        }
+        return bundle
+    }
+
+    /// Versions whose names Xcode's numbering cannot order are not compared by guess: the report
+    /// says so and how to name the previous one.
+    @Test func unorderedVersionsAreNotComparedByGuess() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("versions-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let bundle = try Self.twoVersions(in: scratch, "Model", "ModelV2")
+        let run = try Fixture.run("conformance", ["check", bundle.path])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        #expect(run.stdout.contains("do not say which came before it: name it with --previous"), "\(run.stdout)")
+    }
+
+    /// Versions before the first mirrored one bind nothing: `Model 2` against `Model` (Date to
+    /// String) is a finding, unless `Model 2` is the first version that reached CloudKit.
+    @Test func versionsBeforeTheFirstMirroredOneBindNothing() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("mirrored-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let bundle = try Self.twoVersions(in: scratch, "Model", "Model 2")
+        let compared = try Fixture.run("conformance", ["check", bundle.path])
+        #expect(compared.status == 1, "\(compared.stdout)")
+        #expect(compared.stdout.contains("REC-EVOL-003"), "\(compared.stdout)")
+        let unmirrored = try Fixture.run("conformance", ["check", bundle.path, "--first-mirrored-version", "Model 2"])
+        #expect(unmirrored.status == 0, "\(unmirrored.stdout)\(unmirrored.stderr)")
+        #expect(unmirrored.stdout.contains("came before the first mirrored version"), "\(unmirrored.stdout)")
+        let unknown = try Fixture.run("conformance", ["check", bundle.path, "--first-mirrored-version", "Model 9"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("has no such version"), "\(unknown.stderr)")
+    }
+
     @Test func runExitsZeroOnTheReferenceAndPrintsTheSummary() throws {
         let run = try Fixture.run("conformance", ["run"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")

@@ -70,3 +70,23 @@ struct ModelFormsTests {
         #expect(fromXML.map { "\($0.rule) \($0.path)" } == fromJSON.map { "\($0.rule) \($0.path)" }, "\(xml)")
     }
 }
+
+extension ModelFormsTests {
+    /// Findings name what their path points at, in the model's words: a team with many entities
+    /// reads `Solve.date`, not the sixth entity's second attribute.
+    @Test func findingsNameTheEntityAndMember() throws {
+        let xml = #"""
+            <?xml version="1.0" encoding="UTF-8"?><model type="com.apple.IDECoreDataModeler.DataModel">
+            <entity name="Puzzle" syncable="YES"><attribute name="title" optional="YES" attributeType="String"/></entity>
+            <entity name="Solve" syncable="YES"><attribute name="time" attributeType="Double" defaultValueString="0"/><attribute name="date" attributeType="Date"/>
+            <relationship name="puzzle" maxCount="1" deletionRule="Nullify" destinationEntity="Puzzle"/></entity>
+            <entity name="Dated" syncable="YES"><attribute name="at" attributeType="Date" defaultDateTimeInterval="-595929600"/></entity>
+            </model>
+            """#
+        let findings = try ModelChecker.check(try CoreDataModelXML.read(Array(xml.utf8)))
+        #expect(findings.map(\.path.description) == ["/entities/1/attributes/1/optional", "/entities/1/relationships/0/optional", "/entities/1/relationships/0/inverse"])
+        #expect(findings.map(\.names) == ["Solve.date", "Solve.puzzle", "Solve.puzzle"])
+        // A Date's default written as defaultDateTimeInterval is a default: Dated.at is not among them.
+        #expect(findings.first?.description.contains(#"at "/entities/1/attributes/1/optional" (Solve.date)"#) == true)
+    }
+}

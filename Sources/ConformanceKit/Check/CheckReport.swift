@@ -14,7 +14,7 @@ public enum CheckReport {
             out += "\(style.red("FAIL"))  \(r.name)\(kind)\n"
             for v in r.violations {
                 let offset = v.byteOffset.map { " (byte \($0))" } ?? ""
-                out += "      \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(offset)\n"
+                out += "      \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(v.namesNote)\(offset)\n"
                 out += "        expected \(v.expected)\n        found    \(v.found)\n        see \(v.section)\n"
             }
             if r.omitted > 0 { out += "      and \(r.omitted) more \(r.omitted == 1 ? "violation" : "violations") (at most \(ViolationList.maxListed) are listed per document)\n" }

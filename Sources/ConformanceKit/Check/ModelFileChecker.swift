@@ -15,19 +15,27 @@ public enum ModelFileChecker {
         ["xcdatamodeld", "xcdatamodel"].contains(url.pathExtension) || url.lastPathComponent == "contents"
     }
 
-    public static func check(_ url: URL) throws(Unreadable) -> DocumentChecker.Result {
-        let (current, previous, name) = try load(url)
-        return try check(current, previous: previous, name: name, location: url.path)
+    /// `previous` (the XML text of a model, or the JSON form) replaces the folder's own previous
+    /// version: `check --previous`.
+    /// `firstMirrored` names the first version of an `.xcdatamodeld` that reached CloudKit: a
+    /// previous version before it binds nothing (REC-EVOL-*), so it is not compared.
+    public static func check(_ url: URL, previous override: JSONValue? = nil, firstMirrored: String? = nil) throws(Unreadable) -> DocumentChecker.Result {
+        let (current, previous, name) = try load(url, firstMirrored: firstMirrored)
+        if let override {
+            return try check(current, previous: override, name: "\(url.lastPathComponent) (against --previous)", location: url.path)
+        }
+        return try check(current, previous: previous.map { .string(String(decoding: $0, as: UTF8.self)) }, name: name, location: url.path)
     }
 
-    /// A model's `contents` given as bytes (standard input with `--kind xcdatamodel`).
-    public static func check(_ current: [UInt8], previous: [UInt8]? = nil, name: String, location: String) throws(Unreadable) -> DocumentChecker.Result {
+    /// A model's `contents` given as bytes (standard input with `--kind xcdatamodel`); `previous`
+    /// as `context.previous` holds it (XML text, or the JSON form).
+    public static func check(_ current: [UInt8], previous: JSONValue? = nil, name: String, location: String) throws(Unreadable) -> DocumentChecker.Result {
         var context = JSONObject()
-        if let previous { context["previous"] = .string(String(decoding: previous, as: UTF8.self)) }
+        if let previous { context["previous"] = previous }
         // Read here first: a file that is not a model is the user's mistake, not the model's.
         do {
             _ = try CoreDataModelXML.read(current)
-            if let previous { _ = try CoreDataModelXML.read(previous) }
+            if case .string(let text)? = previous { _ = try CoreDataModelXML.read(Array(text.utf8)) }
         } catch {
             throw Unreadable(description: "\(location): \(error)")
         }
@@ -71,7 +79,7 @@ public enum ModelFileChecker {
     }
 
     /// The current version's `contents`, the previous version's if any, and a name for reports.
-    static func load(_ url: URL) throws(Unreadable) -> ([UInt8], [UInt8]?, String) {
+    public static func load(_ url: URL, firstMirrored: String? = nil) throws(Unreadable) -> ([UInt8], [UInt8]?, String) {
         func read(_ file: URL) throws(Unreadable) -> [UInt8] {
             guard let data = FileManager.default.contents(atPath: file.path) else { throw Unreadable(description: "cannot read \(file.path)") }
             return [UInt8](data)
@@ -84,10 +92,30 @@ public enum ModelFileChecker {
             for name in names { files.append((name, try read(url.appendingPathComponent(name).appendingPathComponent("contents")))) }
             let plist = FileManager.default.contents(atPath: url.appendingPathComponent(".xccurrentversion").path)
             let bundle = CoreDataModelBundle(files: files, currentName: plist.flatMap { CoreDataModelBundle.currentName(plist: [UInt8]($0)) })
-            let (current, previous) = bundle.currentAndPrevious
+            var (current, previous) = bundle.currentAndPrevious
             let currentName = bundle.versions[bundle.current].name
-            let previousName = bundle.current > 0 ? " against " + bundle.versions[bundle.current - 1].name : ""
-            return (current, previous, "\(url.lastPathComponent) (\(currentName)\(previousName))")
+            var mirroredFrom: Int?
+            if let firstMirrored {
+                let wanted = firstMirrored.hasSuffix(".xcdatamodel") ? firstMirrored : firstMirrored + ".xcdatamodel"
+                guard let i = bundle.versions.firstIndex(where: { $0.name == wanted }) else {
+                    throw Unreadable(
+                        description: "--first-mirrored-version \(firstMirrored): \(url.path) has no such version (it has \(bundle.versions.map(\.name).joined(separator: ", ")))")
+                }
+                mirroredFrom = i
+            }
+            let against: String
+            if bundle.current == 0 {
+                against = ""
+            } else if let mirroredFrom, bundle.isOrdered, bundle.current - 1 < mirroredFrom {
+                previous = nil
+                against = "; \(bundle.versions[bundle.current - 1].name) came before the first mirrored version, \(bundle.versions[mirroredFrom].name): no evolution check"
+            } else if bundle.isOrdered {
+                against = " against " + bundle.versions[bundle.current - 1].name
+            } else {
+                // Said, not guessed: comparing with an arbitrary version would report wrong findings.
+                against = "; the version names (\(bundle.versions.map(\.name).joined(separator: ", "))) do not say which came before it: name it with --previous"
+            }
+            return (current, previous, "\(url.lastPathComponent) (\(currentName)\(against))")
         case "xcdatamodel":
             return (try read(url.appendingPathComponent("contents")), nil, url.lastPathComponent)
         default:

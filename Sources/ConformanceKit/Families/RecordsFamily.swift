@@ -84,7 +84,12 @@ public struct RecordsFamily: ConformanceFamily {
                 }
                 return record(value, as: nil, in: CloudRecord.Context(models: types, timeZone: timeZone))
             case "model":
-                let findings = try ModelChecker.check(value, previous: context["previous"].flatMap { $0 == .null ? nil : $0 })
+                let previous: JSONValue?
+                switch Self.previousModel(context) {
+                case .success(let model): previous = model
+                case .failure(let problem): return .invalidRequest(reason: "context.previous: \(problem.description)")
+                }
+                let findings = try ModelChecker.check(value, previous: previous)
                 if !findings.isEmpty { return .reject(findings) }
                 let names = (value["entities"]?.arrayValue ?? []).compactMap { $0["name"] }
                 return .accept(canonical: ["entities": .array(names)])
@@ -108,10 +113,10 @@ public struct RecordsFamily: ConformanceFamily {
     /// is the previous version's `contents` as a string.
     func xcdatamodel(_ document: [UInt8], context: JSONValue) -> Outcome {
         let model: JSONValue
-        var previous: JSONValue?
+        let previous: JSONValue?
         do throws(CoreDataModelXML.Problem) {
             model = try CoreDataModelXML.read(document)
-            if case .string(let text)? = context["previous"] { previous = try CoreDataModelXML.read(Array(text.utf8)) }
+            previous = try Self.previousModel(context).get()
         } catch {
             return .invalidRequest(reason: error.description)
         }
@@ -121,6 +126,21 @@ public struct RecordsFamily: ConformanceFamily {
             return .accept(canonical: ["entities": .array((model["entities"]?.arrayValue ?? []).compactMap { $0["name"] })])
         } catch {
             return .reject([error])
+        }
+    }
+
+    /// `context.previous` in either form a model comes in: Xcode's XML as a string (its JSON form
+    /// read from it), or the JSON form itself; absent or null, none.
+    static func previousModel(_ context: JSONValue) -> Result<JSONValue?, CoreDataModelXML.Problem> {
+        switch context["previous"] {
+        case nil, .null?: return .success(nil)
+        case .string(let text)?:
+            do throws(CoreDataModelXML.Problem) {
+                return .success(try CoreDataModelXML.read(Array(text.utf8)))
+            } catch {
+                return .failure(error)
+            }
+        case let value?: return .success(value)
         }
     }
 

@@ -88,7 +88,7 @@ public enum HTMLReport {
             out += "<table><tr><th>rule</th><th>path</th><th>expected</th><th>found</th></tr>\n"
             for v in r.violations {
                 let link = specBase + String(v.section.dropFirst("Spec/".count))
-                out += "<tr><td><a href=\"\(escape(link))\">\(escape(v.rule.rawValue))</a></td><td><code>\(escape(v.path.description))</code></td>"
+                out += "<tr><td><a href=\"\(escape(link))\">\(escape(v.rule.rawValue))</a></td><td><code>\(escape(v.path.description))</code>\(escape(v.namesNote))</td>"
                     + "<td>\(escape(v.expected))</td><td>\(escape(v.found))</td></tr>\n"
             }
             out += "</table>\n"

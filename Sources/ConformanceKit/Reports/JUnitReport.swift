@@ -36,7 +36,7 @@ public enum JUnitReport {
                     out += escape(detail(r))
                     out += "</failure>\n"
                 }
-                let observations = r.notes + (r.met ? r.violations.map { "\($0.rule) at \"\($0.path)\": expected \($0.expected), found \($0.found)" } : [])
+                let observations = r.notes + (r.met ? r.violations.map { "\($0.rule) at \"\($0.path)\"\($0.namesNote): expected \($0.expected), found \($0.found)" } : [])
                 if !observations.isEmpty {
                     out += "      <system-out>\(escape((["\(r.statusWord):"] + observations).joined(separator: "\n")))</system-out>\n"
                 }
@@ -51,7 +51,7 @@ public enum JUnitReport {
     static func detail(_ r: CaseResult) -> String {
         if r.verdict == .unexpectedPass { return "listed as an expected failure but passes" }
         if r.violations.isEmpty { return r.summary }
-        return r.violations.map { "\($0.rule) at \"\($0.path)\": expected \($0.expected), found \($0.found) (\($0.section))" }
+        return r.violations.map { "\($0.rule) at \"\($0.path)\"\($0.namesNote): expected \($0.expected), found \($0.found) (\($0.section))" }
             .joined(separator: "\n")
     }
 

@@ -44,7 +44,7 @@ public enum TextReport {
             case .failed, .nonStrict, .informational:
                 for v in r.violations {
                     let origin = v.subject.flatMap { $0 == r.vector.id ? nil : " in \($0)" } ?? ""
-                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(origin)\n"
+                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(v.namesNote)\(origin)\n"
                     out += "         expected \(v.expected)\n         found    \(v.found)\n"
                     out += "         see \(v.section)\n"
                 }

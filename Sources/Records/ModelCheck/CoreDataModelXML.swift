@@ -132,7 +132,8 @@ public enum CoreDataModelXML {
                     "name": .string(a["name"] ?? ""), "type": .string(CoreDataModelXML.typeName(a["attributeType"] ?? "Undefined")),
                     "optional": .bool(yes("optional")),
                 ])
-                if let value = a["defaultValueString"] { o["defaultValue"] = .string(value) }
+                // Xcode writes a Date's default as seconds since 2001 in its own attribute.
+                if let value = a["defaultValueString"] ?? a["defaultDateTimeInterval"] { o["defaultValue"] = .string(value) }
                 if yes("derived") { o["derived"] = true }
                 if let id = a["elementID"] { o["renamingIdentifier"] = .string(id) }
                 if let name = a["valueTransformerName"] { o["valueTransformerName"] = .string(name) }
@@ -209,9 +210,16 @@ public struct CoreDataModelBundle: Sendable {
         return (number, base)
     }
 
-    /// The current version and the one before it, if any.
+    /// The current version and the one before it, if any: none when the names do not order the
+    /// versions (two without a number, `Model` and `ModelV2`: Xcode keeps no other order).
     public var currentAndPrevious: (current: [UInt8], previous: [UInt8]?) {
-        (versions[current].contents, current > 0 ? versions[current - 1].contents : nil)
+        (versions[current].contents, current > 0 && isOrdered ? versions[current - 1].contents : nil)
+    }
+
+    /// Whether Xcode's numbering orders every version: no two share a number.
+    public var isOrdered: Bool {
+        let numbers = versions.map { Self.order($0.name).0 }
+        return Set(numbers).count == numbers.count
     }
 
     /// The `_XCCurrentVersionName` of an `.xccurrentversion` property list.

@@ -61,7 +61,25 @@ public enum ModelChecker {
             let before = try readEntities(previous, findings: &ignored)
             findings += evolution(from: before, to: entities)
         }
-        return findings
+        return findings.map { named($0, in: model) }
+    }
+
+    /// A finding with the names its path points at: `Entity`, `Entity.attribute`,
+    /// `Entity.relationship`, or a configuration's name, so a team with 30 entities need not
+    /// count to the sixth.
+    static func named(_ finding: Violation, in model: JSONValue) -> Violation {
+        let t = finding.path.tokens
+        guard t.count >= 2, let i = Int(t[1]) else { return finding }
+        let list = model[t[0]]?.arrayValue ?? []
+        guard i >= 0, i < list.count, let name = list[i]["name"]?.stringValue else { return finding }
+        var copy = finding
+        copy.names = name
+        if t[0] == "entities", t.count >= 4, ["attributes", "relationships"].contains(t[2]), let j = Int(t[3]),
+            let members = list[i][t[2]]?.arrayValue, j >= 0, j < members.count, let member = members[j]["name"]?.stringValue
+        {
+            copy.names = name + "." + member
+        }
+        return copy
     }
 
     /// Reads the entities and records every CloudKit incompatibility on the way (REC-MODEL-*).
@@ -122,7 +140,7 @@ public enum ModelChecker {
                         findings.append(Violation(
                             rule: RecordRule.attributeType, path: r.pointer("valueTransformerName"),
                             expected: "a secure transformer (NSSecureUnarchiveFromData or a subclass of it) for a Transformable",
-                            found: r.optional("valueTransformerName")?.brief ?? "absent"))
+                            found: r.optional("valueTransformerName")?.brief ?? "absent: Core Data's default for none archives with NSCoding, not secure coding"))
                     }
                 }
                 if !attribute.optional && !attribute.hasDefault {

@@ -1,0 +1,118 @@
+import ArgumentParser
+import ConformanceKit
+import Foundation
+import Records
+import WireCore
+
+/// `check --previous`: the model version to compare with, in any form the kit reads (an
+/// `.xcdatamodeld` or `.xcdatamodel` folder, a `contents` file, the JSON form), from disk or from
+/// git (`REV:PATH`, or `REV` alone for the one file being checked). The answer is what
+/// `context.previous` holds: the XML text of a Core Data model, or the JSON form's object.
+enum PreviousModel {
+    static func load(_ spec: String, checking files: [String]) throws -> JSONValue {
+        if FileManager.default.fileExists(atPath: spec) {
+            let url = URL(fileURLWithPath: spec)
+            if ModelFileChecker.handles(url) {
+                do {
+                    return .string(String(decoding: try ModelFileChecker.load(url).0, as: UTF8.self))
+                } catch {
+                    throw ValidationError("--previous \(error.description)")
+                }
+            }
+            guard let data = FileManager.default.contents(atPath: spec) else { throw ValidationError("--previous: cannot read \(spec)") }
+            return try parse([UInt8](data), from: spec)
+        }
+        // Not a file: a git revision, with the path after the first colon or the file checked.
+        let revision: String
+        let path: String
+        if let colon = spec.firstIndex(of: ":"), colon != spec.startIndex {
+            revision = String(spec[..<colon])
+            path = String(spec[spec.index(after: colon)...])
+        } else {
+            guard files.count == 1, files[0] != "-" else {
+                throw ValidationError("--previous \(spec) is neither a file nor REV:PATH; a revision alone (e.g. HEAD~1) needs exactly one model file to check")
+            }
+            revision = spec
+            path = files[0]
+        }
+        guard !path.isEmpty else { throw ValidationError("--previous \(spec): no path after the revision") }
+        let git = GitTree(revision: revision, path: path)
+        return try parse(try git.modelContents(), from: "\(revision):\(path)")
+    }
+
+    /// A model's bytes: Xcode's XML (first non-blank byte `<`) as text, else the JSON form.
+    static func parse(_ bytes: [UInt8], from origin: String) throws -> JSONValue {
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if first == UInt8(ascii: "<") {
+            do {
+                _ = try CoreDataModelXML.read(bytes)
+            } catch {
+                throw ValidationError("--previous \(origin): \(error)")
+            }
+            return .string(String(decoding: bytes, as: UTF8.self))
+        }
+        do {
+            let model = try JSONParser.parse(bytes)
+            _ = try MirroredRecordTypes.derive(from: model)
+            return model
+        } catch {
+            throw ValidationError("--previous \(origin) is neither an Xcode model nor a model in the JSON form: \(error)")
+        }
+    }
+}
+
+/// A path at a git revision, read with the `git` command in the path's own folder (so relative
+/// paths and the repository are found as the user means them).
+struct GitTree {
+    var revision: String
+    var path: String
+
+    /// The model's bytes at the revision: for an `.xcdatamodeld`, its current version's
+    /// `contents` as `.xccurrentversion` named it then; for an `.xcdatamodel`, its `contents`.
+    func modelContents() throws -> [UInt8] {
+        let url = URL(fileURLWithPath: path)
+        switch url.pathExtension {
+        case "xcdatamodeld":
+            let names = try run(["ls-tree", "--name-only", revision, "./" + url.lastPathComponent + "/"], in: url.deletingLastPathComponent())
+                .split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
+                .map { URL(fileURLWithPath: $0).lastPathComponent }.filter { $0.hasSuffix(".xcdatamodel") }
+            guard !names.isEmpty else { throw ValidationError("--previous \(revision):\(path): no .xcdatamodel version at that revision") }
+            let plist = try? show(url.lastPathComponent + "/.xccurrentversion", in: url.deletingLastPathComponent())
+            var files: [(name: String, contents: [UInt8])] = []
+            for name in names { files.append((name, try show(url.lastPathComponent + "/" + name + "/contents", in: url.deletingLastPathComponent()))) }
+            let bundle = CoreDataModelBundle(files: files, currentName: plist.flatMap { CoreDataModelBundle.currentName(plist: $0) })
+            return bundle.versions[bundle.current].contents
+        case "xcdatamodel":
+            return try show(url.lastPathComponent + "/contents", in: url.deletingLastPathComponent())
+        default:
+            return try show(url.lastPathComponent, in: url.deletingLastPathComponent())
+        }
+    }
+
+    private func show(_ relative: String, in folder: URL) throws -> [UInt8] {
+        try run(["show", "\(revision):./\(relative)"], in: folder)
+    }
+
+    private func run(_ arguments: [String], in folder: URL) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder.path] + arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        do {
+            try process.run()
+        } catch {
+            throw ValidationError("--previous \(revision):\(path): cannot run git: \(error.localizedDescription)")
+        }
+        // Read before waiting: a model larger than the pipe's buffer would otherwise block git.
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        let message = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let why = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            throw ValidationError("--previous \(revision):\(path): git \(arguments.first ?? "") failed: \(why.isEmpty ? "exit \(process.terminationStatus)" : why)")
+        }
+        return [UInt8](data)
+    }
+}

@@ -146,8 +146,11 @@ ASSET = f({"fileChecksum": "AbCdEf0123456789", "size": 1250000}, "ASSETID")
 as_asset = edit(edit(CARD_FIELD, "fields/CD_encryptedValue", DROP), "fields/CD_encryptedValue_ckAsset", ASSET)
 cf.accept("encrypted-value-as-asset", "Core Data moved a large ciphertext into an asset: CD_encryptedValue_ckAsset replaces the BYTES field.",
           as_asset, as_asset, ["REC-CD-002", "REC-REC-005"], ["real-implementation"])
-cf.reject("value-and-asset", "Both the BYTES field and its asset form.", edit(CARD_FIELD, "fields/CD_encryptedValue_ckAsset", ASSET),
-          ("/fields/CD_encryptedValue_ckAsset", "REC-CD-002"))
+both = edit(CARD_FIELD, "fields/CD_encryptedValue_ckAsset", ASSET)
+cf.accept("value-and-asset", "Both the BYTES field and its asset form, as in Apple's fully materialized record: accepted; the BYTES "
+          "value is the one Core Data imports, so it is checked (REC-ENC-001).", both, both, ["REC-CD-002", "REC-ENC-001"], ["real-implementation"])
+cf.reject("value-and-asset-short-ciphertext", "With the asset beside it, the BYTES value is still what Core Data imports: 27 bytes cannot hold a nonce and a tag.",
+          edit(both, "fields/CD_encryptedValue", f("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBka", "BYTES")), ("/fields/CD_encryptedValue/value", "REC-ENC-001"), ["boundary"])
 cf.reject("asset-not-assetid", "The asset form is an ASSETID.", edit(as_asset, "fields/CD_encryptedValue_ckAsset", f("AAEC", "BYTES")),
           ("/fields/CD_encryptedValue_ckAsset/type", "REC-REC-004"))
 
@@ -485,12 +488,60 @@ mr.accept("decimal-as-double", "Decimal as a DOUBLE is accepted too: Apple does 
 mr.accept("model-in-json-form", "The same model in the JSON form (as SwiftData teams write it).", PHOTO, PHOTO, ["REC-CD-002"],
           context={"model": {"entities": [{"name": "Card", "attributes": [attr("title", "String"), attr("rating", "Float"), attr("price", "Decimal")]},
                                           {"name": "PhotoCard", "parent": "Card", "attributes": [attr("body", "String")]}]}})
-mr.reject("undeclared-and-mistyped", "Fields the model does not have are reported, not dropped: the design's CD_deviceId, the to-many "
-          "CD_attachments; CD_fileType sent as INT64 for a String attribute; a plaintext thumbnail where the model encrypts it.",
-          edit(edit(edit(edit(ATT, "fields/CD_fileType", f(3, "INT64")), "fields/CD_thumbnail", f(THUMB, "BYTES")), "fields/CD_deviceId", f("iPhone", "STRING")),
-               "fields/CD_attachments", f("x", "STRING")),
+DRIFT = edit(edit(edit(edit(ATT, "fields/CD_fileType", f(3, "INT64")), "fields/CD_thumbnail", f(THUMB, "BYTES")), "fields/CD_deviceId", f("iPhone", "STRING")),
+             "fields/CD_card_ckAsset", ASSET)
+mr.reject("undeclared-and-mistyped", "CD_deviceId may be a newer version's attribute (accepted, dropped); CD_card_ckAsset cannot be: card is a "
+          "to-one relationship of this type, whose record name Core Data never moves into an asset; CD_fileType sent as INT64 for a String attribute; a "
+          "plaintext thumbnail where the model encrypts it.", DRIFT,
+          [("/fields/CD_fileType/type", "REC-REC-004"), ("/fields/CD_thumbnail/type", "REC-ENC-002"), ("/fields/CD_card_ckAsset", "REC-CD-002")],
+          ["interop-trap"], context=CTX)
+mr.reject("undeclared-and-mistyped-strict", "The same record with strictFields (the model is the writer's newest): CD_deviceId is reported too.", DRIFT,
           [("/fields/CD_fileType/type", "REC-REC-004"), ("/fields/CD_thumbnail/type", "REC-ENC-002"), ("/fields/CD_deviceId", "REC-CD-002"),
-           ("/fields/CD_attachments", "REC-CD-002")], ["interop-trap"], context=CTX)
+           ("/fields/CD_card_ckAsset", "REC-CD-002")], ["interop-trap"], context=dict(CTX, strictFields=True))
+NEWER = edit(edit(ATT, "fields/CD_pageCount", f(12, "INT64")), "fields/CD_summary_ckAsset", ASSET)
+mr.accept("newer-version-fields", "CD_pageCount and CD_summary_ckAsset are not in this model: a newer app version's attributes, which an older "
+          "Core Data ignores (Apple: older versions have every record, not every field). Accepted, dropped from the canonical form.",
+          NEWER, ATT_CANON, ["REC-CD-002"], context=CTX)
+CARD_RN, TAG_RN = "C0A8E1D2-0000-4000-8000-00000000C0DE", "5D5DF5B2-DB27-4F01-B311-52A274374F59"
+mr.reject("not-core-data-fields", "No model version gives an entity record a field without CD_, nor a CDMR field.",
+          edit(edit(ATT, "fields/deviceId", f("iPhone", "STRING")), "fields/CD_recordNames", f(f"{CARD_RN}:{TAG_RN}", "STRING")),
+          [("/fields/deviceId", "REC-CD-002"), ("/fields/CD_recordNames", "REC-CD-002")], context=CTX)
+TITLED = edit(PHOTO, "fields/CD_title_ckAsset", ASSET)
+mr.accept("string-and-its-asset", "CD_title with CD_title_ckAsset: the pair Apple's \"Reading CloudKit Records for Core Data\" shows for every String.",
+          TITLED, TITLED, ["REC-CD-002"], ["real-implementation"], context=CTX)
+mr.reject("asset-of-a-fixed-size-attribute", "size is an Integer 64: Core Data never moves it into an asset.",
+          edit(ATT, "fields/CD_size_ckAsset", ASSET), ("/fields/CD_size_ckAsset", "REC-CD-002"), context=CTX)
+mr.reject("to-many-as-a-field", "attachments is a to-many relationship of Card: Core Data keeps it on the other side (CD_card), never as a field "
+          "of CD_Card, in any version that keeps the relationship.",
+          edit(PHOTO, "fields/CD_attachments", f("8D1F2C3A-51B7-4C09-9E55-0A6F3B2C1D01", "STRING")), ("/fields/CD_attachments", "REC-CD-002"), context=CTX)
+RECEIPT = edit(PHOTO, "fields/CD_moveReceipt", f("AAECAwQ=", "BYTES"))
+mr.accept("move-receipt", "CD_moveReceipt: Core Data's zone-move receipt, on any type (its serializer lists it for every entity).",
+          RECEIPT, RECEIPT, ["REC-CD-002"], context=CTX)
+
+
+def m2m_rel(name, dest, inverse):
+    return {"name": name, "destination": dest, "optional": True, "toMany": True, "inverse": inverse, "deleteRule": "Nullify"}
+
+
+M2M = {"model": {"entities": [
+    {"name": "Card", "attributes": [attr("title", "String")], "relationships": [m2m_rel("tags", "Tag", "cards")]},
+    {"name": "Tag", "attributes": [attr("name", "String")], "relationships": [m2m_rel("cards", "Card", "tags")]}]}}
+CDMR = {"recordName": "EE64F478-A761-4049-B559-853457ABA997", "recordType": "CDMR",
+        "fields": {"CD_entityNames": f("Card:Tag", "STRING"), "CD_recordNames": f(f"{CARD_RN}:{TAG_RN}", "STRING"),
+                   "CD_relationships": f("tags:cards", "STRING")}}
+mr.accept("cdmr-link", "A many-to-many link as Apple documents it (\"Post:Tag\", \"tags:posts\"): entity i owns relationship i and record i.",
+          CDMR, CDMR, ["REC-REC-002", "REC-CD-003"], ["real-implementation"], context=M2M)
+mr.reject("cdmr-from-a-web-client", "A web client's link: record types instead of entity names, no CD_relationships. Core Data's importer "
+          "needs all three fields and looks the names up as entities, so it never links these records.",
+          {"recordName": "2B8F0C4E-7A31-4D7E-9B1A-6C2D3E4F5A6B", "recordType": "CDMR",
+           "fields": {"CD_entityNames": f("CD_Card:CD_Tag", "STRING"), "CD_recordNames": f(f"{CARD_RN}:{TAG_RN}", "STRING")}},
+          [("/fields/CD_relationships", "REC-REC-005"), ("/fields/CD_entityNames/value", "REC-CD-003")], ["interop-trap"], context=M2M)
+mr.reject("cdmr-relationships-swapped", "relationship i belongs to entity i: Card has no cards, Tag no tags.",
+          edit(CDMR, "fields/CD_relationships", f("cards:tags", "STRING")), ("/fields/CD_relationships/value", "REC-CD-003"), context=M2M)
+mr.reject("cdmr-one-part", "Each value is two parts joined by one colon.", edit(CDMR, "fields/CD_recordNames", f(CARD_RN, "STRING")),
+          ("/fields/CD_recordNames/value", "REC-CD-003"), ["boundary"], context=M2M)
+mr.reject("cdmr-without-many-to-many", "The model has no many-to-many relationship between mirrored entities: CDMR is not one of its types.",
+          CDMR, ("/recordType", "REC-REC-002"), context=CTX)
 mr.reject("encrypted-where-the-model-does-not", "ENCRYPTED_STRING for an attribute the model does not encrypt is a type mismatch.",
           edit(ATT, "fields/CD_fileType", f("pdf", "ENCRYPTED_STRING")), ("/fields/CD_fileType/type", "REC-REC-004"), context=CTX)
 mr.reject("required-absent", "createdAt is required without a default: a record without it is incomplete.", edit(ATT, "fields/CD_createdAt", DROP),

@@ -21,6 +21,7 @@ public enum RecordRule {
     public static let mirrored: RuleID = "REC-CD-001"
     public static let encrypted: RuleID = "REC-ENC-001"
     public static let derivedFields: RuleID = "REC-CD-002"
+    public static let manyToMany: RuleID = "REC-CD-003"
     public static let cloudEncrypted: RuleID = "REC-ENC-002"
     public static let syncState: RuleID = "REC-SYNC-001"
     public static let syncStateConsistency: RuleID = "REC-SYNC-002"
@@ -51,7 +52,7 @@ public enum RecordRule {
 
     public static let all: [RuleID] = [
         recordName, recordType, fieldValue, fieldType, requiredField, changeTag, stamps, zone, timestamp, isoTime, length,
-        ideaIdentity, ideaFields, habitFields, habitLogReference, habitLogDate, mirrored, derivedFields, encrypted, cloudEncrypted, syncState,
+        ideaIdentity, ideaFields, habitFields, habitLogReference, habitLogDate, mirrored, derivedFields, manyToMany, encrypted, cloudEncrypted, syncState,
         syncStateConsistency, syncLog, transitions, obsolete, retention, batches, initialSync, backoff, staleTag, lastWrite,
         userChoice, propertyMerge, uniqueConstraint, optionalRelationship, inverse, denyRule, derived, attributeType,
         requiredDefault, configuration, reservedName, removed, renamed, typeChanged, newRequired,

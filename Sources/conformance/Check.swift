@@ -38,6 +38,8 @@ struct Check: ParsableCommand {
     @Option(help: ArgumentHelp(
         "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, or the JSON form): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
         valueName: "model")) var model: String?
+    @Flag(help: "With --model: the model is the writer's newest, so a CD_ field it lacks is reported instead of taken for a newer app version's (REC-CD-002).")
+    var strictFields = false
     @Option(help: "The writer's time zone (an IANA name such as Asia/Shanghai), for day-valued fields.") var timeZone: String?
 
     func validate() throws {
@@ -50,6 +52,7 @@ struct Check: ParsableCommand {
         if let timeZone, TimeZone(identifier: timeZone) == nil {
             throw ValidationError("--time-zone \(timeZone) is not a time zone identifier (e.g. Asia/Shanghai, UTC)")
         }
+        if strictFields, model == nil { throw ValidationError("--strict-fields is about the model named by --model; name one") }
         if let kind, Families.defining(kind: kind) == nil {
             let closest = DocumentChecker.closestNames(to: kind, in: Families.allKinds)
             throw ValidationError("unknown kind \(kind); did you mean \(closest.joined(separator: ", "))?")
@@ -77,6 +80,7 @@ struct Check: ParsableCommand {
             }
         }
         if let timeZone { context["timeZone"] = .string(timeZone) }
+        if strictFields { context["strictFields"] = true }
         var policy = EnvelopePolicy.standard
         if let minimumIterations {
             context["minimumIterations"] = .number(JSONNumber(Int64(minimumIterations)))

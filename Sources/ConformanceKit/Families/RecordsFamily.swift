@@ -82,7 +82,8 @@ public struct RecordsFamily: ConformanceFamily {
                 } catch {
                     return .invalidRequest(reason: "context.model is not a model: \(error.description)")
                 }
-                return record(value, as: nil, in: CloudRecord.Context(models: types, timeZone: timeZone))
+                // context.strictFields: the model is the writer's newest (REC-CD-002).
+                return record(value, as: nil, in: CloudRecord.Context(models: types, timeZone: timeZone, strictFields: context["strictFields"] == .bool(true)))
             case "model":
                 let previous: JSONValue?
                 switch Self.previousModel(context) {

@@ -19,8 +19,12 @@ public enum MirroredRecordTypes {
         }
     }
 
-    /// Values that can outgrow a record, which Core Data then moves into `CD_<name>_ckAsset`.
-    static let externalizable: Set<String> = ["String", "Binary", "Transformable"]
+    /// Values that can outgrow a record, which Core Data then moves into `CD_<name>_ckAsset`
+    /// (Apple lists String, Binary Data and Transformable; Core Data's serializer spills URI too).
+    static let externalizable: Set<String> = ["String", "URI", "Binary", "Transformable"]
+
+    /// The fields of Core Data's many-to-many link records (REC-CD-003).
+    static let linkFields = ["CD_entityNames", "CD_recordNames", "CD_relationships"]
 
     /// One record type per inheritance root among the entities CloudKit mirrors: `CD_<root>`,
     /// holding every attribute and to-one relationship of the hierarchy, with `CD_entityName`
@@ -28,6 +32,10 @@ public enum MirroredRecordTypes {
     public static func derive(from model: JSONValue) throws(Violation) -> [RecordModel] {
         var ignored: [Violation] = []
         let entities = try ModelChecker.readEntities(model, findings: &ignored)
+        return entityTypes(entities) + (linkType(entities).map { [$0] } ?? [])
+    }
+
+    static func entityTypes(_ entities: [ModelChecker.Entity]) -> [RecordModel] {
         func root(of entity: ModelChecker.Entity) -> String {
             var name = entity.name
             var seen: Set<String> = [name]
@@ -73,9 +81,88 @@ public enum MirroredRecordTypes {
                     })
                 }
             }
+            // Core Data's zone-move receipt, written on any type.
+            var receipt = FieldSpec("CD_moveReceipt", .bytes, required: false)
+            receipt.assetAlternative = true
+            fields.append(receipt)
             var model = RecordModel("CD_" + rootName, fields: fields)
             model.closed = true
+            // Names no version of this hierarchy writes: a to-many relationship has no field, a
+            // fixed-size value never spills into an asset.
+            var never = Set(linkFields)
+            for entity in hierarchy {
+                for relationship in entity.relationships {
+                    if relationship.toMany { never.insert("CD_" + relationship.name) }
+                    never.insert("CD_" + relationship.name + "_ckAsset")
+                }
+                for attribute in entity.attributes where !externalizable.contains(attribute.type) { never.insert("CD_" + attribute.name + "_ckAsset") }
+            }
+            model.neverWritten = never
             return model
         }
+    }
+
+    /// `CDMR`, when the model has a to-many relationship whose inverse is to-many between
+    /// mirrored entities (REC-CD-003): three STRING fields of two parts each, entity i owning
+    /// relationship i and record i; the order of the parts is not checked.
+    static func linkType(_ entities: [ModelChecker.Entity]) -> RecordModel? {
+        let synced = entities.filter(\.synced)
+        @Sendable func entity(_ name: String) -> ModelChecker.Entity? { synced.first { $0.name == name } }
+        /// Relationships of `name` and of the entities it inherits from.
+        @Sendable func relationships(of name: String) -> [ModelChecker.Relationship] {
+            var out: [ModelChecker.Relationship] = []
+            var seen: Set<String> = []
+            var next: String? = name
+            while let n = next, seen.insert(n).inserted, let e = entities.first(where: { $0.name == n }) {
+                out += e.relationships
+                next = e.parent
+            }
+            return out
+        }
+        let manyToMany = synced.contains { e in
+            e.relationships.contains { r in
+                r.toMany && r.destination.map { relationships(of: $0).contains { $0.name == r.inverse && $0.toMany } } == true
+            }
+        }
+        guard manyToMany else { return nil }
+        @Sendable func parts(_ value: FieldValue, _ path: JSONPointer) throws(Violation) -> (String, String) {
+            let text = value.string ?? ""
+            let split = text.split(separator: ":", omittingEmptySubsequences: false)
+            guard split.count == 2, !split[0].isEmpty, !split[1].isEmpty else {
+                throw Violation(rule: RecordRule.manyToMany, path: path / "value", expected: "two non-empty parts joined by one \":\"", found: JSONSerializer.quoted(text))
+            }
+            return (String(split[0]), String(split[1]))
+        }
+        let fields = [
+            FieldSpec("CD_entityNames", .string) { value, path throws(Violation) in
+                let (a, b) = try parts(value, path)
+                for name in [a, b] where entity(name) == nil {
+                    throw Violation(
+                        rule: RecordRule.manyToMany, path: path / "value", expected: "entities CloudKit mirrors: " + synced.map(\.name).joined(separator: ", "),
+                        found: JSONSerializer.quoted(name))
+                }
+            },
+            FieldSpec("CD_recordNames", .string) { value, path throws(Violation) in
+                let (a, b) = try parts(value, path)
+                try checkRecordName(a, at: path / "value")
+                try checkRecordName(b, at: path / "value")
+            },
+            FieldSpec("CD_relationships", .string) { value, path throws(Violation) in _ = try parts(value, path) },
+        ]
+        var model = RecordModel("CDMR", fields: fields) { record throws(Violation) in
+            // Relationship i belongs to entity i, and the second is the first one's inverse.
+            guard let names = record.fields["CD_entityNames"]?.string?.split(separator: ":").map(String.init),
+                let pair = record.fields["CD_relationships"]?.string?.split(separator: ":").map(String.init), names.count == 2, pair.count == 2
+            else { return }
+            let first = relationships(of: names[0]).first { $0.name == pair[0] && $0.toMany }
+            let second = relationships(of: names[1]).first { $0.name == pair[1] && $0.toMany }
+            guard let first, second != nil, first.inverse == pair[1] else {
+                throw Violation(
+                    rule: RecordRule.manyToMany, path: .root / "fields" / "CD_relationships" / "value",
+                    expected: "a to-many relationship of \(names[0]), then its to-many inverse on \(names[1])", found: JSONSerializer.quoted(pair.joined(separator: ":")))
+            }
+        }
+        model.closed = true
+        return model
     }
 }

@@ -38,6 +38,8 @@ public enum ModelChecker {
         var name: String
         var destination: String?
         var toMany: Bool
+        /// The inverse's name (REC-MODEL-003 requires one; `CDMR` pairs by it, REC-CD-003).
+        var inverse: String? = nil
         var renamingIdentifier: String?
         var path: JSONPointer
     }
@@ -154,7 +156,7 @@ public enum ModelChecker {
                 let r = try ObjectReader(document: rel, path: e.pointer("relationships") / j)
                 let relationship = Relationship(
                     name: try r.string("name"), destination: try r.optionalString("destination"), toMany: try flag(r, "toMany"),
-                    renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
+                    inverse: try r.optionalString("inverse"), renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
                 relationships.append(relationship)
                 if reservedNames.contains(relationship.name) {
                     findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(relationship.name)))

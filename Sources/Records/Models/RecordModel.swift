@@ -62,6 +62,10 @@ public struct RecordModel: Sendable {
     /// Every field is declared: one the model does not have is reported (REC-CD-002). The
     /// Spec's own types list only the fields it rules on and pass others through.
     public var closed = false
+    /// Of a closed type: names Core Data never writes on it (a to-many relationship's, an asset of
+    /// a fixed-size property, the `CDMR` fields), reported even where a newer model version's
+    /// fields are let through (REC-CD-002).
+    public var neverWritten: Set<String> = []
     /// Rules across fields (and the record name), run after every field passed.
     public var check: @Sendable (DecodedRecord) throws(Violation) -> Void
 

@@ -13,10 +13,14 @@ public struct CloudRecord: Sendable {
     public struct Context: Sendable {
         public var models: [RecordModel]
         public var timeZone: TimeZone?
+        /// The model is the writer's newest: a `CD_` field it lacks is reported, not taken for a
+        /// newer version's (REC-CD-002).
+        public var strictFields = false
 
-        public init(models: [RecordModel] = Models.all, timeZone: TimeZone? = nil) {
+        public init(models: [RecordModel] = Models.all, timeZone: TimeZone? = nil, strictFields: Bool = false) {
             self.models = models
             self.timeZone = timeZone
+            self.strictFields = strictFields
         }
 
         public static let spec = Context()
@@ -122,10 +126,9 @@ public struct CloudRecord: Sendable {
                     }
                     return nil
                 }
-                if asset != nil {
-                    throw Violation(
-                        rule: RecordRule.derivedFields, path: .root / "fields" / assetName, expected: "either \(spec.name) or \(assetName), not both", found: "both")
-                }
+                // Both forms (Apple's fully materialized record): the plain one is what Core Data
+                // imports, so it is the one checked; the asset must still be an asset.
+                if let asset { _ = try assetField(asset, at: .root / "fields" / assetName) }
                 return try field(raw, as: spec, at: path)
             }
             switch value {
@@ -133,17 +136,22 @@ public struct CloudRecord: Sendable {
                 let name = value.type == .assetID && spec.type != .assetID ? assetName : spec.name
                 fields[name] = value
                 canonicalFields[name] = value.json
+                if name != assetName, let asset, let both = try? assetField(asset, at: .root) { canonicalFields[assetName] = both.json }
             case .some(.none):
                 if let value = spec.defaultValue, !deleted { canonicalFields[spec.name] = FieldValue(type: spec.type, value: value, cloudEncrypted: spec.cloudEncrypted).json }
             case .none:
                 continue
             }
         }
-        // A type derived from the app's own model knows every field: any other is reported, not dropped.
+        // A type derived from the app's own model knows every field it has; a CD_ field it lacks
+        // may be a newer version's (dropped, unless strict), anything Core Data never writes is reported.
         if model.closed, let fieldsReader {
             for name in fieldsReader.object.keys where !model.declares(name) {
+                let newer = name.hasBytePrefix("CD_") && !model.neverWritten.contains(name)
+                if newer && !context.strictFields { continue }
                 checks.add([Violation(
-                    rule: RecordRule.derivedFields, path: .root / "fields" / name, expected: "a field the model gives \(model.recordType)", found: "an undeclared field")])
+                    rule: RecordRule.derivedFields, path: .root / "fields" / name, expected: "a field the model gives \(model.recordType)",
+                    found: newer ? "a field this model does not have (strict: no newer version writes it)" : "a field Core Data never writes on \(model.recordType)")])
             }
         }
         var decoded = DecodedRecord(recordName: recordName, recordType: recordType, recordChangeTag: tag, fields: fields, deleted: deleted)

@@ -41,6 +41,11 @@ struct Check: ParsableCommand {
     @Flag(help: "With --model: the model is the writer's newest, so a CD_ field it lacks is reported instead of taken for a newer app version's (REC-CD-002).")
     var strictFields = false
     @Option(help: "The writer's time zone (an IANA name such as Asia/Shanghai), for day-valued fields.") var timeZone: String?
+    @Option(help: ArgumentHelp(
+        "Findings accepted for now (one a line, DOCUMENT RULE AT, as --write-baseline writes them): they do not fail the run; a line that matches nothing in a checked document does.",
+        valueName: "file")) var baseline: String?
+    @Option(help: ArgumentHelp("Write every finding of this run as a baseline to this file (the run's report and exit status are unchanged).", valueName: "file"))
+    var writeBaseline: String?
 
     func validate() throws {
         if session == nil, files.isEmpty { throw ValidationError("name files to check, '-' for standard input, or --session FILE") }
@@ -52,6 +57,7 @@ struct Check: ParsableCommand {
         if let timeZone, TimeZone(identifier: timeZone) == nil {
             throw ValidationError("--time-zone \(timeZone) is not a time zone identifier (e.g. Asia/Shanghai, UTC)")
         }
+        if session != nil, baseline != nil || writeBaseline != nil { throw ValidationError("--baseline and --write-baseline are for documents, not --session") }
         if strictFields, model == nil { throw ValidationError("--strict-fields is about the model named by --model; name one") }
         if let kind, Families.defining(kind: kind) == nil {
             let closest = DocumentChecker.closestNames(to: kind, in: Families.allKinds)
@@ -61,6 +67,7 @@ struct Check: ParsableCommand {
 
     func run() throws {
         if let session { return try judgeSession(session) }
+        let accepted = try baseline.map(Self.readBaseline)
         let clock = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
         var context = JSONObject([
             "now": .number(JSONNumber(clock)), "activeDid": noActiveDid ? .null : .string(activeDid),
@@ -149,16 +156,28 @@ struct Check: ParsableCommand {
             let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? Families.kind(forFileName: url.lastPathComponent)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
+        if let writeBaseline { try writeOutput(CheckBaseline.render(results), to: writeBaseline) }
+        let outcome = accepted?.apply(to: results)
+        if let outcome { results = outcome.results }
         switch format {
-        case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput)), to: nil)
-        case .json, .junit, .html: try writeOutput(CheckReport.json(results), to: nil)
+        case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput), baseline: outcome), to: nil)
+        case .json, .junit, .html: try writeOutput(CheckReport.json(results, baseline: outcome), to: nil)
         }
         // A recorded payload judged by today's clock fails its time rules: say so, once.
         if now == nil, results.contains(where: { $0.violations.contains { $0.rule.rawValue.hasPrefix("PAIR-TIME-") } }) {
             FileHandle.standardError.write(Data(
                 "conformance check: time rules were judged by this machine's clock (now = \(clock) ms); to check a recorded payload, pass --now with the time it was made\n".utf8))
         }
-        if results.contains(where: { !$0.violations.isEmpty }) { throw ExitCode(Status.violations) }
+        if results.contains(where: { !$0.violations.isEmpty }) || outcome?.stale.isEmpty == false { throw ExitCode(Status.violations) }
+    }
+
+    static func readBaseline(_ path: String) throws -> CheckBaseline {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read the baseline \(path)") }
+        do {
+            return try CheckBaseline.parse(String(decoding: data, as: UTF8.self))
+        } catch {
+            throw ValidationError("the baseline \(path), \(error.description)")
+        }
     }
 }
 

@@ -21,6 +21,8 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.20"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // SwiftData models read from source (`check Models/*.swift`).
+        .package(url: "https://github.com/swiftlang/swift-syntax", from: "603.0.1"),
     ],
     targets: [
         // Pure targets: Foundation only, no I/O, no clock, no environment.
@@ -57,6 +59,11 @@ let package = Package(
             ]),
         // The pairing peers on the network: the relay, and the phone and desktop clients.
         .target(name: "PairingPeer", dependencies: ["Pairing", "WebSocketTransport", "WireCore"]),
+        // SwiftData `@Model` classes read from Swift source into the model checker's JSON form
+        // (swift-syntax: kept out of the pure targets, which stay Foundation-only).
+        .target(
+            name: "SwiftDataModel",
+            dependencies: ["WireCore", .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]),
         // The kit: vectors, runner, peers, reporters (file and process I/O live here).
         .target(
             name: "ConformanceKit",
@@ -71,7 +78,7 @@ let package = Package(
         .executableTarget(
             name: "conformance",
             dependencies: [
-                "ConformanceKit", "ConformanceLive", "Migration", "Pairing", "WebSocketTransport", "WireCore",
+                "ConformanceKit", "ConformanceLive", "Migration", "Pairing", "Records", "SwiftDataModel", "WebSocketTransport", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -95,6 +102,7 @@ let package = Package(
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
+        .testTarget(name: "SwiftDataModelTests", dependencies: ["SwiftDataModel", "Records", "WireCore"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore", "ZIPFoundation"]),

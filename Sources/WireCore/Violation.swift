@@ -47,6 +47,9 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
     /// What `path` points at in the document's own words (`Solve.date` for
     /// `/entities/6/attributes/1/optional`), when the checker knows; reports show it beside the path.
     public var names: String?
+    /// Where the source declared what `path` points at (`Models/Idea.swift:24`), when the
+    /// document was read from source; reports show it beside the names.
+    public var location: String?
 
     public init(
         rule: RuleID, path: JSONPointer, byteOffset: Int? = nil, expected: String, found: String,
@@ -88,6 +91,14 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
         return "\(rule) at \"\(path)\"\(namesNote)\(at): expected \(expected), found \(found)"
     }
 
-    /// ` (Solve.date)` when `names` is known, else empty: what reports put after the path.
-    public var namesNote: String { names.map { " (\($0))" } ?? "" }
+    /// ` (Solve.date)` when `names` is known, ` (Idea.id, Idea.swift:5)` with a location, else
+    /// empty: what reports put after the path.
+    public var namesNote: String {
+        switch (names, location) {
+        case let (names?, location?): " (\(names), \(location))"
+        case let (names?, nil): " (\(names))"
+        case let (nil, location?): " (\(location))"
+        case (nil, nil): ""
+        }
+    }
 }

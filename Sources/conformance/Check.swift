@@ -36,7 +36,7 @@ struct Check: ParsableCommand {
         "For an .xcdatamodeld: the first version that reached CloudKit (e.g. \"Model 3\"); an earlier previous version binds nothing, so it is not compared.",
         valueName: "version")) var firstMirroredVersion: String?
     @Option(help: ArgumentHelp(
-        "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, or the JSON form): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
+        "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, the JSON form, or a SwiftData .swift file): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
         valueName: "model")) var model: String?
     @Flag(help: "With --model: the model is the writer's newest, so a CD_ field it lacks is reported instead of taken for a newer app version's (REC-CD-002).")
     var strictFields = false
@@ -78,7 +78,9 @@ struct Check: ParsableCommand {
         if let password { context["password"] = .string(password) }
         let previousModel = try previous.map { try PreviousModel.load($0, checking: files) }
         if let previousModel { context["previous"] = previousModel }
-        if let model {
+        if let model, SwiftModelFiles.handles(model) {
+            context["model"] = try SwiftModelFiles.load([model]).model
+        } else if let model {
             do {
                 context["model"] = try ModelFileChecker.contextModel(URL(fileURLWithPath: model))
             } catch {
@@ -93,7 +95,10 @@ struct Check: ParsableCommand {
             context["minimumIterations"] = .number(JSONNumber(Int64(minimumIterations)))
             policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound)
         }
-        for file in files {
+        // SwiftData's classes are one model, however many files declare them.
+        let swiftFiles = kind == nil ? files.filter(SwiftModelFiles.handles) : []
+        if !swiftFiles.isEmpty { results.append(try SwiftModelFiles.check(swiftFiles, previous: previousModel)) }
+        for file in files where !swiftFiles.contains(file) {
             let url = URL(fileURLWithPath: file)
             var isDirectory: ObjCBool = false
             let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)

@@ -12,6 +12,7 @@ enum PreviousModel {
     static func load(_ spec: String, checking files: [String]) throws -> JSONValue {
         if FileManager.default.fileExists(atPath: spec) {
             let url = URL(fileURLWithPath: spec)
+            if SwiftModelFiles.handles(spec) { return try SwiftModelFiles.load([spec]).model }
             if ModelFileChecker.handles(url) {
                 do {
                     return .string(String(decoding: try ModelFileChecker.load(url).0, as: UTF8.self))
@@ -28,6 +29,14 @@ enum PreviousModel {
         if let colon = spec.firstIndex(of: ":"), colon != spec.startIndex {
             revision = String(spec[..<colon])
             path = String(spec[spec.index(after: colon)...])
+        } else if !files.isEmpty, files.allSatisfy(SwiftModelFiles.handles) {
+            // A SwiftData model is every file checked, each as it was at the revision (a file
+            // added since is new entities, not a missing one).
+            let sources = files.compactMap { file in
+                (try? GitTree(revision: spec, path: file).modelContents()).map { (name: file, bytes: $0) }
+            }
+            guard !sources.isEmpty else { throw ValidationError("--previous \(spec): none of the Swift files checked exists at that revision") }
+            return try SwiftModelFiles.read(sources, origin: "--previous \(spec)").model
         } else {
             guard files.count == 1, files[0] != "-" else {
                 throw ValidationError("--previous \(spec) is neither a file nor REV:PATH; a revision alone (e.g. HEAD~1) needs exactly one model file to check")
@@ -37,6 +46,9 @@ enum PreviousModel {
         }
         guard !path.isEmpty else { throw ValidationError("--previous \(spec): no path after the revision") }
         let git = GitTree(revision: revision, path: path)
+        if SwiftModelFiles.handles(path) {
+            return try SwiftModelFiles.read([(path, try git.modelContents())], origin: "--previous \(spec)").model
+        }
         return try parse(try git.modelContents(), from: "\(revision):\(path)")
     }
 

@@ -135,16 +135,7 @@ struct CheckCommandTests {
             #"<?xml version="1.0" encoding="UTF-8"?><model type="com.apple.IDECoreDataModeler.DataModel"><entity name="Solve" syncable="YES">"#
                 + #"<attribute name="date" optional="YES" attributeType="\#(type)"/></entity></model>"#
         }
-        func git(_ arguments: [String]) throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["git", "-C", scratch.path, "-c", "user.name=kit", "-c", "user.email=kit@example.invalid"] + arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 0, "git \(arguments)")
-        }
+        func git(_ arguments: [String]) throws { try Self.git(arguments, in: scratch) }
         try Data(model("Date").utf8).write(to: folder.appendingPathComponent("contents"))
         try git(["init", "-q"])
         try git(["add", "."])
@@ -169,6 +160,18 @@ struct CheckCommandTests {
         let unknown = try Fixture.run("conformance", ["check", bundle, "--previous", "no-such-revision"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("--previous no-such-revision:") && unknown.stderr.contains("failed: fatal"), "\(unknown.stderr)")
+    }
+
+    /// git in `folder`, with an author, its output dropped.
+    static func git(_ arguments: [String], in folder: URL) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["git", "-C", folder.path, "-c", "user.name=kit", "-c", "user.email=kit@example.invalid"] + arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "git \(arguments)")
     }
 
     /// An `.xcdatamodeld` of two versions: `Solve.date` a Date in the first, a String in the second.

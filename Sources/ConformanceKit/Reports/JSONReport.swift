@@ -69,6 +69,7 @@ public enum JSONReport {
         if let offset = v.byteOffset { o["byteOffset"] = .number(JSONNumber(Int64(offset))) }
         if let subject = v.subject { o["subject"] = .string(subject) }
         if let names = v.names { o["names"] = .string(names) }
+        if let location = v.location { o["location"] = .string(location) }
         return .object(o)
     }
 

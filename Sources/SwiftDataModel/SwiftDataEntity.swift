@@ -1,0 +1,206 @@
+import SwiftSyntax
+import WireCore
+
+/// One `@Model` class as the model form's entity: its stored properties as attributes and
+/// relationships, with what `@Attribute`, `@Relationship`, `#Unique` and `@Transient` say.
+struct Entity {
+    struct Member {
+        var name: String
+        var line: String
+        var json: JSONObject
+        var relationship: (destination: String, inverse: String?)?
+    }
+
+    var name: String
+    var parent: String?
+    var line: String
+    var attributes: [Member] = []
+    var relationships: [Member] = []
+    /// `#Unique` constraints and unique relationships, each with its line.
+    var constraints: [(JSONValue, String)] = []
+
+    init(_ declaration: ClassDeclSyntax, models: Set<String>, converter: SourceLocationConverter, notes: inout [String]) {
+        func line(_ node: some SyntaxProtocol) -> String {
+            let location = node.startLocation(converter: converter, afterLeadingTrivia: true)
+            return "\(location.file):\(location.line)"
+        }
+        name = declaration.name.text
+        self.line = line(declaration.name)
+        // SwiftData subclasses a model (iOS 26) as Core Data's entity inheritance.
+        parent = declaration.inheritanceClause?.inheritedTypes.compactMap { DeclaredType.name(of: $0.type) }.first { models.contains($0) }
+        for item in declaration.memberBlock.members {
+            if let macro = item.decl.as(MacroExpansionDeclSyntax.self), macro.macroName.text == "Unique" {
+                for argument in macro.arguments {
+                    let paths = argument.expression.as(ArrayExprSyntax.self)?.elements.compactMap { Self.keyPathProperty($0.expression) } ?? []
+                    constraints.append((.array(paths.map { .string($0) }), line(macro)))
+                }
+                continue
+            }
+            guard let variable = item.decl.as(VariableDeclSyntax.self), Self.isStored(variable) else { continue }
+            let written = variable.attributes.compactMap { $0.as(AttributeSyntax.self) }
+            let marks = Dictionary(written.map { ($0.attributeName.trimmedDescription, $0) }, uniquingKeysWith: { a, _ in a })
+            guard marks["Transient"] == nil else { continue }
+            let options = marks["Attribute"].map(Self.options) ?? []
+            // An ephemeral property is tracked, not stored.
+            guard !options.contains(where: { $0.name == "ephemeral" }) else { continue }
+            for binding in variable.bindings {
+                guard let identifier = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text, let annotation = binding.typeAnnotation else {
+                    // `var x = 0` without a type: SwiftData's macro needs the type written out.
+                    if let pattern = binding.pattern.as(IdentifierPatternSyntax.self) {
+                        notes.append("\(line(binding)): \(name).\(pattern.identifier.text) has no written type: not read (SwiftData's macro needs one)")
+                    }
+                    continue
+                }
+                let declared = DeclaredType(annotation.type, models: models)
+                var json = JSONObject(["name": .string(identifier)])
+                if declared.optional { json["optional"] = true }
+                switch declared.stored {
+                case .attribute(let type):
+                    // A transformed value needs no mapping: its transformer makes the bytes.
+                    if let unknown = declared.unknownName, !options.contains(where: { $0.name == "transformable" }) {
+                        notes.append(
+                            "\(line(binding)): \(name).\(identifier) is a \(unknown), neither a @Model class among the files read nor a type SwiftData maps: taken as a Codable value (Binary); if it is a model, name its file too")
+                    }
+                    json["type"] = .string(type)
+                    if let value = binding.initializer?.value, value.trimmedDescription != "nil" { json["defaultValue"] = .string(value.trimmedDescription) }
+                    for option in options {
+                        switch option.name {
+                        case "unique": json["unique"] = true
+                        case "allowsCloudEncryption": json["allowsCloudEncryption"] = true
+                        case "transformable":
+                            json["type"] = "Transformable"
+                            json["valueTransformerName"] = option.transformer.map { .string($0) } ?? .null
+                        default: break
+                        }
+                    }
+                    if let original = marks["Attribute"].flatMap({ Self.labeled($0, "originalName") }) { json["renamingIdentifier"] = .string(original) }
+                    attributes.append(Member(name: identifier, line: line(binding), json: json))
+                case .relationship(let destination, let toMany):
+                    let relationship = marks["Relationship"]
+                    json["destination"] = .string(destination)
+                    if toMany { json["toMany"] = true }
+                    json["deleteRule"] = .string(relationship.flatMap(Self.deleteRule) ?? "Nullify")
+                    if let original = relationship.flatMap({ Self.labeled($0, "originalName") }) { json["renamingIdentifier"] = .string(original) }
+                    let inverse = relationship.flatMap(Self.inverse)
+                    if relationship.map(Self.options)?.contains(where: { $0.name == "unique" }) == true {
+                        constraints.append(([.string(identifier)], line(binding)))
+                    }
+                    relationships.append(Member(name: identifier, line: line(binding), json: json, relationship: (destination, inverse)))
+                }
+            }
+        }
+    }
+
+    /// The model form, recording where each part was declared.
+    func json(at path: JSONPointer, locations: inout [String: String]) -> JSONValue {
+        locations[path.description] = line
+        var o = JSONObject(["name": .string(name)])
+        if let parent { o["parent"] = .string(parent) }
+        func members(_ list: [Member], _ key: String) -> JSONValue {
+            .array(list.enumerated().map { j, member in
+                locations[(path / key / j).description] = member.line
+                var json = member.json
+                if let relationship = member.relationship { json["inverse"] = relationship.inverse.map { .string($0) } ?? .null }
+                return .object(json)
+            })
+        }
+        o["attributes"] = members(attributes, "attributes")
+        o["relationships"] = members(relationships, "relationships")
+        if !constraints.isEmpty {
+            for (k, constraint) in constraints.enumerated() { locations[(path / "uniquenessConstraints" / k).description] = constraint.1 }
+            o["uniquenessConstraints"] = .array(constraints.map(\.0))
+        }
+        return .object(o)
+    }
+
+    /// SwiftData keeps both ends of a relationship: `inverse:` written on one end names the
+    /// other, and that end's inverse is this one. Without `inverse:`, SwiftData infers the pair
+    /// when it is safe (Hacking with Swift, "Inferred vs explicit relationships"): one optional
+    /// relationship each way between two classes.
+    static func pairInverses(_ entities: inout [Entity]) {
+        for i in entities.indices {
+            for j in entities[i].relationships.indices {
+                guard let (destination, inverse) = entities[i].relationships[j].relationship, let inverse,
+                    let k = entities.firstIndex(where: { $0.name == destination }),
+                    let l = entities[k].relationships.firstIndex(where: { $0.name == inverse }),
+                    entities[k].relationships[l].relationship?.inverse == nil
+                else { continue }
+                let name = entities[i].relationships[j].name
+                entities[k].relationships[l].relationship?.inverse = name
+            }
+        }
+        for i in entities.indices {
+            for j in entities[i].relationships.indices {
+                let here = entities[i]
+                guard let (destination, inverse) = here.relationships[j].relationship, inverse == nil, destination != here.name,
+                    let k = entities.firstIndex(where: { $0.name == destination })
+                else { continue }
+                let there = entities[k].relationships.indices.filter { entities[k].relationships[$0].relationship?.destination == here.name }
+                let back = here.relationships.filter { $0.relationship?.destination == destination }
+                guard back.count == 1, there.count == 1, let l = there.first, entities[k].relationships[l].relationship?.inverse == nil,
+                    here.relationships[j].json["optional"] == true, entities[k].relationships[l].json["optional"] == true
+                else { continue }
+                let name = here.relationships[j].name, other = entities[k].relationships[l].name
+                entities[i].relationships[j].relationship?.inverse = other
+                entities[k].relationships[l].relationship?.inverse = name
+            }
+        }
+    }
+
+    /// A stored property: not static, not computed (a getter), observers allowed.
+    static func isStored(_ variable: VariableDeclSyntax) -> Bool {
+        if variable.modifiers.contains(where: { ["static", "class"].contains($0.name.text) }) { return false }
+        return variable.bindings.allSatisfy { binding in
+            switch binding.accessorBlock?.accessors {
+            case nil: return true
+            case .getter?: return false
+            case .accessors(let list)?: return list.allSatisfy { ["willSet", "didSet"].contains($0.accessorSpecifier.text) }
+            }
+        }
+    }
+
+    struct Option {
+        var name: String
+        /// `.transformable(by: X.self)` or `(by: "Name")`: the transformer's name.
+        var transformer: String?
+    }
+
+    /// The unlabeled options of `@Attribute(.unique, .externalStorage, ...)`.
+    static func options(_ attribute: AttributeSyntax) -> [Option] {
+        guard case .argumentList(let arguments)? = attribute.arguments else { return [] }
+        return arguments.filter { $0.label == nil }.compactMap { argument in
+            if let member = argument.expression.as(MemberAccessExprSyntax.self) { return Option(name: member.declName.baseName.text) }
+            if let call = argument.expression.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self) {
+                let by = call.arguments.first { $0.label?.text == "by" }?.expression
+                let transformer =
+                    by?.as(MemberAccessExprSyntax.self).flatMap { $0.declName.baseName.text == "self" ? $0.base?.trimmedDescription : nil }
+                    ?? by?.as(StringLiteralExprSyntax.self).map(\.representedLiteralValue).flatMap { $0 }
+                return Option(name: member.declName.baseName.text, transformer: transformer)
+            }
+            return nil
+        }
+    }
+
+    /// A labeled string argument, e.g. `originalName: "title"`.
+    static func labeled(_ attribute: AttributeSyntax, _ label: String) -> String? {
+        guard case .argumentList(let arguments)? = attribute.arguments else { return nil }
+        return arguments.first { $0.label?.text == label }?.expression.as(StringLiteralExprSyntax.self)?.representedLiteralValue
+    }
+
+    static func deleteRule(_ attribute: AttributeSyntax) -> String? {
+        guard case .argumentList(let arguments)? = attribute.arguments,
+            let rule = arguments.first(where: { $0.label?.text == "deleteRule" })?.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+        else { return nil }
+        return ["cascade": "Cascade", "nullify": "Nullify", "deny": "Deny", "noAction": "No Action"][rule] ?? rule
+    }
+
+    static func inverse(_ attribute: AttributeSyntax) -> String? {
+        guard case .argumentList(let arguments)? = attribute.arguments, let path = arguments.first(where: { $0.label?.text == "inverse" }) else { return nil }
+        return keyPathProperty(path.expression)
+    }
+
+    /// The last property of `\Type.a.b` or `\.a`.
+    static func keyPathProperty(_ expression: ExprSyntax) -> String? {
+        expression.as(KeyPathExprSyntax.self)?.components.last?.component.as(KeyPathPropertyComponentSyntax.self)?.declName.baseName.text
+    }
+}

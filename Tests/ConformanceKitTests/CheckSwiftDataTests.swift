@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+import WireCore
+
+/// `check Models/*.swift`: SwiftData's classes read from source, checked as one model, each
+/// finding with its declaration's file and line (Spec records.md 7, "SwiftData's classes").
+@Suite("check reads SwiftData models")
+struct CheckSwiftDataTests {
+    @Test func theFilesAreOneModelAndFindingsSayWhere() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let trip = scratch.appendingPathComponent("Trip.swift"), stop = scratch.appendingPathComponent("Stop.swift")
+        try Data("@Model final class Trip {\n    @Attribute(.unique) var name: String = \"\"\n    var stops: [Stop]? = []\n}\n".utf8).write(to: trip)
+        // Stop's end of the relationship is in the other file: read alone, Trip's is not placed.
+        try Data("@Model final class Stop {\n    var trip: Trip?\n    var weather: Forecast?\n}\n".utf8).write(to: stop)
+        let run = try Fixture.run("conformance", ["check", "--format", "json", trip.path, stop.path])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let documents = try JSONParser.parse(Array(run.stdout.utf8))["documents"]?.arrayValue ?? []
+        #expect(documents.count == 1)
+        #expect(documents.first?["document"]?.stringValue == scratch.relativePath + "/*.swift")
+        let violations = documents.first?["violations"]?.arrayValue ?? []
+        #expect(violations.map { [$0["rule"]?.stringValue, $0["names"]?.stringValue, $0["location"]?.stringValue] } == [["REC-MODEL-001", "Trip.name", trip.path + ":2"]])
+        #expect(run.stderr.contains("note: \(stop.path):3: Stop.weather is a Forecast, neither a @Model class"), "\(run.stderr)")
+        let text = try Fixture.run("conformance", ["check", trip.path, stop.path])
+        #expect(text.stdout.contains(#"REC-MODEL-001 at "/entities/0/attributes/0/unique" (Trip.name, \#(trip.path):2)"#), "\(text.stdout)")
+        // A record checked against the classes of one file: Trip's CD_ type.
+        let record = #"{"recordName":"C0A8E1D2-0000-4000-8000-00000000C0DE","recordType":"CD_Trip","fields":{"CD_entityName":{"value":"Trip","type":"STRING"},"CD_name":{"value":3,"type":"INT64"}}}"#
+        let mirrored = try Fixture.run("conformance", ["check", "--model", trip.path, "-"], stdin: Array(record.utf8))
+        #expect(mirrored.status == 1)
+        #expect(mirrored.stdout.contains(#"REC-REC-004 at "/fields/CD_name/type""#), "\(mirrored.stdout)\(mirrored.stderr)")
+        // Source without a @Model class is not a model: the user's mistake.
+        let view = scratch.appendingPathComponent("ContentView.swift")
+        try Data("struct ContentView { var body: String }\n".utf8).write(to: view)
+        let none = try Fixture.run("conformance", ["check", view.path])
+        #expect(none.status == 2)
+        #expect(none.stderr.contains("no @Model class"), "\(none.stderr)")
+    }
+
+    /// History from git: the one change an app made the day after its submission, Date to String.
+    @Test func previousRevisionOfTheSources() throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-git-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let solve = scratch.appendingPathComponent("Solve.swift"), added = scratch.appendingPathComponent("Tag.swift")
+        try Data("@Model final class Solve {\n    var date: Date?\n}\n".utf8).write(to: solve)
+        try CheckCommandTests.git(["init", "-q"], in: scratch)
+        try CheckCommandTests.git(["add", "."], in: scratch)
+        try CheckCommandTests.git(["commit", "-q", "-m", "v1"], in: scratch)
+        try Data("@Model final class Solve {\n    var date: String?\n}\n".utf8).write(to: solve)
+        // A file added since the revision is new entities, not a failure to read the old one.
+        try Data("@Model final class Tag {\n    var name: String?\n}\n".utf8).write(to: added)
+        for previous in ["HEAD", "HEAD:\(solve.path)"] {
+            let run = try Fixture.run("conformance", ["check", solve.path, added.path, "--previous", previous])
+            #expect(run.status == 1, "\(previous): \(run.stdout)\(run.stderr)")
+            #expect(run.stdout.contains(#"REC-EVOL-003 at "/entities/0/attributes/0/type" (Solve.date, \#(solve.path):2)"#), "\(previous): \(run.stdout)")
+            #expect(!run.stdout.contains("Tag"), "\(run.stdout)")
+        }
+    }
+}

@@ -213,6 +213,7 @@ NOT_EXPRESSED = {
     "PAIR-TIME-003": "relative to the receiver's clock, context `now`",
     "PAIR-DID-002": "needs the receiver's identity, context `activeDid`",
     "PAIR-SIG-001": "needs the sender's own peer id, context `localPeerId`",
+    "PAIR-RTC-004": "needs the client's own peer id, context `localPeerId`",
     "PAIR-STORE-002": "compares two members, lastSeenAt >= pairedAt",
 }
 PARTLY_EXPRESSED = {
@@ -332,9 +333,28 @@ write("register", "register", "3.5 (seed 002 §6.1, §6.2)", "A client claims a 
 
 PAYLOAD_KINDS = [("desktop-pairing", "desktop-pairing"), ("pair-ack", "pair-ack"),
                  ("device-pairing", "device-pairing"), ("pairing:confirmation", "pairing-confirmation")]
-write("message", "message", "3.5 (seed 002 §4.2, §6.5)", "A signaling envelope routed by the relay",
-      ["PAIR-TYPE-001", "PAIR-PEER-001", "PAIR-PEER-002", "PAIR-SIG-002"],
-      ["type", "to", "from", "payload", "(PAIR-SIG-002)"],
+
+
+def description(kind, rule):
+    """An offer's or answer's session description (3.7)."""
+    return {"then": {"required": [kind], "properties": {kind: {
+        "type": "object", "required": ["type", "sdp"], "x-rules": core_rules(True) + [rule],
+        "properties": {"type": member({"type": "string", "const": kind}, True, [rule]),
+                       "sdp": member({"type": "string", "pattern": "^v=0"}, True, [rule])}}}},
+            "if": {"properties": {"type": {"const": kind}}, "required": ["type"]}}
+
+
+CANDIDATE = {"if": {"properties": {"type": {"const": "ice-candidate"}}, "required": ["type"]},
+             "then": {"required": ["candidate"], "properties": {"candidate": {
+                 "type": "object", "required": ["candidate", "sdpMid", "sdpMLineIndex"], "x-rules": core_rules(True) + ["PAIR-RTC-003"],
+                 "properties": {"candidate": member({"type": "string", "pattern": "^candidate:"}, True, ["PAIR-RTC-003"]),
+                                "sdpMid": member({"type": "string", "minLength": 1}, True, ["PAIR-RTC-003"]),
+                                "sdpMLineIndex": member({"type": "integer", "minimum": 0, "maximum": 65535}, True, ["PAIR-RTC-003"], integer=True)}}}}}
+WEBRTC = [description("offer", "PAIR-RTC-001"), description("answer", "PAIR-RTC-002"), CANDIDATE]
+
+write("message", "message", "3.5, 3.7 (seed 002 §4.2, §6.5)", "A signaling envelope routed by the relay",
+      ["PAIR-TYPE-001", "PAIR-PEER-001", "PAIR-PEER-002", "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003", "PAIR-SIG-002", "PAIR-RTC-004"],
+      ["type", "to", "from", "payload", "(PAIR-SIG-002)", "(PAIR-RTC-004)"],
       ["type", "payload"],
       {"type": type_member("message"),
        "to": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"]),
@@ -342,10 +362,11 @@ write("message", "message", "3.5 (seed 002 §4.2, §6.5)", "A signaling envelope
                       False, ["PAIR-PEER-001", "PAIR-PEER-002"]),
        "payload": member({"type": "object",
                           "description": ("When its type names a pairing payload kind (3.1-3.4) it is checked as that "
-                                          "kind (the referenced schema); any other payload is kept as received."),
+                                          "kind (the referenced schema), when it names a WebRTC signal (3.7) as that "
+                                          "signal; any other payload is kept as received."),
                           "allOf": [{"if": {"properties": {"type": {"const": k}}, "required": ["type"]},
-                                     "then": {"$ref": f + ".schema.json"}} for k, f in PAYLOAD_KINDS]},
-                         True, ["PAIR-SIG-002"])},
+                                     "then": {"$ref": f + ".schema.json"}} for k, f in PAYLOAD_KINDS] + WEBRTC},
+                         True, ["PAIR-SIG-002", "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003"])},
       {"allOf": [{"description": "A message without from (absent or null) is a client's and names its target; a relay's delivery (with from) may omit to.",
                   "x-rules": ["CORE-TYPE-001"],
                   "if": {"not": {"required": ["from"], "properties": {"from": {"not": {"type": "null"}}}}}, "then": {"required": ["to"]}},

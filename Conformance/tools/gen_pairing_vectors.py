@@ -10,6 +10,7 @@ import json
 import os
 import sys
 
+import webrtc_cases
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
@@ -832,6 +833,9 @@ po2.accept("plain", "The Spec's answer.", {"type": "pong"}, rules=["PAIR-RELAY-0
 po2.accept("deployed-relay-with-timestamp", "The deployed relay's pong carries a timestamp: ignored (server.js).",
            {"type": "pong", "timestamp": T0}, {"type": "pong"}, rules=["PAIR-RELAY-002", "PAIR-TYPE-001"], flags=["interop-trap", "real-implementation"])
 po2.reject("type-number", "type is a string.", "/type", "CORE-TYPE-003", {"type": 1})
+
+# WebRTC signals as message payloads (Spec pairing.md 3.7).
+ms.cases.extend(webrtc_cases.cases)
 
 total = 0
 for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd, pi, po2):

@@ -4,6 +4,7 @@ import json
 import os
 import sys
 
+import webrtc_cases
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
 ATT = "did:cc:attacker-9"
 A, B, C = "192.0.2.10", "198.51.100.7", "203.0.113.66"
@@ -200,6 +201,9 @@ for n in range(11):
         s.append(step(recv(c, reg(q), T0 + n), st(*held), [send(c, err("rate-limited"), "PAIR-SEC-005")]))
 case("alias-quota-per-source", "One source registers at most 10 new aliases in 5 minutes, over any number of connections: squatting the code space takes 100,000 sources.",
      ["PAIR-SEC-005"], ["PAIR-SEC-005"], s)
+
+# Bare WebRTC frames refused, wrapped ones forwarded (Spec pairing.md 3.7, PAIR-RTC-005).
+cases.extend(webrtc_cases.relay_cases)
 
 doc = {"family": "pairing", "machine": "relay",
        "description": "The signaling relay (Spec pairing.md section 5): registration, routing, peer-offline and errors, and the limits on pairing-code aliases.",

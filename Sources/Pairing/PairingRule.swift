@@ -44,6 +44,11 @@ public enum PairingRule {
     public static let desktopShows: RuleID = "PAIR-DESK-001"
     public static let desktopConfirms: RuleID = "PAIR-DESK-002"
     public static let desktopRefuses: RuleID = "PAIR-DESK-003"
+    public static let rtcOffer: RuleID = "PAIR-RTC-001"
+    public static let rtcAnswer: RuleID = "PAIR-RTC-002"
+    public static let rtcCandidate: RuleID = "PAIR-RTC-003"
+    public static let rtcEcho: RuleID = "PAIR-RTC-004"
+    public static let rtcBareFrame: RuleID = "PAIR-RTC-005"
 
     public static let all: [RuleID] = [
         type, code, peerID, pairingCodeAlias, epochMillis, maxAge, notInFuture, did, activeDID, deviceName,
@@ -51,6 +56,7 @@ public enum PairingRule {
         relayErrorCode, iceServersJSON, lastSeenOrder, relayFallback, confirmationCode, displayExpiry,
         signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, keepalive, aliasHeld, aliasLifetime,
         aliasSingleUse, guessLimit, aliasQuota, reRegister, backoff, keepaliveInterval, desktopShows, desktopConfirms, desktopRefuses,
+        rtcOffer, rtcAnswer, rtcCandidate, rtcEcho, rtcBareFrame,
     ]
 }
 

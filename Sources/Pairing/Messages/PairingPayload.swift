@@ -1,17 +1,22 @@
 import WireCore
 
-/// What a signaling `message` carries: one of the pairing payloads, or anything else
+/// What a signaling `message` carries: one of the pairing payloads, a WebRTC signal, or anything else
 /// (other app messages travel the same relay and are kept as received).
 public enum PairingPayload: Sendable, Hashable {
     case desktopPairing(DesktopPairing)
     case pairAck(PairAck)
     case devicePairing(DevicePairing)
     case pairingConfirmation(PairingConfirmation)
+    /// An offer, answer or ICE candidate after pairing (3.7).
+    case webRTC(WebRTCSignal)
     case other(JSONValue)
 
     /// Checks a payload object: when its `type` names a pairing payload kind, as that kind.
     public static func decode(_ value: JSONValue, at path: JSONPointer, context: PairingContext) throws(Violation) -> PairingPayload {
         let reader = try ObjectReader(document: value, path: path)
+        if case .string(let type)? = reader.raw("type"), WebRTCSignal.payloadTypes.contains(type) {
+            return .webRTC(try WebRTCSignal.decode(reader, type: type))
+        }
         guard case .string(let type)? = reader.raw("type"), let kind = PairingKind(rawValue: type),
             PairingKind.payloadKinds.contains(kind)
         else { return .other(value) }
@@ -29,6 +34,7 @@ public enum PairingPayload: Sendable, Hashable {
         case .pairAck(let p): return p.canonical
         case .devicePairing(let p): return p.canonical
         case .pairingConfirmation(let p): return p.canonical
+        case .webRTC(let signal): return signal.canonical
         case .other(let v): return v
         }
     }

@@ -59,6 +59,19 @@ public struct SignalMessage: PairingDocument {
                     expected: JSONSerializer.quoted(code) + " (the alias's code)", found: JSONSerializer.quoted(ack.pairingCode))
             }
         }
+        // PAIR-RTC-004, the echo loop seen on the wire: a signal to oneself comes straight back,
+        // and one from oneself is one's own echoed.
+        if case .webRTC = payload, let own = context.localPeerId {
+            if let to, to.bytesEqual(own) {
+                throw Violation(
+                    rule: PairingRule.rtcEcho, path: reader.pointer("to"), expected: "the peer's id, not the sender's own", found: JSONSerializer.quoted(to))
+            }
+            if let from, from.bytesEqual(own) {
+                throw Violation(
+                    rule: PairingRule.rtcEcho, path: reader.pointer("from"), expected: "another peer's id (a signal from oneself is an echo, to drop)",
+                    found: JSONSerializer.quoted(from))
+            }
+        }
         return SignalMessage(to: to, from: from, payload: payload)
     }
 

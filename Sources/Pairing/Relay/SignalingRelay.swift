@@ -126,6 +126,9 @@ public struct SignalingRelay: Sendable {
             } catch {
                 return [self.error(id, .invalidMessage, PairingRule.relayRouting)]
             }
+        case .string(let type)? where WebRTCSignal.payloadTypes.contains(type) || type == "ice-candidates":
+            // PAIR-RTC-005: WebRTC signals travel wrapped in a message; say so rather than drop them.
+            return [error(id, .invalidMessage, PairingRule.rtcBareFrame)]
         default:
             return [error(id, .invalidMessage, PairingRule.relayRouting)]
         }

@@ -1,18 +1,12 @@
-"""Writes the two draft vector files for Spec/drafts/webrtc-signaling.md (PAIR-RTC-001..005).
-
-    python3 Spec/drafts/gen_webrtc_drafts.py
-
-Draft only: the rule ids PAIR-RTC-* are not in Spec/catalog.json yet, so these files live in
-Spec/drafts/, not in Vectors/. Once the rules are adopted, the document cases go into
-Vectors/pairing/message.json (via gen_pairing_vectors.py) and the machine cases into
-Vectors/pairing/relay.json (via gen_relay_vectors.py). Expectations are typed in by hand from
-the draft; this script only saves repetition.
+"""The WebRTC signaling cases (Spec pairing.md 3.7, PAIR-RTC-001..005): `cases` go into
+Vectors/pairing/message.json (gen_pairing_vectors.py), `relay_cases` into
+Vectors/pairing/relay.json (gen_relay_vectors.py). Expectations are typed in by hand from the
+Spec; this module only saves repetition.
 """
 import copy
 import json
 import os
 
-HERE = os.path.dirname(os.path.abspath(__file__))
 
 # Peer ids in the real formats (see the existing real-implementation vectors in message.json):
 # the desktop's mobileBridge id and a phone's did:key DID.
@@ -318,13 +312,6 @@ cases.append(reject(
     "WebRTC signaling never goes to a pairing-code alias (only a pair-ack does).",
     ["PAIR-SIG-002", "PAIR-RTC-001"], msg(offer(), to="pairing-code:048213"), "/payload/type", "PAIR-SIG-002"))
 
-document_file = {
-    "family": "pairing",
-    "kind": "message",
-    "description": "DRAFT (Spec/drafts/webrtc-signaling.md): WebRTC offer, answer and ice-candidate payloads inside the signaling message, and the bare frames real clients send.",
-    "context": {"now": 1747300000000},
-    "cases": cases,
-}
 
 
 # ---------------------------------------------------------------- relay machine cases
@@ -391,23 +378,3 @@ relay_cases = [
         ],
     },
 ]
-relay_file = {
-    "family": "pairing",
-    "machine": "relay",
-    "description": "DRAFT (Spec/drafts/webrtc-signaling.md, PAIR-RTC-005): a relay refuses bare WebRTC frames and forwards wrapped ones.",
-    "context": {},
-    "cases": relay_cases,
-}
-
-
-def write(name, doc):
-    path = os.path.join(HERE, name)
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, ensure_ascii=False, indent=2)
-        f.write("\n")
-    return path
-
-
-if __name__ == "__main__":
-    print(write("webrtc-vectors.json", document_file), len(cases), "cases")
-    print(write("webrtc-relay-vectors.json", relay_file), len(relay_cases), "cases")

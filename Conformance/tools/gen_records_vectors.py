@@ -89,6 +89,8 @@ idea.accept("upper-case-record-name", "recordName and id compare case-insensitiv
             edit(IDEA, "recordName", ID.upper()), edit(IDEA, "recordName", ID.upper()), ["REC-IDEA-001"], ["interop-trap"])
 idea.accept("unknown-field-ignored", "A field a newer app version added is ignored and dropped.",
             edit(IDEA, "fields/priority", f(2, "INT64")), IDEA, ["REC-REC-004", "CORE-MEMBER-001"], ["interop-trap"])
+idea.accept("deleted-null-not-given", "deleted: null is \"not given\" (CORE-TYPE-002 on an optional member): a live record, no deleted in the canonical form.",
+            edit(IDEA, "deleted", None), IDEA, ["CORE-TYPE-002"], ["interop-trap"])
 t256 = "字" * 255 + "😀"
 idea.accept("title-256-scalars", "A title of exactly 256 scalars (the last one an emoji) is accepted.", edit(IDEA, "fields/title", f(t256, "STRING")),
             edit(IDEA, "fields/title", f(t256, "STRING")), ["REC-LEN-001", "REC-IDEA-002"], ["boundary"])
@@ -130,6 +132,13 @@ idea.reject("description-4097", "A description of 4097 scalars.", edit(IDEA, "fi
 idea.reject("is-completed-two", "isCompleted is 0 or 1.", edit(IDEA, "fields/isCompleted", f(2, "INT64")), ("/fields/isCompleted/value", "REC-IDEA-002"))
 idea.reject("updated-before-created", "updatedAt before createdAt.", edit(IDEA, "fields/updatedAt", f(T - 1, "TIMESTAMP")), ("/fields/updatedAt/value", "REC-IDEA-002"))
 idea.reject("version-negative", "version is ≥ 0.", edit(IDEA, "fields/version", f(-1, "INT64")), ("/fields/version/value", "REC-IDEA-002"))
+idea.reject("value-not-of-its-stated-type", "title sent as INT64 with a string value: the value is checked against the type it states first (CORE-TYPE-003), before the declared type (REC-REC-004).",
+            edit(IDEA, "fields/title", f("买菜", "INT64")), ("/fields/title/value", "CORE-TYPE-003"), ["interop-trap"], rules=["CORE-TYPE-003", "REC-REC-004"])
+idea.reject("title-blank-and-too-long", "300 spaces: blank (REC-IDEA-002) is checked before the length (REC-LEN-001).",
+            edit(IDEA, "fields/title", f(" " * 300, "STRING")), ("/fields/title/value", "REC-IDEA-002"), ["boundary"], rules=["REC-IDEA-002", "REC-LEN-001"])
+idea.reject("cross-field-first-only", "updatedAt before createdAt and a recordName that is not the id: cross-field rules run after every field passed, and report the first.",
+            edit(edit(IDEA, "fields/updatedAt", f(T - 1, "TIMESTAMP")), "recordName", "3f2c6a1e-0000-4c2e-8f10-5a6b7c8d9e0f"),
+            ("/fields/updatedAt/value", "REC-IDEA-002"), rules=["REC-IDEA-002", "REC-IDEA-001"])
 
 cf = File(kind="CD_CardField", description="QuickVault card fields with encrypted values (seed 003).")
 files.append(cf)
@@ -153,6 +162,73 @@ cf.reject("value-and-asset-short-ciphertext", "With the asset beside it, the BYT
           edit(both, "fields/CD_encryptedValue", f("AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBka", "BYTES")), ("/fields/CD_encryptedValue/value", "REC-ENC-001"), ["boundary"])
 cf.reject("asset-not-assetid", "The asset form is an ASSETID.", edit(as_asset, "fields/CD_encryptedValue_ckAsset", f("AAEC", "BYTES")),
           ("/fields/CD_encryptedValue_ckAsset/type", "REC-REC-004"))
+
+CIPHER = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8gISIjJCUmJygp"
+SHORT_CIPHER = "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBka"
+QV_CARD = {"recordName": "CD_Card_1A2B", "recordType": "CD_Card",
+           "fields": {"CD_entityName": f("Card", "STRING"), "CD_id": f("c3d4e5f6-0a1b-4c2d-8e3f-405162738495", "STRING"),
+                      "CD_title": f("Bank 🏦", "STRING"), "CD_createdAt": f(T, "TIMESTAMP"), "CD_updatedAt": f(T + 5000, "TIMESTAMP")}}
+card = File(kind="CD_Card", description="QuickVault cards (seed 003; Spec records.md 3).")
+files.append(card)
+card.accept("card", "A card as Core Data mirrors it: CD_entityName, id, title and both dates.", QV_CARD, QV_CARD, ["REC-CD-001", "REC-REC-005"], ["seed-example"])
+QV_EXTRA = edit(edit(edit(QV_CARD, "fields/CD_isPinned", f(1, "INT64")), "fields/CD_tagsJSON", f("[]", "STRING")), "fields/CD_group", f("personal", "STRING"))
+card.accept("quickvault-fields-pass", "QuickVault's other Card attributes (isPinned, tagsJSON, group) pass unchecked and are dropped from the canonical form.",
+            QV_EXTRA, QV_CARD, ["REC-CD-001", "CORE-MEMBER-001"], ["real-implementation"])
+card.reject("entity-name-absent", "CD_entityName missing: a required field (REC-REC-005), not REC-CD-001.", edit(QV_CARD, "fields/CD_entityName", DROP),
+            ("/fields/CD_entityName", "REC-REC-005"), rules=["REC-REC-005", "REC-CD-001"])
+card.reject("entity-name-int64", "CD_entityName not a STRING: the declared type (REC-REC-004), not REC-CD-001.", edit(QV_CARD, "fields/CD_entityName", f(1, "INT64")),
+            ("/fields/CD_entityName/type", "REC-REC-004"), rules=["REC-REC-004", "REC-CD-001"])
+card.reject("entity-name-other", "CD_entityName names another entity.", edit(QV_CARD, "fields/CD_entityName", f("CardField", "STRING")),
+            ("/fields/CD_entityName/value", "REC-CD-001"))
+card.reject("id-not-uuid", "CD_id is a UUID.", edit(QV_CARD, "fields/CD_id", f("card-1", "STRING")), ("/fields/CD_id/value", "REC-CD-001"))
+card.reject("title-blank", "A blank title.", edit(QV_CARD, "fields/CD_title", f("\u3000", "STRING")), ("/fields/CD_title/value", "REC-CD-001"), ["interop-trap"])
+card.reject("title-257-scalars", "A title over 256 scalars is REC-LEN-001 whichever model states the limit.", edit(QV_CARD, "fields/CD_title", f("卡" * 257, "STRING")),
+            ("/fields/CD_title/value", "REC-LEN-001"), ["boundary"])
+card.reject("updated-before-created", "CD_updatedAt before CD_createdAt (a cross-field rule, reported under the CD_ name).",
+            edit(QV_CARD, "fields/CD_updatedAt", f(T - 1, "TIMESTAMP")), ("/fields/CD_updatedAt/value", "REC-CD-001"))
+card.reject("record-type-other", "Checked as CD_Card, a CD_CardField is the wrong type.", CARD_FIELD, ("/recordType", "REC-REC-002"))
+card.reject("fields-without-prefix", "A writer that forgot the CD_ prefix: id, title, createdAt, updatedAt are unknown fields (ignored), so each required CD_ field is missing, and each is reported.",
+            edit(QV_CARD, "fields", {"CD_entityName": f("Card", "STRING"), "id": QV_CARD["fields"]["CD_id"], "title": QV_CARD["fields"]["CD_title"],
+                                     "createdAt": f(T, "TIMESTAMP"), "updatedAt": f(T + 5000, "TIMESTAMP")}),
+            [("/fields/CD_id", "REC-REC-005"), ("/fields/CD_title", "REC-REC-005"), ("/fields/CD_createdAt", "REC-REC-005"), ("/fields/CD_updatedAt", "REC-REC-005")],
+            ["interop-trap"])
+
+QV_ATT = {"recordName": "CD_CardAttachment_9C3D", "recordType": "CD_CardAttachment",
+          "fields": {"CD_entityName": f("CardAttachment", "STRING"), "CD_id": f("9c3d2e1f-0a9b-4c7d-8e6f-5a4b3c2d1e0f", "STRING"),
+                     "CD_card": f("CD_Card_1A2B", "STRING"), "CD_fileName": f("passport.pdf", "STRING"),
+                     "CD_encryptedData": f(CIPHER, "BYTES"), "CD_fileType": f("pdf", "STRING")}}
+att = File(kind="CD_CardAttachment", description="QuickVault card attachments with encrypted data (seed 003; Spec records.md 3).")
+files.append(att)
+att.accept("encrypted-data", "An attachment with its encrypted data as BYTES (nonce, ciphertext, tag) and its fileType.", QV_ATT, QV_ATT,
+           ["REC-CD-001", "REC-ENC-001"], ["seed-example"])
+QV_MIN = edit(edit(edit(QV_ATT, "fields/CD_encryptedData", DROP), "fields/CD_fileType", DROP), "fields/CD_card", DROP)
+att.accept("minimal", "encryptedData, fileType and the card relationship are optional.", QV_MIN, QV_MIN, ["REC-REC-005", "REC-CD-001"])
+QV_ASSET = edit(edit(QV_ATT, "fields/CD_encryptedData", DROP), "fields/CD_encryptedData_ckAsset", ASSET)
+att.accept("encrypted-data-as-asset", "Core Data moved the ciphertext into an asset: CD_encryptedData_ckAsset in place of the BYTES field, kept in the canonical form.",
+           QV_ASSET, QV_ASSET, ["REC-CD-002", "REC-ENC-001"], ["real-implementation"])
+NAME255 = "文" * 251 + ".pdf"
+att.accept("file-name-255-scalars", "A fileName of exactly 255 scalars.", edit(QV_ATT, "fields/CD_fileName", f(NAME255, "STRING")),
+           edit(QV_ATT, "fields/CD_fileName", f(NAME255, "STRING")), ["REC-LEN-001"], ["boundary"])
+att.reject("file-name-256-scalars", "fileName's limit is 255 scalars.", edit(QV_ATT, "fields/CD_fileName", f("文" + NAME255, "STRING")),
+           ("/fields/CD_fileName/value", "REC-LEN-001"), ["boundary"])
+att.reject("file-name-blank", "A blank fileName.", edit(QV_ATT, "fields/CD_fileName", f(" ", "STRING")), ("/fields/CD_fileName/value", "REC-CD-001"))
+att.reject("file-name-missing", "fileName is required.", edit(QV_ATT, "fields/CD_fileName", DROP), ("/fields/CD_fileName", "REC-REC-005"))
+att.reject("encrypted-data-as-string", "Attachment data sent as STRING is plaintext on its way to iCloud: REC-ENC-001 at the type, before any type rule.",
+           edit(QV_ATT, "fields/CD_encryptedData", f("JVBERi0xLjQK", "STRING")), ("/fields/CD_encryptedData/type", "REC-ENC-001"), ["interop-trap"],
+           rules=["REC-ENC-001", "REC-REC-004"])
+att.reject("encrypted-data-too-short", "27 bytes cannot hold a nonce and a tag.", edit(QV_ATT, "fields/CD_encryptedData", f(SHORT_CIPHER, "BYTES")),
+           ("/fields/CD_encryptedData/value", "REC-ENC-001"), ["boundary"])
+att.reject("entity-name-absent", "CD_entityName missing: a required field (REC-REC-005), not REC-CD-001.", edit(QV_ATT, "fields/CD_entityName", DROP),
+           ("/fields/CD_entityName", "REC-REC-005"), rules=["REC-REC-005", "REC-CD-001"])
+att.reject("entity-name-card", "CD_entityName names the parent card's entity.", edit(QV_ATT, "fields/CD_entityName", f("Card", "STRING")),
+           ("/fields/CD_entityName/value", "REC-CD-001"))
+att.reject("id-not-uuid", "CD_id is a UUID.", edit(QV_ATT, "fields/CD_id", f("attachment-1", "STRING")), ("/fields/CD_id/value", "REC-CD-001"))
+att.reject("card-reference-bad", "The to-one card holds a record name: a reserved one is REC-REC-001.", edit(QV_ATT, "fields/CD_card", f("_card", "STRING")),
+           ("/fields/CD_card/value", "REC-REC-001"))
+att.reject("every-field-reported", "Fields are checked on their own: a wrong entity name, a blank fileName and short ciphertext are reported together.",
+           edit(edit(edit(QV_ATT, "fields/CD_entityName", f("CardField", "STRING")), "fields/CD_fileName", f("", "STRING")),
+                "fields/CD_encryptedData", f(SHORT_CIPHER, "BYTES")),
+           [("/fields/CD_entityName/value", "REC-CD-001"), ("/fields/CD_fileName/value", "REC-CD-001"), ("/fields/CD_encryptedData/value", "REC-ENC-001")])
 
 hb = File(kind="Habit", description="Habit records (seed 004 §3).")
 files.append(hb)
@@ -194,6 +270,14 @@ hl.reject("reference-no-name", "A reference needs a record name.", edit(LOG, "fi
 hl.reject("date-with-time", "A date with a time of day no zone has as midnight (09:10 UTC).", edit(LOG, "fields/date", f(1747267200000 + 9 * 3600000 + 10 * 60000, "TIMESTAMP")),
           ("/fields/date/value", "REC-HLOG-002"), ["interop-trap"])
 hl.reject("count-negative", "count is ≥ 0.", edit(LOG, "fields/count", f(-1, "INT64")), ("/fields/count/value", "REC-HABIT-001"))
+hl.reject("reference-action-unknown", "An action CloudKit does not have is REC-REC-003 (the value's shape), not REC-HLOG-001.",
+          edit(LOG, "fields/habit", f({"recordName": "habit-1", "action": "CASCADE"}, "REFERENCE")), ("/fields/habit/value/action", "REC-REC-003"),
+          rules=["REC-REC-003", "REC-HLOG-001"])
+hl.reject("habit-absent", "A HabitLog without its habit: the required field is missing (REC-REC-005), whatever REC-HLOG-001 says of its form.",
+          edit(LOG, "fields/habit", DROP), ("/fields/habit", "REC-REC-005"), rules=["REC-REC-005", "REC-HLOG-001"])
+hl.accept("reference-members-dropped", "A REFERENCE value keeps only recordName and action; a member CloudKit Web Services does not define is dropped "
+          "from the canonical form (CORE-MEMBER-001).", edit(LOG, "fields/habit", f({"recordName": "habit-1", "action": "NONE", "note": "x"}, "REFERENCE")),
+          edit(LOG, "fields/habit", f({"recordName": "habit-1", "action": "NONE"}, "REFERENCE")), ["REC-REC-003", "CORE-MEMBER-001"])
 
 ss = File(kind="sync-state", description="SyncState as the app stores it (seed 001 §2).")
 files.append(ss)
@@ -212,6 +296,10 @@ ss.reject("idea-id-not-uuid", "ideaId is a UUID.", edit(SS, "ideaId", "idea-1"),
 ss.reject("synced-without-record-name", "A sync result without the record name.", edit(SS, "cloudKitRecordName", DROP), ("/cloudKitRecordName", "REC-SYNC-002"))
 ss.reject("not-pending-never-synced", "isPendingSync false before any sync.", edit(NEW, "isPendingSync", False), ("/isPendingSync", "REC-SYNC-002"))
 ss.reject("remote-ahead", "remoteVersion beyond localVersion.", edit(SS, "remoteVersion", 5), ("/remoteVersion", "REC-SYNC-002"))
+ss.reject("two-violations-first-reported", "lastModifiedAt without milliseconds and remoteVersion beyond localVersion: a sync-state reports only the first failing check.",
+         edit(edit(SS, "lastModifiedAt", "2025-05-15T09:10:00Z"), "remoteVersion", 5), ("/lastModifiedAt", "REC-TIME-002"), rules=["REC-TIME-002", "REC-SYNC-002"])
+ss.reject("record-name-reserved", "cloudKitRecordName is a record name: a reserved one is REC-REC-001, not REC-SYNC-001.",
+         edit(SS, "cloudKitRecordName", "_idea"), ("/cloudKitRecordName", "REC-REC-001"), rules=["REC-REC-001", "REC-SYNC-001"])
 
 sl = File(kind="sync-log", description="SyncLog entries (seed 001 §3).")
 files.append(sl)
@@ -221,6 +309,8 @@ sl.accept("failure-with-code", "A failure with its error code and JSON details."
 sl.reject("event-type-unknown", "eventType is one of four.", edit(SL, "eventType", "synced"), ("/eventType", "REC-SLOG-001"))
 sl.reject("details-not-json", "details is JSON text.", edit(SL, "details", "network down"), ("/details", "REC-SLOG-001"))
 sl.reject("timestamp-epoch", "A numeric timestamp in a local document.", edit(SL, "timestamp", T), ("/timestamp", "CORE-TYPE-003"), ["interop-trap"])
+sl.reject("two-violations-first-reported", "A timestamp without milliseconds and a blank deviceId: a sync-log entry reports only the first failing check.",
+         edit(edit(SL, "timestamp", "2025-05-15T09:06:40Z"), "deviceId", "  "), ("/timestamp", "REC-TIME-002"), rules=["REC-TIME-002", "REC-SLOG-001"])
 
 # ------------------------------------------------------------------ conflicts
 cfl = File(kind="conflict", description="Conflict resolution: (ancestor, local, server, strategy) → the record to save (Spec records.md 6).")
@@ -243,6 +333,8 @@ cfl.accept("last-write-local-later", "lastWrite: the local write is later, so th
 cfl.accept("last-write-server-later", "lastWrite: the server's write is later; the server's record stands.",
            {"strategy": "lastWrite", "local": edit(LOCAL, "fields/updatedAt", f(T + 7000, "TIMESTAMP")), "server": SERVER},
            {"record": SERVER, "winner": "server", "events": [{"eventType": "conflict", "winner": "server"}]}, ["REC-CONF-002"])
+cfl.reject("local-null", "local is required: null is CORE-TYPE-002, absence CORE-TYPE-001.",
+           {"strategy": "lastWrite", "local": None, "server": SERVER}, ("/local", "CORE-TYPE-002"))
 TIE_L = edit(LOCAL, "fields/updatedAt", f(T + 8000, "TIMESTAMP"))
 cfl.accept("last-write-tie", "Equal times: the greater canonical field text wins (here the server's: its isCompleted 1 sorts after the local's 0).",
            {"strategy": "lastWrite", "local": TIE_L, "server": SERVER},
@@ -272,6 +364,12 @@ cfl.reject("different-records", "Both sides must be the same record.",
            ("/server/recordName", "REC-CONF-001"))
 cfl.reject("invalid-side", "Each side is checked as a record.", {"strategy": "keepLocal", "local": edit(LOCAL, "fields/title", f("", "STRING")), "server": SERVER},
            ("/local/fields/title/value", "REC-IDEA-002"))
+BAD_SIDE = edit(edit(LOCAL, "fields/title", f("", "STRING")), "recordChangeTag", "")
+cfl.reject("invalid-side-first-only", "A side with two violations (an empty change tag, a blank title): a conflict document reports only the first, in section 2's order.",
+           {"strategy": "keepLocal", "local": BAD_SIDE, "server": SERVER}, ("/local/recordChangeTag", "REC-REC-006"), rules=["REC-REC-006", "REC-IDEA-002"])
+cfl.reject("ancestor-checked-before-local", "The members are checked strategy, ancestor, local, server: a bad ancestor is reported, not the bad local record after it.",
+           {"strategy": "merge", "ancestor": edit(BASE, "fields/isCompleted", f(2, "INT64")), "local": BAD_SIDE, "server": SERVER},
+           ("/ancestor/fields/isCompleted/value", "REC-IDEA-002"), rules=["REC-IDEA-002", "REC-REC-006"])
 
 # ------------------------------------------------------------------ model checker
 md = File(kind="model", description="Core Data models checked for CloudKit mirroring and schema evolution (Spec records.md 7).")
@@ -298,6 +396,9 @@ md.reject("seed-001-model", "Seed 001's SwiftData model: every @Attribute(.uniqu
                     ("/entities/0/relationships/0/inverse", "REC-MODEL-003"), ("/entities/1/attributes/0/unique", "REC-MODEL-001"),
                     ("/entities/1/attributes/0/optional", "REC-MODEL-007"), ("/entities/2/attributes/0/unique", "REC-MODEL-001"),
                     ("/entities/2/attributes/0/optional", "REC-MODEL-007"), ("/entities/2/attributes/1/optional", "REC-MODEL-007")], ["seed-example"])
+md.reject("entity-without-name", "Every entity names itself: the second one does not.",
+          {"entities": [{"name": "Idea", "attributes": [attr("title", "String")]}, {"attributes": [attr("title", "String")]}]},
+          ("/entities/1/name", "CORE-TYPE-001"))
 VALID = {"entities": [
     {"name": "Card", "attributes": [attr("id", "UUID"), attr("title", "String", False, ""), attr("createdAt", "Date"), attr("icon", "Transformable", valueTransformerName="NSSecureUnarchiveFromDataTransformer")],
      "relationships": [{"name": "fields", "destination": "CardField", "optional": True, "toMany": True, "inverse": "card", "deleteRule": "Cascade"}]},
@@ -602,6 +703,13 @@ sm.steps("obsolete-never-synced", "An idea never synced becomes obsolete 30 days
 sm.steps("synced-not-obsolete", "Nothing pending: no obsolescence however long.", ["REC-STATE-002"], [],
          [({"event": "sync-succeeded", "at": T + 1000, "remoteVersion": 0, "recordName": ID}, state(0, 0, ID, T + 1000, pending=False), [log("sync_success", T + 1000)]),
           ({"event": "tick", "at": T + 90 * DAY}, state(0, 0, ID, T + 1000, pending=False), [])])
+sm.steps("older-version-dropped", "A success reporting a version older than the last one synced is dropped; the state stays.", ["REC-STATE-001"], ["REC-STATE-001"],
+         [({"event": "local-change", "at": T + 1000}, state(1, modified=T + 1000), []),
+          ({"event": "local-change", "at": T + 2000}, state(2, modified=T + 2000), []),
+          ({"event": "sync-succeeded", "at": T + 3000, "remoteVersion": 2, "recordName": ID}, state(2, 2, ID, T + 3000, modified=T + 2000, pending=False),
+           [log("sync_success", T + 3000)]),
+          ({"event": "sync-succeeded", "at": T + 4000, "remoteVersion": 1, "recordName": ID}, state(2, 2, ID, T + 3000, modified=T + 2000, pending=False),
+           [{"action": "drop", "rule": "REC-STATE-001"}])])
 
 SLOG = lambda i, at: {"id": "a1b2c3d4-000%d-4000-8000-00000000000%d" % (i, i), "ideaId": ID, "eventType": "sync_success", "timestamp": iso(at), "deviceId": "dev-1"}
 slm = File(machine="log-retention", description="SyncLog retention: 30 days, pruned at launch (seed 001 §3).")
@@ -613,6 +721,10 @@ slm.steps("prune-at-launch", "At launch entries over 30 days old go; exactly 30 
           flags=["boundary"])
 slm.steps("invalid-entry-dropped", "An entry that breaks SyncLog's rules is not stored.", ["REC-SLOG-001"], ["REC-SLOG-001"],
           [({"event": "append", "document": dict(SLOG(1, T), eventType="done")}, {"entries": []}, [{"action": "drop", "rule": "REC-SLOG-001", "path": "/eventType"}])])
+slm.steps("drop-names-the-first-violation", "An entry with two violations (no milliseconds, a blank deviceId) is dropped on the first, as sync-log reports it.",
+          ["REC-TIME-002", "REC-SLOG-001"], ["REC-TIME-002"],
+          [({"event": "append", "document": dict(SLOG(1, T), timestamp="2025-05-15T09:06:40Z", deviceId=" ")}, {"entries": []},
+            [{"action": "drop", "rule": "REC-TIME-002", "path": "/timestamp"}])])
 
 q = File(machine="sync-queue", description="Batches of at most 100 and pages of 50 (seed 001 批量操作).")
 files.append(q)
@@ -631,6 +743,12 @@ q.steps("changed-while-in-flight", "An idea changed again during its upload stay
 q.steps("pages-of-50", "120 records download in pages of 50, 50, 20.", ["REC-BATCH-001"], [],
         [({"event": "download", "total": 120}, {"pending": 0, "inFlight": 0},
           [{"action": "fetch-page", "offset": 0, "limit": 50}, {"action": "fetch-page", "offset": 50, "limit": 50}, {"action": "fetch-page", "offset": 100, "limit": 20}])])
+q.steps("upload-failed-waits-for-flush", "A failed upload keeps its ideas pending and sends nothing until the next flush.", ["REC-BATCH-001"], [],
+        [({"event": "change", "ideaId": "a", "at": T}, {"pending": 1, "inFlight": 0}, []),
+         ({"event": "flush"}, {"pending": 1, "inFlight": 1}, [{"action": "upload", "ideaIds": ["a"]}]),
+         ({"event": "upload-failed"}, {"pending": 1, "inFlight": 0}, []),
+         ({"event": "flush"}, {"pending": 1, "inFlight": 1}, [{"action": "upload", "ideaIds": ["a"]}]),
+         ({"event": "uploaded"}, {"pending": 0, "inFlight": 0}, [])])
 
 ini = File(machine="initial-sync", description="Initial sync decisions (seed 004 §4.1, §5) and backoff (§7).")
 files.append(ini)
@@ -684,6 +802,12 @@ ini.steps("backoff-recovers", "A retry that succeeds carries on with the flow.",
           reinstall + [({"event": "failed", "at": T + 10}, st("waitingRetry", 1), [{"action": "set-timer", "at": T + 1010}]),
                        ({"event": "timer", "at": T + 1010}, st("querying", 1), [perform("query-records")]),
                        ({"event": "query-result", "found": False, "at": T + 1020}, st("ready", 1), [{"action": "upload-local"}])])
+ini.steps("account-unavailable", "No iCloud account: the flow ends in failed with show-error icloud-account-unavailable (no retry, no rule); later events are dropped.",
+          ["REC-INIT-001"], ["REC-INIT-001"],
+          [({"event": "launched", "reinstall": True, "at": T}, st("checkingPurchase"), [perform("restore-purchases")]),
+           ({"event": "purchase-restored", "pro": True, "at": T + 1}, st("checkingAccount"), [perform("fetch-account-status")]),
+           ({"event": "account-status", "available": False, "at": T + 2}, st("failed"), [{"action": "show-error", "code": "icloud-account-unavailable"}]),
+           ({"event": "timer", "at": T + 3}, st("failed"), [{"action": "drop", "rule": "REC-INIT-001"}])])
 
 zone = File(machine="record-zone", description="Optimistic concurrency with recordChangeTag (seed 004 §6; Spec records.md 6).")
 files.append(zone)
@@ -700,6 +824,17 @@ zone.steps("new-record-twice", "A second create without a tag conflicts with no 
            [({"event": "save", "document": R0}, {"tags": {"habit-1": "t1"}}, [{"action": "saved", "recordChangeTag": "t1"}]),
             ({"event": "save", "document": R0}, {"tags": {"habit-1": "t1"}},
              [{"action": "server-record-changed", "client": R0, "server": dict(R0, recordChangeTag="t1"), "ancestor": None, "rule": "REC-CONF-001"}])])
+zone.steps("tags-across-records", "Change tags count every save of the zone (t1, t2, ...), whatever the record; a tag the zone never issued, "
+           "or one it issued to another record, names no ancestor of this one.",
+           ["REC-CONF-001"], ["REC-CONF-001"],
+           [({"event": "save", "document": R0}, {"tags": {"habit-1": "t1"}}, [{"action": "saved", "recordChangeTag": "t1"}]),
+            ({"event": "save", "document": dict(R0, recordName="habit-2")}, {"tags": {"habit-1": "t1", "habit-2": "t2"}}, [{"action": "saved", "recordChangeTag": "t2"}]),
+            ({"event": "save", "document": dict(R1, recordChangeTag="t9")}, {"tags": {"habit-1": "t1", "habit-2": "t2"}},
+             [{"action": "server-record-changed", "client": dict(R1, recordChangeTag="t9"), "server": dict(R0, recordChangeTag="t1"), "ancestor": None,
+               "rule": "REC-CONF-001"}]),
+            ({"event": "save", "document": dict(R1, recordChangeTag="t2")}, {"tags": {"habit-1": "t1", "habit-2": "t2"}},
+             [{"action": "server-record-changed", "client": dict(R1, recordChangeTag="t2"), "server": dict(R0, recordChangeTag="t1"), "ancestor": None,
+               "rule": "REC-CONF-001"}])])
 
 os.makedirs(OUT, exist_ok=True)
 total = 0

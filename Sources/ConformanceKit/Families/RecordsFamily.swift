@@ -117,9 +117,12 @@ public struct RecordsFamily: ConformanceFamily {
         let previous: JSONValue?
         do throws(CoreDataModelXML.Problem) {
             model = try CoreDataModelXML.read(document)
-            previous = try Self.previousModel(context).get()
         } catch {
             return .invalidRequest(reason: error.description)
+        }
+        switch Self.previousModel(context) {
+        case .success(let value): previous = value
+        case .failure(let problem): return .invalidRequest(reason: "context.previous: \(problem.description)")
         }
         do throws(Violation) {
             let findings = try ModelChecker.check(model, previous: previous)
@@ -132,17 +135,29 @@ public struct RecordsFamily: ConformanceFamily {
 
     /// `context.previous` in either form a model comes in: Xcode's XML as a string (its JSON form
     /// read from it), or the JSON form itself; absent or null, none.
-    static func previousModel(_ context: JSONValue) -> Result<JSONValue?, CoreDataModelXML.Problem> {
+    static func previousModel(_ context: JSONValue) -> Result<JSONValue?, PreviousModelProblem> {
         switch context["previous"] {
         case nil, .null?: return .success(nil)
         case .string(let text)?:
             do throws(CoreDataModelXML.Problem) {
                 return .success(try CoreDataModelXML.read(Array(text.utf8)))
             } catch {
-                return .failure(error)
+                return .failure(PreviousModelProblem(description: error.description))
             }
-        case let value?: return .success(value)
+        case let value?:
+            // A previous version that is not a model is the request's fault: its path would point
+            // into the context, not into the document checked.
+            do throws(Violation) {
+                _ = try MirroredRecordTypes.derive(from: value)
+                return .success(value)
+            } catch {
+                return .failure(PreviousModelProblem(description: "not a model in the JSON form: \(error.description)"))
+            }
         }
+    }
+
+    struct PreviousModelProblem: Error, CustomStringConvertible {
+        var description: String
     }
 
     /// `{strategy, ancestor?, local, server}` → the record to save, the winner, the SyncLog events.
@@ -163,10 +178,13 @@ public struct RecordsFamily: ConformanceFamily {
             }
         }
         let ancestor = try record("ancestor")
+        // Required: absent is CORE-TYPE-001, null CORE-TYPE-002 (ObjectReader.required says which).
         guard let local = try record("local") else {
+            _ = try r.required("local", expecting: "the client's record")
             throw Violation(rule: CoreRule.required, path: r.pointer("local"), expected: "the client's record", found: "absent")
         }
         guard let server = try record("server") else {
+            _ = try r.required("server", expecting: "the server's record")
             throw Violation(rule: CoreRule.required, path: r.pointer("server"), expected: "the server's record", found: "absent")
         }
         for (key, other) in [("server", server), ("ancestor", ancestor)] {

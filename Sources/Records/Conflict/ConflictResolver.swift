@@ -97,7 +97,9 @@ public struct RecordZone: Sendable {
         if let current = records[name], !force {
             let sent = record["recordChangeTag"]?.stringValue
             if sent != current["recordChangeTag"]?.stringValue {
-                return .serverRecordChanged(client: record, server: current, ancestor: sent.flatMap { history[$0] })
+                // Tags count every save of the zone: another record's tag names no ancestor of this one.
+                let ancestor = sent.flatMap { history[$0] }.flatMap { $0["recordName"]?.stringValue == name ? $0 : nil }
+                return .serverRecordChanged(client: record, server: current, ancestor: ancestor)
             }
         }
         counter += 1

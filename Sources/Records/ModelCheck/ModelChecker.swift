@@ -98,7 +98,10 @@ public enum ModelChecker {
                 cloudEntities = (cloudEntities ?? []).union([try asString(member, at: c.pointer("entities") / j)])
             }
         }
-        let names = Set(try root.array("entities").map { value throws(Violation) in try ObjectReader(document: value).string("name") })
+        let names = Set(
+            try root.array("entities").enumerated().map { i, value throws(Violation) in
+                try ObjectReader(document: value, path: root.pointer("entities") / i).string("name")
+            })
         func isSynced(_ name: String) -> Bool { modelSynced && (cloudEntities?.contains(name) ?? true) }
         var entities: [Entity] = []
         for (i, value) in try root.array("entities").enumerated() {

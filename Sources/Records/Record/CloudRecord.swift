@@ -91,7 +91,7 @@ public struct CloudRecord: Sendable {
         if let created = stamps["created"], let modified = stamps["modified"], modified < created {
             checks.add([Violation(rule: RecordRule.stamps, path: r.pointer("modified") / "timestamp", expected: "at or after created \(created)", found: "\(modified)")])
         }
-        let deleted = checks.check { () throws(Violation) in try r.raw("deleted").map { _ throws(Violation) in try r.bool("deleted") } ?? false } ?? false
+        let deleted = checks.check { () throws(Violation) in try r.optional("deleted").map { _ throws(Violation) in try r.bool("deleted") } ?? false } ?? false
         if deleted { canonical["deleted"] = .bool(true) }
         if let zone = checks.check({ () throws(Violation) -> JSONValue? in
             guard let zone = try r.optionalObjectReader("zoneID") else { return nil }

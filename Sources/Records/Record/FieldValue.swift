@@ -86,7 +86,22 @@ public struct FieldValue: Sendable, Hashable {
         } else {
             try check(value, as: type, at: r.pointer("value"))
         }
-        return FieldValue(type: type, value: value, cloudEncrypted: encrypted)
+        return FieldValue(type: type, value: declared(value, as: type), cloudEncrypted: encrypted)
+    }
+
+    /// The members CloudKit Web Services defines for each dictionary value; any other is ignored
+    /// and left out of the canonical form (CORE-MEMBER-001, REC-REC-003).
+    static let dictionaryMembers: [FieldType: [String]] = [
+        .reference: ["recordName", "action"],
+        .assetID: ["fileChecksum", "size", "referenceChecksum", "wrappingKey", "receipt", "downloadURL"],
+        .location: ["latitude", "longitude", "horizontalAccuracy", "verticalAccuracy", "altitude", "speed", "course", "timestamp"],
+    ]
+
+    /// A checked value with only its declared members.
+    static func declared(_ value: JSONValue, as type: FieldType) -> JSONValue {
+        if let element = type.element, case .array(let items) = value { return .array(items.map { declared($0, as: element) }) }
+        guard let keys = dictionaryMembers[type], case .object(let object) = value else { return value }
+        return .object(JSONObject(object.members.filter { keys.contains($0.key) }))
     }
 
     static func check(_ value: JSONValue, as type: FieldType, at lazyPath: @autoclosure () -> JSONPointer) throws(Violation) {

@@ -340,14 +340,14 @@ def description(kind, rule):
     return {"then": {"required": [kind], "properties": {kind: {
         "type": "object", "required": ["type", "sdp"], "x-rules": core_rules(True) + [rule],
         "properties": {"type": member({"type": "string", "const": kind}, True, [rule]),
-                       "sdp": member({"type": "string", "pattern": "^v=0"}, True, [rule])}}}},
+                       "sdp": member({"type": "string", "pattern": "^v=0\\r?\\n"}, True, [rule])}}}},
             "if": {"properties": {"type": {"const": kind}}, "required": ["type"]}}
 
 
 CANDIDATE = {"if": {"properties": {"type": {"const": "ice-candidate"}}, "required": ["type"]},
              "then": {"required": ["candidate"], "properties": {"candidate": {
                  "type": "object", "required": ["candidate", "sdpMid", "sdpMLineIndex"], "x-rules": core_rules(True) + ["PAIR-RTC-003"],
-                 "properties": {"candidate": member({"type": "string", "pattern": "^candidate:"}, True, ["PAIR-RTC-003"]),
+                 "properties": {"candidate": member({"type": "string", "pattern": "^candidate:."}, True, ["PAIR-RTC-003"]),
                                 "sdpMid": member({"type": "string", "minLength": 1}, True, ["PAIR-RTC-003"]),
                                 "sdpMLineIndex": member({"type": "integer", "minimum": 0, "maximum": 65535}, True, ["PAIR-RTC-003"], integer=True)}}}}}
 WEBRTC = [description("offer", "PAIR-RTC-001"), description("answer", "PAIR-RTC-002"), CANDIDATE]

@@ -233,6 +233,14 @@ cases.append(reject(
     "An empty SDP: Android and iOS drop it silently, the desktop fails setRemoteDescription.",
     ["PAIR-RTC-001"], msg(offer(sdp="")), "/payload/offer/sdp", "PAIR-RTC-001", flags=["boundary"]))
 cases.append(reject(
+    "webrtc-offer-sdp-version-01",
+    "The first line must be v=0 itself: v=01 begins with the same three characters but is another version.",
+    ["PAIR-RTC-001"], msg(offer(sdp="v=01\r\n" + SDP_OFFER[5:])), "/payload/offer/sdp", "PAIR-RTC-001", flags=["boundary"]))
+cases.append(accept(
+    "webrtc-offer-sdp-lf-lines",
+    "SDP lines ended by LF alone (RFC 8866 5 tells parsers to accept them): the text is kept as received.",
+    ["PAIR-RTC-001"], msg(offer(sdp=SDP_OFFER.replace("\r\n", "\n"))), msg(offer(sdp=SDP_OFFER.replace("\r\n", "\n")))))
+cases.append(reject(
     "webrtc-offer-sdp-is-stringified-description",
     "The whole description serialized into sdp: not SDP text (it does not start with v=0).",
     ["PAIR-RTC-001"], msg(offer(sdp=json.dumps({"type": "offer", "sdp": SDP_OFFER}))), "/payload/offer/sdp", "PAIR-RTC-001",
@@ -283,6 +291,10 @@ cases.append(reject(
     "The W3C end-of-candidates marker (empty candidate): both phones drop it, so it is not sent.",
     ["PAIR-RTC-003"], msg(ice(candidate="")), "/payload/candidate/candidate", "PAIR-RTC-003", flags=["interop-trap"]))
 cases.append(reject(
+    "webrtc-ice-candidate-prefix-only",
+    "candidate: alone names no candidate (RFC 8839 5.1: a foundation and the rest follow).",
+    ["PAIR-RTC-003"], msg(ice(candidate="candidate:")), "/payload/candidate/candidate", "PAIR-RTC-003", flags=["boundary"]))
+cases.append(reject(
     "webrtc-ice-candidate-a-line-prefix",
     "The SDP line form a=candidate:... is not the candidate-attribute the W3C API and both phones pass on.",
     ["PAIR-RTC-003"], msg(ice(candidate="a=" + CAND)), "/payload/candidate/candidate", "PAIR-RTC-003", flags=["interop-trap"]))
@@ -303,6 +315,14 @@ cases.append(reject(
     "A delivered candidate whose from is the receiver's own id is its own candidate echoed back and must be dropped.",
     ["PAIR-RTC-004"], msg(ice(), to=None, **{"from": PHONE}), "/from", "PAIR-RTC-004",
     context={"localPeerId": PHONE}, flags=["interop-trap"]))
+cases.append(accept(
+    "webrtc-delivered-offer-to-self",
+    "A relay's delivery names the original target in to, the receiver's own id: that is the normal case (3.5), not an echo.",
+    ["PAIR-RTC-004"], msg(offer(), to=DESK, **{"from": PHONE}), msg(offer(), to=DESK, **{"from": PHONE}), context={"localPeerId": DESK}))
+cases.append(reject(
+    "webrtc-delivered-to-and-from-self",
+    "A delivery from the receiver's own id is its own signal echoed, whatever its to says: reported at /from.",
+    ["PAIR-RTC-004"], msg(offer(), to=DESK, **{"from": DESK}), "/from", "PAIR-RTC-004", context={"localPeerId": DESK}, flags=["interop-trap"]))
 cases.append(accept(
     "webrtc-answer-to-peer-not-self",
     "An answer to the phone sent by the desktop (localPeerId the desktop's id) passes the echo check.",

@@ -7,8 +7,9 @@
  *
  * It speaks the stdio protocol of Conformance/testee-protocol.md (one JSON object per line on
  * stdin/stdout: hello, validate, run-machine, bye; logs go to stderr only) and implements the
- * pairing family's document kinds (Spec/pairing.md) as a worked example, on top of a small strict
- * JSON reader for the wire profile of Spec/core.md. It was written from the Spec alone.
+ * pairing family's document kinds (Spec/pairing.md), including the WebRTC signals (offer, answer,
+ * ice-candidate; section 3.7) a signaling message carries, as a worked example, on top of a small
+ * strict JSON reader for the wire profile of Spec/core.md. It was written from the Spec alone.
  *
  * HOW TO ADAPT IT TO YOUR OWN CODE (Android / Kotlin / Java)
  *
@@ -22,7 +23,9 @@
  *     Robolectric test that reads requests from a file. (Note that org.json keeps the LAST of two
  *     duplicate members and accepts NaN and comments: it cannot be your wire reader, CORE-JSON-*.)
  *  2. In validate(...), replace the call to the example method of a kind (checkDesktopPairing,
- *     checkPairAck, ...) with a call into your decoder on the exact bytes (`bytes`), and map its
+ *     checkPairAck, ...; checkMessage calls checkOffer, checkAnswer and checkIceCandidate for the
+ *     WebRTC payloads, never documents of their own) with a call into your decoder on the exact
+ *     bytes (`bytes`), and map its
  *     result: success -> the canonical Map (only declared members, optional ones not given
  *     omitted); failure -> throw new Violation(ruleId, jsonPointer). Your decoder must report the
  *     FIRST failing check in the Spec's order (core.md "Order of checks", pairing.md section 1).
@@ -314,7 +317,10 @@ public class Testee {
         return c;
     }
 
-    /** 3.5 message (client -> relay -> client). */
+    /**
+     * 3.5 message (client -> relay -> client). A payload that is a pairing kind (3.1-3.4) or a
+     * WebRTC signal (3.7) is checked as that kind, paths under /payload; PAIR-RTC-004 comes last.
+     */
     static Map<String, Object> checkMessage(Object document, Context context) {
         Map<String, Object> o = rootObject(document, "");
         Map<String, Object> c = new LinkedHashMap<>();
@@ -337,14 +343,111 @@ public class Testee {
         else if ("pair-ack".equals(payloadType)) canonicalPayload = checkPairAck(payload, "/payload");
         else if ("device-pairing".equals(payloadType)) canonicalPayload = checkDevicePairing(payload, "/payload");
         else if ("pairing:confirmation".equals(payloadType)) canonicalPayload = checkPairingConfirmation(payload, "/payload");
-        else canonicalPayload = payload; // any other payload is kept exactly as received
+        else if ("offer".equals(payloadType)) canonicalPayload = checkOffer(payload, "/payload");
+        else if ("answer".equals(payloadType)) canonicalPayload = checkAnswer(payload, "/payload");
+        else if ("ice-candidate".equals(payloadType)) canonicalPayload = checkIceCandidate(payload, "/payload");
+        else canonicalPayload = payload; // any other payload (OFFER, ice-candidates) is kept exactly as received
         c.put("payload", canonicalPayload);
         if (to != null && to.startsWith(ALIAS_PREFIX)) {                        // 5: PAIR-SIG-002
+            // A WebRTC signal to an alias fails here too: only a pair-ack goes to an alias.
             if (!"pair-ack".equals(payloadType)) throw new Violation("PAIR-SIG-002", "/payload/type");
             if (!to.substring(ALIAS_PREFIX.length()).equals(canonicalPayload.get("pairingCode"))) {
                 throw new Violation("PAIR-SIG-002", "/payload/pairingCode");
             }
         }
+        if (WEBRTC_SIGNALS.contains(payloadType)) checkEcho(to, from, context); // 6: PAIR-RTC-004
+        return c;
+    }
+
+    /**
+     * PAIR-RTC-004, the echo loop seen on the wire (seed 6.2): sending a signal must not change the
+     * ids a client holds, so a client never addresses a signal to itself (the relay would deliver
+     * it straight back) and drops a delivered signal whose from is its own id (its own signal
+     * echoed; applying it breaks the negotiation). localPeerId is the own id of the client that
+     * sends or receives the document; without it there is nothing to compare. A message with from
+     * is a relay's delivery (3.5), whose to, when present, names the receiver itself: only a
+     * client's message (no from) is checked on to, a delivery on from.
+     */
+    static void checkEcho(String to, String from, Context context) {
+        String own = context.localPeerId();
+        if (own == null) return;
+        if (from == null && own.equals(to)) throw new Violation("PAIR-RTC-004", "/to");
+        if (from != null && own.equals(from)) throw new Violation("PAIR-RTC-004", "/from");
+    }
+
+    // ---- WebRTC signals (3.7): only ever the payload of a message -----------------------------
+
+    /** The payload types that are WebRTC signals, compared exactly (PAIR-TYPE-001): OFFER is opaque. */
+    static final Set<String> WEBRTC_SIGNALS = Set.of("offer", "answer", "ice-candidate");
+
+    /** 3.7 offer (offerer -> answerer): PAIR-RTC-001. */
+    static Map<String, Object> checkOffer(Object document, String base) {
+        Map<String, Object> o = rootObject(document, base);
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("type", checkType(o, base, "offer"));                             // 1
+        c.put("offer", checkSessionDescription(o, base, "offer", "PAIR-RTC-001")); // 2
+        return c;
+    }
+
+    /** 3.7 answer (answerer -> offerer): PAIR-RTC-002, an offer's form with answer in its place
+     *  (pranswer and rollback are not part of the protocol). */
+    static Map<String, Object> checkAnswer(Object document, String base) {
+        Map<String, Object> o = rootObject(document, base);
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("type", checkType(o, base, "answer"));                            // 1
+        c.put("answer", checkSessionDescription(o, base, "answer", "PAIR-RTC-002")); // 2
+        return c;
+    }
+
+    /**
+     * The session description of an offer or answer, nested under the payload's own type (kind):
+     * {type: kind, sdp}. Only the nested form is accepted, the one every real sender writes and
+     * every real receiver reads: a flat sdp string or a description under sdp leaves kind missing
+     * (CORE-TYPE-001), a description serialized to a string is CORE-TYPE-003. The inner type must
+     * equal kind because the desktop passes it to setRemoteDescription. The SDP must begin with
+     * "v=0" (RFC 8866 5: the v= line comes first), which also catches "" and a description
+     * serialized into sdp. Other members (iceRestart, a second sdp) are dropped; the SDP text is
+     * kept exactly as received (no line-ending change).
+     */
+    static Map<String, Object> checkSessionDescription(Map<String, Object> o, String base, String kind, String rule) {
+        Map<String, Object> d = requiredObject(o, base, kind);
+        String at = pointer(base, kind);
+        Map<String, Object> c = new LinkedHashMap<>();
+        String type = requiredString(d, at, "type");                            // 2.1
+        if (!type.equals(kind)) throw new Violation(rule, pointer(at, "type"));
+        c.put("type", type);
+        String sdp = requiredString(d, at, "sdp");                              // 2.2
+        if (!sdp.startsWith("v=0\r\n") && !sdp.startsWith("v=0\n")) throw new Violation(rule, pointer(at, "sdp"));
+        c.put("sdp", sdp);
+        return c;
+    }
+
+    /**
+     * 3.7 ice-candidate (both ways): PAIR-RTC-003, one candidate nested under candidate. A flat
+     * candidate (a string beside sdpMid) is CORE-TYPE-003 at candidate. Both sdpMid and
+     * sdpMLineIndex are required although W3C lets either be null: the phones read a missing mid
+     * or a string index differently (Android "0" and 1, iOS a dropped candidate and 0), so neither
+     * is coerced. usernameFragment and other members are dropped.
+     */
+    static Map<String, Object> checkIceCandidate(Object document, String base) {
+        Map<String, Object> o = rootObject(document, base);
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("type", checkType(o, base, "ice-candidate"));                     // 1
+        Map<String, Object> k = requiredObject(o, base, "candidate");           // 2
+        String at = pointer(base, "candidate");
+        Map<String, Object> ck = new LinkedHashMap<>();
+        // 2.1 the RFC 8839 candidate-attribute, without the SDP line's "a="; the empty
+        // end-of-candidates is not sent (both phones drop it).
+        String candidate = requiredString(k, at, "candidate");
+        if (!candidate.startsWith("candidate:") || candidate.length() == "candidate:".length()) throw new Violation("PAIR-RTC-003", pointer(at, "candidate"));
+        ck.put("candidate", candidate);
+        String sdpMid = requiredString(k, at, "sdpMid");                        // 2.2 non-empty
+        if (sdpMid.isEmpty()) throw new Violation("PAIR-RTC-003", pointer(at, "sdpMid"));
+        ck.put("sdpMid", sdpMid);
+        long sdpMLineIndex = requiredInteger(k, at, "sdpMLineIndex");           // 2.3 W3C unsigned short
+        if (sdpMLineIndex < 0 || sdpMLineIndex > 65_535) throw new Violation("PAIR-RTC-003", pointer(at, "sdpMLineIndex"));
+        ck.put("sdpMLineIndex", sdpMLineIndex);
+        c.put("candidate", ck);
         return c;
     }
 

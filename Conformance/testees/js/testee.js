@@ -6,9 +6,10 @@
 //   A template for teams that want their own implementation graded by `conformance run`.
 //   It speaks the whole testee protocol (Conformance/testee-protocol.md: one JSON object per line
 //   on stdin, one answer per line on stdout, logs on stderr) and, as a worked example, implements
-//   every document kind of the pairing family (Spec/pairing.md sections 1-3) over the strict JSON
-//   wire profile of Spec/core.md (strict-json.js, beside this file). It was written from the
-//   Spec, the protocol document and the vectors only.
+//   every document kind of the pairing family (Spec/pairing.md sections 1-3), including the
+//   WebRTC signals (`offer`, `answer`, `ice-candidate`, 3.7) a signaling `message` carries, over
+//   the strict JSON wire profile of Spec/core.md (strict-json.js, beside this file). It was
+//   written from the Spec, the protocol document and the vectors only.
 //
 //   Run it:
 //     conformance run --family pairing --peer "exec:node Conformance/testees/js/testee.js"
@@ -21,7 +22,9 @@
 //      those cases are reported not implemented. To add them, list them and answer `run-machine`
 //      with {outcome: "trace", steps: [{state, actions}, ...]} (Spec/pairing.md section 4).
 //   3. Replace the example codecs (section 3, one function per kind in PAIRING_KINDS) with calls
-//      into your own code. Each receives the exact bytes and the vector's context and must either
+//      into your own code. (A `message` checks its payload with the functions in PAYLOAD_KINDS;
+//      the WebRTC signals live only there, as they are never documents of their own, 3.7.)
+//      Each kind receives the exact bytes and the vector's context and must either
 //      return the canonical form of the accepted document (plain objects, only declared members,
 //      "not given" optionals omitted) or throw `new Violation(rule, jsonPointer)` for the FIRST
 //      failing check in the Spec's order. If your decoder returns errors in its own shape, map
@@ -471,15 +474,88 @@ function register(doc, at, context) {
   return { type: 'register', peerId };
 }
 
-/** The pairing message kinds a `message` payload is checked as (3.1-3.4). */
+/** 3.7 offer (offerer → answerer, only as a `message` payload): PAIR-RTC-001. */
+function offer(doc, at) {
+  checkType(doc, at, 'offer'); // 1
+  const description = sessionDescription(doc, at, 'offer', 'PAIR-RTC-001'); // 2
+  return { type: 'offer', offer: description };
+}
+
+/** 3.7 answer (answerer → offerer, only as a `message` payload): PAIR-RTC-002, the form of an
+ * offer with `answer` in its place. `pranswer` and `rollback` are not part of the protocol.
+ * (Named answerSignal: `answer` is the protocol writer in section 1.) */
+function answerSignal(doc, at) {
+  checkType(doc, at, 'answer'); // 1
+  const description = sessionDescription(doc, at, 'answer', 'PAIR-RTC-002'); // 2
+  return { type: 'answer', answer: description };
+}
+
+/**
+ * The session description of an offer or answer, nested under the payload's own type (`kind`):
+ * {type: kind, sdp}. Only the nested form is accepted, the one every real sender writes and every
+ * real receiver reads: a flat `sdp` string or a description under `sdp` leaves `kind` missing
+ * (CORE-TYPE-001), a description serialized to a string is CORE-TYPE-003. The inner `type` must
+ * equal `kind` because the desktop passes it to setRemoteDescription. The SDP must begin with
+ * `v=0` (RFC 8866 §5: the v= line comes first), which also catches "" and a description
+ * serialized into `sdp`. Other members (`iceRestart`, a second `sdp`) are dropped; the SDP text is
+ * kept exactly as received (no line-ending change).
+ */
+function sessionDescription(doc, at, kind, rule) {
+  const description = member(doc, at, kind, 'object', true);
+  const descriptionAt = pointer(at, kind);
+  const type = member(description, descriptionAt, 'type', 'string', true); // 2.1
+  if (type !== kind) fail(rule, pointer(descriptionAt, 'type'));
+  const sdp = member(description, descriptionAt, 'sdp', 'string', true); // 2.2
+  if (!sdp.startsWith('v=0\r\n') && !sdp.startsWith('v=0\n')) fail(rule, pointer(descriptionAt, 'sdp'));
+  return { type, sdp };
+}
+
+/**
+ * 3.7 ice-candidate (both ways, only as a `message` payload): PAIR-RTC-003, one candidate nested
+ * under `candidate`. A flat candidate (a string beside `sdpMid`) is CORE-TYPE-003 at `candidate`.
+ * Both `sdpMid` and `sdpMLineIndex` are required although W3C lets either be null: the phones
+ * read a missing mid or a string index differently (Android "0" and 1, iOS a dropped candidate
+ * and 0), so neither is coerced. `usernameFragment` and other members are dropped.
+ */
+function iceCandidate(doc, at) {
+  checkType(doc, at, 'ice-candidate'); // 1
+  const c = member(doc, at, 'candidate', 'object', true); // 2
+  const cAt = pointer(at, 'candidate');
+  // 2.1 the RFC 8839 candidate-attribute, without the SDP line's `a=`; the empty
+  // end-of-candidates is not sent (both phones drop it).
+  const candidate = member(c, cAt, 'candidate', 'string', true);
+  if (!candidate.startsWith('candidate:') || candidate.length === 'candidate:'.length) fail('PAIR-RTC-003', pointer(cAt, 'candidate'));
+  const sdpMid = member(c, cAt, 'sdpMid', 'string', true); // 2.2 non-empty
+  if (sdpMid === '') fail('PAIR-RTC-003', pointer(cAt, 'sdpMid'));
+  const sdpMLineIndex = member(c, cAt, 'sdpMLineIndex', 'integer', true); // 2.3 W3C unsigned short
+  if (!(sdpMLineIndex >= 0 && sdpMLineIndex <= 65535)) fail('PAIR-RTC-003', pointer(cAt, 'sdpMLineIndex'));
+  return { type: 'ice-candidate', candidate: { candidate, sdpMid, sdpMLineIndex } };
+}
+
+/** The WebRTC signals of 3.7, compared exactly (PAIR-TYPE-001): `OFFER` is an opaque payload.
+ * The batch `ice-candidates` is not one of them: inside a `message` it is kept as received. */
+const WEBRTC_SIGNALS = {
+  offer,
+  answer: answerSignal,
+  'ice-candidate': iceCandidate,
+};
+
+/** What a `message` payload is checked as: the pairing message kinds (3.1-3.4) and the WebRTC
+ * signals (3.7). Any other payload type is kept exactly as received. */
 const PAYLOAD_KINDS = {
   'desktop-pairing': desktopPairing,
   'pair-ack': pairAck,
   'device-pairing': devicePairing,
   'pairing:confirmation': pairingConfirmation,
+  ...WEBRTC_SIGNALS,
 };
+/** A kind checker for a payload `type`, or undefined; own keys only, so a payload typed
+ * `constructor` or `toString` is an opaque payload, not Object.prototype's method. */
+const payloadKind = (type) => (typeof type === 'string' && Object.hasOwn(PAYLOAD_KINDS, type) ? PAYLOAD_KINDS[type] : undefined);
 
-/** 3.5 message (client → relay → client). `to` is required unless the relay set `from`. */
+/** 3.5 message (client → relay → client). `to` is required unless the relay set `from`.
+ * A payload that is a pairing kind or a WebRTC signal is checked as that kind, paths under
+ * /payload; the echo-loop rule PAIR-RTC-004 comes last (row 6). */
 function message(doc, at, context) {
   checkType(doc, at, 'message'); // 1
   const fromGiven = Object.prototype.hasOwnProperty.call(doc, 'from') && doc.from !== null;
@@ -487,14 +563,33 @@ function message(doc, at, context) {
   const from = peerIdMember(doc, at, 'from', false); // 3
   const payload = member(doc, at, 'payload', 'object', true); // 4
   const payloadAt = pointer(at, 'payload');
-  const payloadKind = typeof payload.type === 'string' ? PAYLOAD_KINDS[payload.type] : undefined;
-  const canonicalPayload = payloadKind ? payloadKind(payload, payloadAt, context) : toPlain(payload);
-  // 5: PAIR-SIG-002, a message to a pairing-code alias carries the pair-ack of that code.
+  const kindCheck = payloadKind(payload.type);
+  const canonicalPayload = kindCheck ? kindCheck(payload, payloadAt, context) : toPlain(payload);
+  // 5: PAIR-SIG-002, a message to a pairing-code alias carries the pair-ack of that code (a
+  // WebRTC signal to an alias fails at /payload/type like any other payload).
   if (to !== undefined && to.startsWith(ALIAS_PREFIX)) {
     if (payload.type !== 'pair-ack') fail('PAIR-SIG-002', pointer(payloadAt, 'type'));
     if (payload.pairingCode !== to.slice(ALIAS_PREFIX.length)) fail('PAIR-SIG-002', pointer(payloadAt, 'pairingCode'));
   }
+  // 6: PAIR-RTC-004, for a WebRTC signal, when the context names the client's own id.
+  if (Object.hasOwn(WEBRTC_SIGNALS, payload.type)) checkEcho(to, from, at, context);
   return compact({ type: 'message', to, from, payload: canonicalPayload });
+}
+
+/**
+ * PAIR-RTC-004, the echo loop seen on the wire (§6.2): sending a signal must not change the ids a
+ * client holds, so a client never addresses a signal to itself (the relay would deliver it
+ * straight back) and drops a delivered signal whose `from` is its own id (its own signal echoed;
+ * applying it breaks the negotiation). `localPeerId` is the own id of the client that sends or
+ * receives the document; without it there is nothing to compare. A message with `from` is a
+ * relay's delivery (3.5), whose `to`, when present, names the receiver itself: only a client's
+ * message (no `from`) is checked on `to`, a delivery on `from`.
+ */
+function checkEcho(to, from, at, context) {
+  const own = context.localPeerId;
+  if (typeof own !== 'string') return;
+  if (from === undefined && to === own) fail('PAIR-RTC-004', pointer(at, 'to'));
+  if (from !== undefined && from === own) fail('PAIR-RTC-004', pointer(at, 'from'));
 }
 
 /** 3.5 registered (relay → client). */

@@ -59,10 +59,11 @@ public struct SignalMessage: PairingDocument {
                     expected: JSONSerializer.quoted(code) + " (the alias's code)", found: JSONSerializer.quoted(ack.pairingCode))
             }
         }
-        // PAIR-RTC-004, the echo loop seen on the wire: a signal to oneself comes straight back,
-        // and one from oneself is one's own echoed.
+        // PAIR-RTC-004, the echo loop seen on the wire: a client's signal to itself comes straight
+        // back, and a delivery from oneself is one's own echoed. A delivery's `to` is the receiver's
+        // own id by design (3.5), so only a client's message (no `from`) is judged by its `to`.
         if case .webRTC = payload, let own = context.localPeerId {
-            if let to, to.bytesEqual(own) {
+            if from == nil, let to, to.bytesEqual(own) {
                 throw Violation(
                     rule: PairingRule.rtcEcho, path: reader.pointer("to"), expected: "the peer's id, not the sender's own", found: JSONSerializer.quoted(to))
             }

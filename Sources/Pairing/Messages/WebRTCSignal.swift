@@ -20,7 +20,7 @@ public enum WebRTCSignal: Sendable, Hashable {
     }
 
     /// PAIR-RTC-001/002: `{type, sdp}` nested under the payload's own type, the inner type equal
-    /// to it, the SDP text starting with its `v=0` line (RFC 8866 §5).
+    /// to it, the SDP text's first line `v=0` (RFC 8866 §5), ended by CRLF or LF.
     static func description(_ reader: ObjectReader, _ key: String, rule: RuleID) throws(Violation) -> String {
         let description = try reader.objectReader(key)
         let inner = try description.string("type")
@@ -28,9 +28,9 @@ public enum WebRTCSignal: Sendable, Hashable {
             throw Violation(rule: rule, path: description.pointer("type"), expected: JSONSerializer.quoted(key), found: JSONSerializer.quoted(inner))
         }
         let sdp = try description.string("sdp")
-        guard sdp.utf8.starts(with: "v=0".utf8) else {
+        guard sdp.utf8.starts(with: "v=0\r\n".utf8) || sdp.utf8.starts(with: "v=0\n".utf8) else {
             throw Violation(
-                rule: rule, path: description.pointer("sdp"), expected: "SDP text, starting with its v=0 line",
+                rule: rule, path: description.pointer("sdp"), expected: "SDP text whose first line is v=0",
                 found: sdp.isEmpty ? "an empty string" : JSONSerializer.quoted(String(String.UnicodeScalarView(sdp.unicodeScalars.prefix(24)))))
         }
         return sdp
@@ -41,7 +41,7 @@ public enum WebRTCSignal: Sendable, Hashable {
     static func candidate(_ reader: ObjectReader) throws(Violation) -> WebRTCSignal {
         let c = try reader.objectReader("candidate")
         let text = try c.string("candidate")
-        guard text.utf8.starts(with: "candidate:".utf8) else {
+        guard text.utf8.starts(with: "candidate:".utf8), text.utf8.count > "candidate:".utf8.count else {
             throw Violation(
                 rule: PairingRule.rtcCandidate, path: c.pointer("candidate"), expected: "an RFC 8839 candidate attribute, starting with \"candidate:\"",
                 found: text.isEmpty ? "an empty string (end-of-candidates is not sent)" : JSONSerializer.quoted(String(String.UnicodeScalarView(text.unicodeScalars.prefix(24)))))

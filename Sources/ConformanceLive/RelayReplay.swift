@@ -107,7 +107,8 @@ struct RelayReplay: Sendable {
         var connections: [Int64: LiveConnection] = [:]
         var closed: [Int64: String] = [:]
         var sources: [String: Int] = [:]
-        var violations: [Violation] = []
+        /// Each violation with the connection it was seen on, grouped at the end.
+        var found: [(connection: Int64, violation: Violation)] = []
         var unasked: [Unasked] = []
         /// Per step, the message the runner sent (isolated) and the refusal the vector expected.
         var sent: [(step: Int, payload: JSONValue, refusal: (rule: RuleID, document: JSONValue)?)] = []
@@ -142,7 +143,7 @@ struct RelayReplay: Sendable {
                     connections[connection] = try await LiveConnection.open(url, from: local, trust: trust)
                 } catch {
                     for live in connections.values { await live.close() }
-                    return LiveOutcome(status: .broken(.crashed("cannot connect to \(url): \(error)")), violations: violations)
+                    return LiveOutcome(status: .broken(.crashed("cannot connect to \(url): \(error)")), violations: Self.grouped(found))
                 }
             case "received":
                 let document = event["document"].map { isolation.apply($0) }
@@ -170,7 +171,7 @@ struct RelayReplay: Sendable {
                 let rule = action["rule"]?.stringValue.map { RuleID($0) } ?? PairingRule.relayRouting
                 let subject = "connection \(target) at step \(i)"
                 if let how = closed[target] {
-                    violations.append(Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject))
+                    found.append((target, Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject)))
                     continue
                 }
                 guard let live = connections[target] else { continue }
@@ -185,32 +186,34 @@ struct RelayReplay: Sendable {
                         {
                             // `instead` was appended to `unasked` as it came: its last entries.
                             unasked.remove(at: unasked.count - instead.count + k)
-                            violations += FrameJudge.judge(
+                            found += FrameJudge.judge(
                                 Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
-                                context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject)
+                                context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject
+                            ).map { (target, $0) }
                             break
                         }
                         let budget = "\(Double(frameTimeout.components.seconds) + Double(frameTimeout.components.attoseconds) / 1e18) s"
-                        let found =
+                        let arrived =
                             instead.isEmpty
                             ? "nothing within \(budget)"
                             : "no such frame within \(budget); arrived instead: " + instead.prefix(3).map(\.quoted).joined(separator: "; ")
                             + (instead.count > 3 ? " and \(instead.count - 3) more" : "")
-                        violations.append(Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: found, subject: subject))
+                        found.append((target, Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: arrived, subject: subject)))
                         // What arrived instead is in this violation: not reported a second time.
                         unasked.removeLast(instead.count)
                         break
                     }
                     if case .closed(let how) = frame {
                         closed[target] = how
-                        violations.append(
-                            Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject))
+                        found.append(
+                            (target, Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject)))
                         break
                     }
                     if case .text(let text) = frame, Self.matches(text, want, exactly: true) {
-                        violations += FrameJudge.judge(
+                        found += FrameJudge.judge(
                             Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
-                            context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject)
+                            context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject
+                        ).map { (target, $0) }
                         break
                     }
                     instead.append(frame)
@@ -240,17 +243,36 @@ struct RelayReplay: Sendable {
                 let origin = sent.first(where: { JSONDiff.differences(expected: $0.payload, found: payload).isEmpty })
             {
                 let refusal = origin.refusal.map { " (the relay had to answer it with \(JSONSerializer.compact($0.document)))" } ?? ""
-                violations.append(
-                    Violation(
+                found.append(
+                    (u.connection, Violation(
                         rule: origin.refusal?.rule ?? PairingRule.relayRouting, path: .root,
-                        expected: "no delivery of step \(origin.step)'s message\(refusal)", found: FrameJudge.quote(text), subject: subject))
+                        expected: "no delivery of step \(origin.step)'s message\(refusal)", found: FrameJudge.quote(text), subject: subject)))
             } else {
-                violations.append(
-                    Violation(rule: PairingRule.relayRouting, path: .root, expected: "no \(type) frame here", found: FrameJudge.quote(text), subject: subject))
+                found.append(
+                    (u.connection, Violation(rule: PairingRule.relayRouting, path: .root, expected: "no \(type) frame here", found: FrameJudge.quote(text), subject: subject)))
             }
         }
         if notes.count > 10 { notes = Array(notes.prefix(10)) + ["and \(notes.count - 10) more"] }
+        let violations = Self.grouped(found)
         return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: levels), violations: violations, notes: notes)
+    }
+
+    /// A connection's first violation is the case's finding; what the same connection gets wrong
+    /// after it (the answers a refused register or a closed socket can no longer give) are its
+    /// consequences, listed under it and counted once (h2spec reports a case's first failure,
+    /// Autobahn marks the rest). Several members wrong in the first wrong frame are findings alike.
+    static func grouped(_ found: [(connection: Int64, violation: Violation)]) -> [Violation] {
+        var roots: [Violation] = []
+        var rootOf: [Int64: Int] = [:]
+        for (connection, violation) in found {
+            if let i = rootOf[connection], roots[i].subject != violation.subject {
+                roots[i].consequences.append(violation)
+            } else {
+                if rootOf[connection] == nil { rootOf[connection] = roots.count }
+                roots.append(violation)
+            }
+        }
+        return roots
     }
 
     /// Whether a received frame is the one an expected document describes: the same `type` and,

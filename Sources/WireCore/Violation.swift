@@ -50,6 +50,9 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where the source declared what `path` points at (`Models/Idea.swift:24`), when the
     /// document was read from source; reports show it beside the names.
     public var location: String?
+    /// Later violations this one explains (a live case: what the same connection got wrong after
+    /// its first failure), listed under it and not failed again (h2spec's and Autobahn's way).
+    public var consequences: [Violation] = []
 
     public init(
         rule: RuleID, path: JSONPointer, byteOffset: Int? = nil, expected: String, found: String,

@@ -90,6 +90,10 @@ public enum HTMLReport {
                 let link = specBase + String(v.section.dropFirst("Spec/".count))
                 out += "<tr><td><a href=\"\(escape(link))\">\(escape(v.rule.rawValue))</a></td><td><code>\(escape(v.path.description))</code>\(escape(v.namesNote))</td>"
                     + "<td>\(escape(v.expected))</td><td>\(escape(v.found))</td></tr>\n"
+                for c in v.consequences {
+                    out += "<tr class=\"consequence\"><td>↳ \(escape(c.rule.rawValue))</td><td><code>\(escape(c.path.description))</code> \(escape(c.subject ?? ""))</td>"
+                        + "<td>\(escape(c.expected))</td><td>\(escape(c.found)) (a consequence, not failed again)</td></tr>\n"
+                }
             }
             out += "</table>\n"
         }

@@ -70,6 +70,7 @@ public enum JSONReport {
         if let subject = v.subject { o["subject"] = .string(subject) }
         if let names = v.names { o["names"] = .string(names) }
         if let location = v.location { o["location"] = .string(location) }
+        if !v.consequences.isEmpty { o["consequences"] = .array(v.consequences.map(violationJSON)) }
         return .object(o)
     }
 

@@ -51,8 +51,11 @@ public enum JUnitReport {
     static func detail(_ r: CaseResult) -> String {
         if r.verdict == .unexpectedPass { return "listed as an expected failure but passes" }
         if r.violations.isEmpty { return r.summary }
-        return r.violations.map { "\($0.rule) at \"\($0.path)\"\($0.namesNote): expected \($0.expected), found \($0.found) (\($0.section))" }
-            .joined(separator: "\n")
+        return r.violations.map { v in
+            "\(v.rule) at \"\(v.path)\"\(v.namesNote): expected \(v.expected), found \(v.found) (\(v.section))"
+                + (v.consequences.isEmpty ? "" : "; then \(v.consequences.count) consequences of it, not failed again")
+        }
+        .joined(separator: "\n")
     }
 
     static func escape(_ s: String) -> String { Markup.escape(s) }

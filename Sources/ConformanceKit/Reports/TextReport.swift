@@ -47,6 +47,7 @@ public enum TextReport {
                     out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(v.namesNote)\(origin)\n"
                     out += "         expected \(v.expected)\n         found    \(v.found)\n"
                     out += "         see \(v.section)\n"
+                    out += consequences(v)
                 }
             default:
                 out += "       \(r.summary)\n"
@@ -119,5 +120,20 @@ struct Style {
 extension String {
     func padding(_ width: Int) -> String {
         count >= width ? self + " " : self + String(repeating: " ", count: width - count)
+    }
+}
+
+extension TextReport {
+    /// A finding's consequences, a line each (at most five, then how many more).
+    static func consequences(_ v: Violation) -> String {
+        guard !v.consequences.isEmpty else { return "" }
+        let n = v.consequences.count
+        var out = "         then \(n) \(n == 1 ? "consequence" : "consequences") of it, not failed again:\n"
+        for c in v.consequences.prefix(5) {
+            let origin = c.subject.map { " in \($0)" } ?? ""
+            out += "           \(c.rule.rawValue) at \"\(c.path)\"\(origin): expected \(c.expected), found \(c.found)\n"
+        }
+        if n > 5 { out += "           and \(n - 5) more\n" }
+        return out
     }
 }

@@ -87,11 +87,12 @@ public struct CaseResult: Sendable {
         }
     }
 
-    /// Rule ids of the violations, or the status word.
+    /// Rule ids of the violations (their consequences' too: a list names every rule a case
+    /// breaks, and stays exact when grouping changes), or the status word.
     public var signatures: Set<String> {
         switch status {
         case .passed, .nonStrict, .informational: return []
-        case .failed: return Set(violations.map(\.rule.rawValue))
+        case .failed: return Set(violations.flatMap { [$0] + $0.consequences }.map(\.rule.rawValue))
         case .unsupported: return ["unsupported"]
         case .invalidRequest: return ["invalid-request"]
         case .broken(let failure): return [failure.signature]

@@ -2,8 +2,8 @@ import Foundation
 import Testing
 
 /// The testee templates outside teams copy (Conformance/testees/js, .../java) pass every pairing
-/// document case through the testee protocol, written from the documentation alone. Machine
-/// cases are narrowed away in their `hello` and reported not implemented.
+/// document case, and every records case, through the testee protocol, written from the
+/// documentation alone. The pairing templates narrow machine cases away in their `hello`.
 @Suite("Testee templates for other languages", .serialized)
 struct TesteeTemplateTests {
     static func passesEveryPairingDocument(_ command: String) throws {
@@ -15,6 +15,22 @@ struct TesteeTemplateTests {
         }.count
         let machines = Fixture.cases.filter { $0.family == "pairing" }.count - documents
         #expect(run.stdout.contains("PASS  \(documents) passed, 0 failed, 0 expected failures, \(machines) not implemented"), "\(run.stdout)")
+    }
+
+    /// Every records case, machines and models included: nothing narrowed away.
+    static func passesEveryRecordsCase(_ command: String) throws {
+        let run = try Fixture.run("conformance", ["run", "--family", "records", "--peer", "exec:\(command)", "--timeout", "30"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
+        let cases = Fixture.cases.filter { $0.family == "records" }.count
+        #expect(run.stdout.contains("PASS  \(cases) passed, 0 failed, 0 expected failures ("), "\(run.stdout)")
+    }
+
+    @Test func nodeRecordsTemplate() throws {
+        try Self.passesEveryRecordsCase("node Conformance/testees/js/records-testee.js")
+    }
+
+    @Test func javaRecordsTemplate() throws {
+        try Self.passesEveryRecordsCase("java Conformance/testees/java/RecordsTestee.java")
     }
 
     @Test func nodeTemplate() throws {

@@ -399,6 +399,10 @@ md.reject("seed-001-model", "Seed 001's SwiftData model: every @Attribute(.uniqu
 md.reject("entity-without-name", "Every entity names itself: the second one does not.",
           {"entities": [{"name": "Idea", "attributes": [attr("title", "String")]}, {"attributes": [attr("title", "String")]}]},
           ("/entities/1/name", "CORE-TYPE-001"))
+md.reject("relationship-without-destination", "A relationship names the entity it points to: without one, CloudKit has nothing to mirror it to.",
+          {"entities": [{"name": "Idea", "attributes": [attr("title", "String")],
+                         "relationships": [{"name": "tags", "optional": True, "toMany": True, "inverse": "ideas", "deleteRule": "Nullify"}]}]},
+          ("/entities/0/relationships/0/destination", "REC-MODEL-008"))
 VALID = {"entities": [
     {"name": "Card", "attributes": [attr("id", "UUID"), attr("title", "String", False, ""), attr("createdAt", "Date"), attr("icon", "Transformable", valueTransformerName="NSSecureUnarchiveFromDataTransformer")],
      "relationships": [{"name": "fields", "destination": "CardField", "optional": True, "toMany": True, "inverse": "card", "deleteRule": "Cascade"}]},
@@ -641,6 +645,12 @@ mr.reject("cdmr-relationships-swapped", "relationship i belongs to entity i: Car
           edit(CDMR, "fields/CD_relationships", f("cards:tags", "STRING")), ("/fields/CD_relationships/value", "REC-CD-003"), context=M2M)
 mr.reject("cdmr-one-part", "Each value is two parts joined by one colon.", edit(CDMR, "fields/CD_recordNames", f(CARD_RN, "STRING")),
           ("/fields/CD_recordNames/value", "REC-CD-003"), ["boundary"], context=M2M)
+mr.reject("cdmr-other-fields", "A CDMR record has exactly its three fields in every version: a CD_ field or a zone-move receipt on it is "
+          "never Core Data's, reported even without strictFields.",
+          edit(edit(CDMR, "fields/CD_note", f("x", "STRING")), "fields/CD_moveReceipt", f("AAECAwQ=", "BYTES")),
+          [("/fields/CD_note", "REC-CD-002"), ("/fields/CD_moveReceipt", "REC-CD-002")], context=M2M, rules=["REC-CD-002", "REC-CD-003"])
+mr.accept("undeclared-null-field", "A field whose value is null is an absent one (CORE-TYPE-002): even a name Core Data never writes is not reported.",
+          edit(edit(PHOTO, "fields/CD_attachments", None), "fields/deviceId", None), PHOTO, ["REC-CD-002", "CORE-TYPE-002"], context=CTX)
 mr.reject("cdmr-without-many-to-many", "The model has no many-to-many relationship between mirrored entities: CDMR is not one of its types.",
           CDMR, ("/recordType", "REC-REC-002"), context=CTX)
 mr.reject("encrypted-where-the-model-does-not", "ENCRYPTED_STRING for an attribute the model does not encrypt is a type mismatch.",

@@ -1451,7 +1451,7 @@ public class RecordsTestee {
     }
 
     static void checkRelationship(Relationship r, Model model, Set<String> mirrored, Findings findings) {
-        if (r.destination != null && (model.entity(r.destination) == null || !mirrored.contains(r.destination))) {
+        if (r.destination == null || model.entity(r.destination) == null || !mirrored.contains(r.destination)) {
             findings.add("REC-MODEL-008", r.path + "/destination"); // exists, and CloudKit mirrors it too (R3)
         }
         if (!r.optional) findings.add("REC-MODEL-002", r.path + "/optional");

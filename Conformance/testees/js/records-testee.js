@@ -496,7 +496,8 @@ function checkFields(fields, at, type, findings, context, deleted) {
     }
   }
   for (const name of Object.keys(fields)) {
-    if (!declared.has(name) && type.extraField) {
+    // A null field is an absent one (CORE-TYPE-002): nothing to judge.
+    if (!declared.has(name) && type.extraField && fields[name] !== null) {
       findings.group(() => {
         const kept = type.extraField(name, fields[name], pointer(at, name), context);
         if (kept !== undefined) out[name] = kept;
@@ -747,9 +748,9 @@ function cdmrType(derived, strict) {
       field('CD_entityNames', 'STRING', { rules: [entities] }),
       field('CD_recordNames', 'STRING', { rules: [records] }),
       field('CD_relationships', 'STRING', { rules: [twoParts] }),
-    ], // "and no other field" (REC-CD-003): a CD_moveReceipt here is a field the type lacks
+    ], // "and no other field" (REC-CD-003): CDMR has exactly these three in every version
     crossRules: [relationshipPair],
-    extraField: coreDataExtraField(new Map(), strict),
+    extraField: (name, value, path) => fail('REC-CD-002', path),
   };
 }
 

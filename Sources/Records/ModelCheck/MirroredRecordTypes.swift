@@ -81,7 +81,7 @@ public enum MirroredRecordTypes {
                     })
                 }
             }
-            // Core Data's zone-move receipt, written on any type.
+            // Core Data's zone-move receipt, written on any entity's type.
             var receipt = FieldSpec("CD_moveReceipt", .bytes, required: false)
             receipt.assetAlternative = true
             fields.append(receipt)
@@ -163,6 +163,7 @@ public enum MirroredRecordTypes {
             }
         }
         model.closed = true
+        model.newerVersionsAddFields = false
         return model
     }
 }

@@ -174,6 +174,8 @@ public enum ModelChecker {
                             rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity CloudKit mirrors too",
                             found: "\(JSONSerializer.quoted(destination)), outside the CloudKit configuration"))
                     }
+                } else {
+                    findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: "absent"))
                 }
                 if !(try flag(r, "optional")) {
                     findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("optional"), expected: "an optional relationship", found: "required"))

@@ -66,6 +66,9 @@ public struct RecordModel: Sendable {
     /// a fixed-size property, the `CDMR` fields), reported even where a newer model version's
     /// fields are let through (REC-CD-002).
     public var neverWritten: Set<String> = []
+    /// Of a closed type: whether a newer app version can add fields to it (an entity's type can;
+    /// Core Data's `CDMR` link record has exactly its three fields in every version).
+    public var newerVersionsAddFields = true
     /// Rules across fields (and the record name), run after every field passed.
     public var check: @Sendable (DecodedRecord) throws(Violation) -> Void
 

@@ -146,8 +146,9 @@ public struct CloudRecord: Sendable {
         // A type derived from the app's own model knows every field it has; a CD_ field it lacks
         // may be a newer version's (dropped, unless strict), anything Core Data never writes is reported.
         if model.closed, let fieldsReader {
-            for name in fieldsReader.object.keys where !model.declares(name) {
-                let newer = name.hasBytePrefix("CD_") && !model.neverWritten.contains(name)
+            // A null field is an absent one (CORE-TYPE-002): nothing to report.
+            for name in fieldsReader.object.keys where !model.declares(name) && fieldsReader.optional(name) != nil {
+                let newer = model.newerVersionsAddFields && name.hasBytePrefix("CD_") && !model.neverWritten.contains(name)
                 if newer && !context.strictFields { continue }
                 checks.add([Violation(
                     rule: RecordRule.derivedFields, path: .root / "fields" / name, expected: "a field the model gives \(model.recordType)",

@@ -169,6 +169,13 @@ public struct PairingWatch: Sendable {
             message(json, bytes, on: c, at: at, quoted: quoted)
         case "ping":
             connections[c]?.keepalives.append(at)
+        case let type? where WebRTCSignal.payloadTypes.contains(type) || type == "ice-candidates":
+            // Android's default and the desktop's form: the deployed relay drops it without a word.
+            add(
+                c, relay: false, at: at, frame: quoted,
+                Violation(
+                    rule: PairingRule.rtcBareFrame, path: .root / "type", expected: "a WebRTC signal as the payload of a message (3.7)",
+                    found: "a bare \(JSONSerializer.quoted(type)) frame"))
         default:
             notes.append("connection \(c): \(quoted) (not a frame the Spec defines for clients; not judged)")
         }
@@ -201,7 +208,10 @@ public struct PairingWatch: Sendable {
     }
 
     private mutating func message(_ json: JSONValue, _ bytes: [UInt8], on c: Int, at: EpochMillis, quoted: String) {
-        let checked = DocumentChecker.check(bytes, name: "", kind: "message", context: ["now": .number(JSONNumber(at))])
+        // The sender's own id (its first registered one that is not an alias) for the echo rule (PAIR-RTC-004).
+        var context = JSONObject(["now": .number(JSONNumber(at))])
+        if let own = connections[c]?.registered.first(where: { PeerID.aliasCode($0) == nil }) { context["localPeerId"] = .string(own) }
+        let checked = DocumentChecker.check(bytes, name: "", kind: "message", context: .object(context))
         let session = sessionIndex(for: json, from: c, at: at)
         for v in checked.violations { add(c, relay: false, at: at, frame: quoted, v, session: session) }
         guard checked.violations.isEmpty, let to = json["to"]?.stringValue, let payload = json["payload"] else { return }
@@ -464,6 +474,14 @@ public struct PairingWatch: Sendable {
         let quoted = FrameJudge.quote(text, limit: 200)
         guard let json = try? JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 64)) else {
             add(c, relay: true, at: at, frame: quoted, Violation(rule: CoreRule.syntax, path: .root, expected: "a JSON text frame", found: quoted))
+            return
+        }
+        if let type = json["type"]?.stringValue, WebRTCSignal.payloadTypes.contains(type) || type == "ice-candidates" {
+            add(
+                c, relay: true, at: at, frame: quoted,
+                Violation(
+                    rule: PairingRule.rtcBareFrame, path: .root / "type", expected: "no bare WebRTC frame (a relay refuses them with invalid-message)",
+                    found: "a bare \(JSONSerializer.quoted(type)) frame delivered"))
             return
         }
         guard let type = json["type"]?.stringValue, ["registered", "peer-offline", "error", "message"].contains(type) else {

@@ -399,6 +399,12 @@ md.reject("seed-001-model", "Seed 001's SwiftData model: every @Attribute(.uniqu
 md.reject("entity-without-name", "Every entity names itself: the second one does not.",
           {"entities": [{"name": "Idea", "attributes": [attr("title", "String")]}, {"attributes": [attr("title", "String")]}]},
           ("/entities/1/name", "CORE-TYPE-001"))
+md.reject("member-types-checked-when-not-mirrored", "cloudKit: false turns the CloudKit rules off, not the form: a flag that is no boolean is still wrong.",
+          {"cloudKit": False, "entities": [{"name": "Idea", "attributes": [attr("title", "String", unique="")]}]},
+          ("/entities/0/attributes/0/unique", "CORE-TYPE-003"))
+md.reject("configuration-entities-not-an-array", "A configuration lists its entities in an array, whether it is used with CloudKit or not.",
+          {"configurations": [{"name": "Local", "cloudKit": False, "entities": "Idea"}], "entities": [{"name": "Idea", "attributes": [attr("title", "String")]}]},
+          ("/configurations/0/entities", "CORE-TYPE-003"))
 md.reject("relationship-without-destination", "A relationship names the entity it points to: without one, CloudKit has nothing to mirror it to.",
           {"entities": [{"name": "Idea", "attributes": [attr("title", "String")],
                          "relationships": [{"name": "tags", "optional": True, "toMany": True, "inverse": "ideas", "deleteRule": "Nullify"}]}]},

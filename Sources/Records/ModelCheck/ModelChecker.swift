@@ -92,11 +92,12 @@ public enum ModelChecker {
         var cloudEntities: Set<String>?
         for (i, value) in (try root.optionalArray("configurations") ?? []).enumerated() {
             let c = try ObjectReader(document: value, path: root.pointer("configurations") / i)
-            guard try flag(c, "cloudKit") else { continue }
-            cloudEntities = cloudEntities ?? []
-            for (j, member) in (try c.optionalArray("entities") ?? []).enumerated() {
-                cloudEntities = (cloudEntities ?? []).union([try asString(member, at: c.pointer("entities") / j)])
+            // Read whether used or not: a member of the wrong type is wrong in any configuration.
+            let members = try (c.optionalArray("entities") ?? []).enumerated().map { j, member throws(Violation) in
+                try asString(member, at: c.pointer("entities") / j)
             }
+            guard try flag(c, "cloudKit") else { continue }
+            cloudEntities = (cloudEntities ?? []).union(members)
         }
         let names = Set(
             try root.array("entities").enumerated().map { i, value throws(Violation) in
@@ -125,13 +126,16 @@ public enum ModelChecker {
                 if reservedNames.contains(attribute.name) {
                     findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(attribute.name)))
                 }
+                // Every member is read (and so type-checked) whether CloudKit mirrors the entity or not.
+                let unique = try flag(r, "unique"), derived = try flag(r, "derived")
+                let transformer = try r.optionalString("valueTransformerName")
                 guard synced else { continue }
-                if try flag(r, "unique") {
+                if unique {
                     findings.append(Violation(
                         rule: RecordRule.uniqueConstraint, path: r.pointer("unique"),
                         expected: "no unique attribute (@Attribute(.unique) is a uniqueness constraint)", found: "true"))
                 }
-                if try flag(r, "derived") {
+                if derived {
                     findings.append(Violation(rule: RecordRule.derived, path: r.pointer("derived"), expected: "no derived attribute", found: "true"))
                 }
                 if !supportedTypes.contains(attribute.type) {
@@ -140,7 +144,6 @@ public enum ModelChecker {
                         found: JSONSerializer.quoted(attribute.type)))
                 } else if attribute.type == "Transformable" {
                     // Xcode writes NSSecureUnarchiveFromData; a custom secure subclass has its own name.
-                    let transformer = try r.optionalString("valueTransformerName")
                     if transformer == nil || insecureTransformers.contains(transformer ?? "") {
                         findings.append(Violation(
                             rule: RecordRule.attributeType, path: r.pointer("valueTransformerName"),
@@ -164,6 +167,7 @@ public enum ModelChecker {
                 if reservedNames.contains(relationship.name) {
                     findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(relationship.name)))
                 }
+                let optional = try flag(r, "optional"), ordered = try flag(r, "ordered"), deleteRule = try r.optionalString("deleteRule")
                 guard synced else { continue }
                 // Apple: entities in a CloudKit configuration have no relationship out of it.
                 if let destination = try r.optionalString("destination") {
@@ -177,16 +181,16 @@ public enum ModelChecker {
                 } else {
                     findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: "absent"))
                 }
-                if !(try flag(r, "optional")) {
+                if !optional {
                     findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("optional"), expected: "an optional relationship", found: "required"))
                 }
-                if try flag(r, "ordered") {
+                if ordered {
                     findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("ordered"), expected: "an unordered relationship", found: "ordered"))
                 }
                 if try r.optionalString("inverse") == nil {
                     findings.append(Violation(rule: RecordRule.inverse, path: r.pointer("inverse"), expected: "an inverse relationship", found: "none"))
                 }
-                if try r.optionalString("deleteRule") == "Deny" {
+                if deleteRule == "Deny" {
                     findings.append(Violation(rule: RecordRule.denyRule, path: r.pointer("deleteRule"), expected: "Nullify, Cascade or No Action", found: "\"Deny\""))
                 }
             }

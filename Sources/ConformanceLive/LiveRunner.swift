@@ -43,6 +43,9 @@ public struct LiveOptions: Sendable {
     /// Role receiver: the wait after a locked session the receiver under test states (MIG-PIN-003;
     /// the Spec's 30,000 ms, shorter in test builds only).
     public var pinLockoutMs = Int(PINLockout.standardFirstWait)
+    /// Role desktop: how long the desktop under test keeps a code valid (the seed's 300,000 ms,
+    /// shorter in test builds only): when its late-ack scenario sends the ack.
+    public var desktopValidityMs = PairingTimeouts.validity
     /// Role phone: where the runner writes the QR text or code for the phone under test.
     public var handoffOut: URL?
     /// Role desktop: where the desktop under test writes its QR text; role phone: where the phone

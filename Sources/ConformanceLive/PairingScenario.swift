@@ -20,6 +20,8 @@ struct PairingScenario: Sendable {
     var codeNotLive = false
     /// Role desktop: an ack with another code comes first, on the desktop's own id.
     var wrongCodeFirst = false
+    /// Role desktop: the ack, with the right code, comes only after the code expired.
+    var lateAck = false
     /// Drop the peer's connection once it registered, and refuse this many attempts after.
     var dropRefusing: Int?
     /// Wait for this many keepalives on the peer's connection before pairing.
@@ -36,7 +38,7 @@ struct PairingScenario: Sendable {
     }
 
     static let members: Set<String> = [
-        "id", "role", "comment", "rules", "flow", "lan", "qrAgeMs", "codeNotLive", "wrongCodeFirst", "drop", "keepalives", "expect",
+        "id", "role", "comment", "rules", "flow", "lan", "qrAgeMs", "codeNotLive", "wrongCodeFirst", "lateAck", "drop", "keepalives", "expect",
     ]
 
     static func load(_ file: URL) throws -> [PairingScenario] {
@@ -67,6 +69,7 @@ struct PairingScenario: Sendable {
             scenario.qrAgeMs = s["qrAgeMs"]?.integerValue
             scenario.codeNotLive = s["codeNotLive"]?.boolValue ?? false
             scenario.wrongCodeFirst = s["wrongCodeFirst"]?.boolValue ?? false
+            scenario.lateAck = s["lateAck"]?.boolValue ?? false
             scenario.dropRefusing = s["drop"]?["refuse"]?.integerValue.map(Int.init)
             scenario.keepalives = s["keepalives"]?.integerValue.map(Int.init) ?? 0
             scenario.maxMessages = s["expect"]?["maxMessages"]?.integerValue.map(Int.init)

@@ -172,6 +172,10 @@ struct PairingScenarioPlayer {
 
     private func asPhone(_ scenario: PairingScenario, _ collector: Collector) async throws {
         guard let qrFile = options.qrFile else { throw LiveError("--role desktop needs --qr-file FILE (the desktop under test writes its QR text there)") }
+        // Decided before a QR is taken, so the scenario after it finds the code untouched.
+        if scenario.lateAck && options.desktopValidityMs > 59_000 && !options.includeSlow {
+            throw SkipScenario("waits \(options.desktopValidityMs / 1000 + 1) s for the code to expire: add --include-slow")
+        }
         // A desktop in its back-off may be about to write a new QR: wait out the longest delay.
         let grace = Duration.milliseconds(Int64(options.timing.delayWindow(options.timing.policy.backoff.max() ?? 0).upperBound)) + options.frameTimeout
         let (qrText, reused) = try await qrs.take(from: qrFile, grace: grace, within: .seconds(60))
@@ -199,7 +203,15 @@ struct PairingScenarioPlayer {
         }
         await ConnectionChecks(player: self, scenario: scenario, collector: collector, after: 0).run(holding: qr.pcPeerId)
         if scenario.wrongCodeFirst {
-            try await sendWrongCode(to: qr, from: did, collector)
+            let wrong = String(format: "%06d", ((Int(qr.code) ?? 0) + 1) % 1_000_000)
+            try await sendRefusedAck(to: qr.pcPeerId, code: wrong, from: did, collector, subject: "the desktop's answer to a wrong code")
+        }
+        if scenario.lateAck {
+            // The right code, once it is no longer valid.
+            try await Task.sleep(for: .milliseconds(max(0, qr.timestamp + options.desktopValidityMs - epochMillisNow() + 1000)))
+            // To the code's alias, as a typed code goes: a desktop that took it would confirm (4.3).
+            return try await sendRefusedAck(
+                to: PeerID.alias(forCode: qr.code), code: qr.code, from: did, collector, subject: "the desktop's answer to an ack after its code expired")
         }
         if scenario.flow == "flow-a" { return try await showPhone(did, collector) }
         var phone = PhonePeer.Options(phone: phoneContext(did))
@@ -255,15 +267,15 @@ struct PairingScenarioPlayer {
                 found: outcome.state, subject: "the runner's phone at the end"))
     }
 
-    /// An ack with another code on the desktop's own id: it must be dropped, never confirmed (PAIR-DESK-003).
-    private func sendWrongCode(to qr: DesktopPairing, from did: String, _ collector: Collector) async throws {
+    /// An ack the desktop must drop, never confirm (PAIR-DESK-003): one with another code on the
+    /// desktop's own id, or one that comes after its code expired on the code's alias.
+    private func sendRefusedAck(to target: String, code: String, from did: String, _ collector: Collector, subject: String) async throws {
         let frames = FrameLog()
         let client = SignalingClient(
             url: relayURL, policy: .seed, trust: options.trust, now: epochMillisNow, log: { _ in }, onFrame: { text in frames.add(text) })
         await client.register(did)
-        let wrong = String(format: "%06d", ((Int(qr.code) ?? 0) + 1) % 1_000_000)
-        let ack = PairAck(pairingCode: wrong, mobileDid: did, deviceInfo: phoneContext(did).device, timestamp: epochMillisNow())
-        _ = await client.send(JSONSerializer.compact(SignalMessage(to: qr.pcPeerId, payload: .pairAck(ack)).canonical))
+        let ack = PairAck(pairingCode: code, mobileDid: did, deviceInfo: phoneContext(did).device, timestamp: epochMillisNow())
+        _ = await client.send(JSONSerializer.compact(SignalMessage(to: target, payload: .pairAck(ack)).canonical))
         try await Task.sleep(for: options.frameTimeout)
         await client.stop()
         // Parsed, not searched: `pairing\u003aconfirmation` is the same type to every JSON reader.
@@ -273,8 +285,8 @@ struct PairingScenarioPlayer {
         for text in confirmations {
             collector.add(
                 Violation(
-                    rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of an ack with code \(wrong)",
-                    found: FrameJudge.quote(text), subject: "the desktop's answer to a wrong code"))
+                    rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of an ack with code \(code) here",
+                    found: FrameJudge.quote(text), subject: subject))
         }
     }
 

@@ -9,6 +9,8 @@ public struct DesktopFaults: Sendable, Hashable {
     public var noAlias = false
     /// Confirm a `pair-ack` whatever code it carries.
     public var confirmAnyCode = false
+    /// Never let a code expire: a pair-ack that comes after its 5 minutes is confirmed.
+    public var neverExpire = false
 
     public init() {}
 }
@@ -26,6 +28,8 @@ public actor DesktopPeer {
         public var log: @Sendable (String) -> Void = { _ in }
         /// Hears of every pair-ack or message the machine dropped, with its rule and path.
         public var report: @Sendable (FailureReason) -> Void = { _ in }
+        /// How long a code is valid (test builds shorten the seed's 5 minutes).
+        public var validity: EpochMillis = PairingTimeouts.validity
         /// Runs before each incoming `message` is handled: a desktop whose user confirms late
         /// (the runner drops and watches the phone's connection meanwhile).
         public var hold: (@Sendable () async -> Void)?
@@ -45,13 +49,17 @@ public actor DesktopPeer {
 
     public init(_ options: Options) {
         self.options = options
-        machine = MobileBridgeMachine(desktop: options.desktop)
+        machine = Self.machine(options)
+    }
+
+    static func machine(_ options: Options) -> MobileBridgeMachine {
+        MobileBridgeMachine(desktop: options.desktop, validity: options.faults.neverExpire ? EpochMillis(Int32.max) * 1000 : options.validity)
     }
 
     /// Shows a new code drawn from `random` (CSPRNG bytes at the edge): `show` gets the QR text
     /// once both ids are asked for; returns when a phone paired or the code expired.
     public func pair(random: [UInt8], show: @escaping @Sendable (String) async -> Void) async -> PairingOutcome {
-        machine = MobileBridgeMachine(desktop: options.desktop)
+        machine = Self.machine(options)
         (asked, answered) = ([], [])
         var source = ScriptedBytes(random)
         guard let code = PairingCode.draw(from: &source) else { return PairingOutcome(state: "failed (no random bytes)", succeeded: false) }
@@ -69,7 +77,7 @@ public actor DesktopPeer {
 
     /// Flow A: scans the phone's `device-pairing` QR text and confirms to its DID.
     public func scan(_ text: String) async -> PairingOutcome {
-        machine = MobileBridgeMachine(desktop: options.desktop)
+        machine = Self.machine(options)
         (asked, answered) = ([], [])
         return await withCheckedContinuation { continuation in
             finished = continuation

@@ -51,6 +51,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
     @Option(help: ArgumentHelp("With --role receiver: the wait after a locked session the receiver states, ms (test builds only; the Spec's 30000).", visibility: .hidden))
     var pinLockoutMs: Int = 30_000
+    @Option(help: ArgumentHelp("With --role desktop: how long the desktop under test keeps a code valid, ms (test builds only; the seed's 300000).", visibility: .hidden))
+    var desktopValidityMs: Int64 = 300_000
     @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
     var passwordFile: String?
     @Option(help: "Seconds to wait for a testee's answer (default 10); with --role relay for each expected frame, with --role phone or desktop for the peer's registrations and each quiet spell (default 3).")
@@ -186,6 +188,8 @@ struct Run: AsyncParsableCommand {
         }
         guard (1...30_000).contains(pinLockoutMs) else { throw ValidationError("--pin-lockout-ms must be 1 ... 30000 (the Spec's wait; shorter for test builds)") }
         options.pinLockoutMs = pinLockoutMs
+        guard (1...300_000).contains(desktopValidityMs) else { throw ValidationError("--desktop-validity-ms must be 1 ... 300000 (the seed's 5 minutes; shorter for test builds)") }
+        options.desktopValidityMs = desktopValidityMs
         if let timeout {
             guard timeout > 0 else { throw ValidationError("--timeout must be more than 0 seconds") }
             options.frameTimeout = .milliseconds(Int64(timeout * 1000))

@@ -38,7 +38,7 @@ enum PhoneFault: String, ExpressibleByArgument, CaseIterable {
 }
 
 enum DesktopFault: String, ExpressibleByArgument, CaseIterable {
-    case noAlias = "no-alias", confirmAnyCode = "confirm-any-code", noBackoff = "no-backoff", noKeepalive = "no-keepalive"
+    case noAlias = "no-alias", confirmAnyCode = "confirm-any-code", neverExpire = "never-expire", noBackoff = "no-backoff", noKeepalive = "no-keepalive"
 }
 
 struct Phone: AsyncParsableCommand {
@@ -125,6 +125,7 @@ struct Desktop: AsyncParsableCommand {
     @Option(help: "The desktop's name.") var name = "Reference Desktop"
     @Option(help: "win32, darwin or linux.") var platform = "linux"
     @Option(help: "Misbehave on purpose: \(DesktopFault.allCases.map(\.rawValue).joined(separator: ", ")) (repeatable).") var fault: [DesktopFault] = []
+    @Option(help: ArgumentHelp("How long a code is valid, ms (test builds only; the seed's 300000).", visibility: .hidden)) var validityMs: Int64 = PairingTimeouts.validity
     @OptionGroup var client: PairingClientOptions
 
     func run() async throws {
@@ -135,6 +136,9 @@ struct Desktop: AsyncParsableCommand {
         options.log = client.log("desktop")
         options.faults.noAlias = fault.contains(.noAlias)
         options.faults.confirmAnyCode = fault.contains(.confirmAnyCode)
+        options.faults.neverExpire = fault.contains(.neverExpire)
+        guard (1...PairingTimeouts.validity).contains(validityMs) else { throw ValidationError("--validity-ms must be 1 ... 300000") }
+        options.validity = validityMs
         options.client.noBackoff = fault.contains(.noBackoff)
         options.client.noKeepalive = fault.contains(.noKeepalive)
         let peer = DesktopPeer(options)

@@ -56,9 +56,12 @@ public struct MobileBridgeMachine: Sendable {
 
     public private(set) var state: State = .idle
     public let desktop: DesktopContext
+    /// How long a code is valid, inclusive: the seed's 5 minutes; shorter only in test builds.
+    public let validity: EpochMillis
 
-    public init(desktop: DesktopContext) {
+    public init(desktop: DesktopContext, validity: EpochMillis = PairingTimeouts.validity) {
         self.desktop = desktop
+        self.validity = validity
     }
 
     public mutating func handle(_ event: Event) -> [PairingAction] {
@@ -92,7 +95,7 @@ public struct MobileBridgeMachine: Sendable {
         let qr = DesktopPairing(
             code: code, pcPeerId: desktop.pcPeerId, deviceInfo: desktop.device, timestamp: time, signalingUrl: desktop.signalingUrl,
             relayUrl: desktop.relayUrl, iceServers: nil, iceServersJson: nil, iceExpiry: nil)
-        let expiresAt = time + PairingTimeouts.validity
+        let expiresAt = time + validity
         state = .showing(qr: qr, qrJson: JSONSerializer.canonical(qr.canonical), expiresAt: expiresAt)
         // Its own id for the QR's acks, the alias for typed codes (§6.5), on the relay it names.
         return [

@@ -25,9 +25,8 @@
  *
  * on top of a small strict JSON reader for the wire profile of Spec/core.md (section 10 below,
  * the same reader as the pairing template Testee.java: a single-file launch cannot import it).
- * It was written from Spec/records.md, Spec/core.md and this folder's documents; what had to be
- * learned from the vectors or the kit's reference instead is listed under "LEARNED FROM ..." below
- * and marked (V1..V4, R1..R6, S1) where the code depends on it.
+ * It was written from Spec/records.md, Spec/core.md and this folder's documents (see "LEARNED
+ * FROM THE VECTORS AND THE REFERENCE" below).
  *
  * Layout: 1 protocol; 2 the record checker (envelope, fields, values); 3 the Spec's record types,
  * one schema method per kind; 4 mirrored-record; 5 sync-state, sync-log; 6 conflict; 7 model and
@@ -86,48 +85,11 @@
  *  - javax.xml resolves DOCTYPEs and external entities by default: turn them off (readModelXml).
  *
  * ============================================================================================
- * LEARNED FROM THE VECTORS AND THE REFERENCE, NOT FROM THE DOCS (Spec/records.md, Spec/core.md,
- * testee-protocol.md, families.json, writing-a-testee.md as they stand), marked in the code
+ * LEARNED FROM THE VECTORS AND THE REFERENCE, NOT FROM THE DOCS: nothing now
  * ============================================================================================
  *
- * From the vectors:
- *  V1  "printable ASCII" (REC-REC-001 record names, REC-REC-006 change tags) excludes the space:
- *      0x21-0x7E only. records/Idea/record-name-space; records/Idea/every-field-reported ("t 1").
- *  V2  HabitLog `createdAt` is optional (section 3's "`createdAt`, `updatedAt` TIMESTAMP (optional)"
- *      reads either way): records/HabitLog/seed-fields has none and is accepted.
- *  V3  Which fields of CD_Card and CD_CardAttachment are required (section 3 lists the fields, not
- *      which are required): CD_Card's CD_id, CD_title, CD_createdAt, CD_updatedAt
- *      (records/CD_Card/fields-without-prefix); CD_CardAttachment's CD_fileName
- *      (records/CD_CardAttachment/file-name-missing); CD_card optional
- *      (records/CD_CardField/relationship-absent, records/CD_CardAttachment/minimal).
- *  V4  CD_CardAttachment `CD_fileName` must be non-blank, under REC-CD-001 (whose text names only
- *      "ids are UUIDs, titles non-blank, orders >= 0"): records/CD_CardAttachment/file-name-blank,
- *      records/CD_CardAttachment/every-field-reported.
- *
- * From the kit's reference (`conformance check`, run on documents no vector holds):
- *  R1  CD_CardField requires CD_id, CD_label, CD_encryptedValue (or its asset) AND CD_order;
- *      CD_CardAttachment requires CD_id (REC-REC-005 when absent).
- *  R2  A field given with its NAME_ckAsset is one group: the asset is checked first and, when it
- *      fails, NAME is not checked (one violation, not two).
- *  R3  A relationship without `destination` gets no REC-MODEL-008 (the rule judges a destination
- *      that is named).
- *  R4  REC-HLOG-002 is two checks: the field's own rule, "some zone's midnight" (a multiple of
- *      900,000 ms, with or without context.timeZone), reported beside the other fields'
- *      violations; and the cross-field rule of 8.2, "its day in context.timeZone", run only when
- *      nothing else failed.
- *  R5  log-retention stores an entry per valid append even when its id repeats; the state and a
- *      prune list every stored entry's id.
- *  R6  A model in the JSON form that is malformed in two places reports the entity-level one first:
- *      every entity is an object with a string `name` before any entity's members are read.
- *
- * From the source the Spec points to:
- *  S1  REC-MODEL-009's list is only named in the Spec ("the list is ModelChecker.reservedNames");
- *      RESERVED_NAMES is copied from Sources/Records/ModelCheck/ModelChecker.swift.
- *
- * Chosen where neither the docs, the vectors nor the reference decide:
- *  - sync-log's `ideaId` not a UUID is REC-SLOG-001 (8.4's "`ideaId` (and a log's `id`) ...
- *    (REC-SYNC-001, REC-SLOG-001)" does not say which rule a LOG's ideaId gets);
- *  - a REFERENCE is checked recordName (presence, type, REC-REC-001) before action.
+ * What this file first learned from the vectors, the kit's reference and its source is stated in
+ * Spec/records.md (sections 1, 2, 3, 7 and 8); comments below cite the rule or section.
  */
 
 import java.io.BufferedInputStream;
@@ -531,7 +493,7 @@ public class RecordsTestee {
         for (FieldSpec spec : schema.fields) {
             String path = pointer(at, spec.name);
             if (given(fields, spec.name)) {
-                if (failedAssets.contains(spec.name)) continue; // its asset failed: one group, one violation (R2)
+                if (failedAssets.contains(spec.name)) continue; // its asset failed: one group, one violation (8.2)
                 findings.group(() -> {
                     try {
                         values.put(spec.name, checkField(spec, fields.get(spec.name), path));
@@ -702,12 +664,12 @@ public class RecordsTestee {
         return l;
     }
 
-    /** REC-REC-001: 1 to 255 printable ASCII characters (not the space: V1), not starting with `_`. */
+    /** REC-REC-001: 1 to 255 printable ASCII characters (0x21-0x7E, no space), not starting with `_`. */
     static void checkRecordName(String name, String path) {
         if (!isPrintableAscii(name, 1, 255) || name.startsWith("_")) throw new Violation("REC-REC-001", path);
     }
 
-    /** Printable ASCII is 0x21-0x7E here: the vectors refuse a space (V1). */
+    /** Printable ASCII is 0x21-0x7E (REC-REC-001, REC-REC-006). */
     static boolean isPrintableAscii(String s, int min, int max) {
         if (s.length() < min || s.length() > max) return false;
         for (int i = 0; i < s.length(); i++) if (s.charAt(i) < 0x21 || s.charAt(i) > 0x7E) return false;
@@ -810,7 +772,7 @@ public class RecordsTestee {
         return s;
     }
 
-    /** HabitLog (004 §3): REC-HLOG-001, REC-HLOG-002, REC-HABIT-001. createdAt is optional (V2). */
+    /** HabitLog (004 §3): REC-HLOG-001, REC-HLOG-002, REC-HABIT-001. createdAt is optional (section 3). */
     static RecordSchema habitLogSchema(ZoneId zone) {
         RecordSchema s = new RecordSchema();
         s.add("habit", "REFERENCE", true, (v, p) -> {
@@ -820,11 +782,11 @@ public class RecordsTestee {
         s.add("date", "TIMESTAMP", true, (v, p) -> {
             // REC-HLOG-002, some zone's midnight: a multiple of 15 minutes (UTC offsets are whole
             // quarter hours, so every such instant is some zone's midnight); the writer's zone is
-            // the cross-field part below (R4)
+            // the cross-field part below (REC-HLOG-002, 8.2 step 3)
             if (Math.floorMod((Long) v, 900_000L) != 0) throw new Violation("REC-HLOG-002", p);
         });
         s.add("count", "INT64", true, (v, p) -> atLeast(v, 0, "REC-HABIT-001", p));
-        s.add("createdAt", "TIMESTAMP", false, null); // optional (V2)
+        s.add("createdAt", "TIMESTAMP", false, null); // optional (section 3)
         s.add("updatedAt", "TIMESTAMP", false, null);
         s.cross = (record, values, base) -> {
             updatedNotBefore(values, "createdAt", "updatedAt", "REC-HABIT-001", base);
@@ -850,7 +812,7 @@ public class RecordsTestee {
     static RecordSchema cardSchema() {
         RecordSchema s = new RecordSchema();
         entityName(s, "Card");
-        s.add("CD_id", "STRING", true, RecordsTestee::uuidField); // all four required (V3)
+        s.add("CD_id", "STRING", true, RecordsTestee::uuidField); // all four required (section 3)
         s.add("CD_title", "STRING", true, (v, p) -> nonBlankWithin((String) v, 256, "REC-CD-001", p));
         s.add("CD_createdAt", "TIMESTAMP", true, null);
         s.add("CD_updatedAt", "TIMESTAMP", true, null);
@@ -862,11 +824,11 @@ public class RecordsTestee {
     static RecordSchema cardFieldSchema() {
         RecordSchema s = new RecordSchema();
         entityName(s, "CardField");
-        s.add("CD_id", "STRING", true, RecordsTestee::uuidField); // required, as CD_label, CD_encryptedValue (R1)
-        s.add("CD_card", "STRING", false, RecordsTestee::recordNameField); // to-one: the card's record name (V3)
+        s.add("CD_id", "STRING", true, RecordsTestee::uuidField); // required, as CD_label, CD_encryptedValue (section 3)
+        s.add("CD_card", "STRING", false, RecordsTestee::recordNameField); // to-one: the card's record name, optional (section 3)
         s.add("CD_label", "STRING", true, (v, p) -> checkLength((String) v, 256, p));
         s.addWithAsset(ciphertext("CD_encryptedValue", true));
-        s.add("CD_order", "INT64", true, (v, p) -> atLeast(v, 0, "REC-CD-001", p)); // orders >= 0; required (R1)
+        s.add("CD_order", "INT64", true, (v, p) -> atLeast(v, 0, "REC-CD-001", p)); // orders >= 0; required (section 3)
         return s;
     }
 
@@ -874,9 +836,9 @@ public class RecordsTestee {
     static RecordSchema cardAttachmentSchema() {
         RecordSchema s = new RecordSchema();
         entityName(s, "CardAttachment");
-        s.add("CD_id", "STRING", true, RecordsTestee::uuidField); // required (R1)
+        s.add("CD_id", "STRING", true, RecordsTestee::uuidField); // required (section 3)
         s.add("CD_card", "STRING", false, RecordsTestee::recordNameField);
-        // required (V3), non-blank under REC-CD-001 (V4), at most 255 scalars (REC-LEN-001)
+        // required (section 3), non-blank (REC-CD-001), at most 255 scalars (REC-LEN-001)
         s.add("CD_fileName", "STRING", true, (v, p) -> nonBlankWithin((String) v, 255, "REC-CD-001", p));
         s.addWithAsset(ciphertext("CD_encryptedData", false));
         s.add("CD_fileType", "STRING", false, null);
@@ -1133,7 +1095,7 @@ public class RecordsTestee {
         Map<String, Object> c = new LinkedHashMap<>();
         for (String name : List.of("id", "ideaId")) {
             String id = requiredString(o, "", name);
-            if (!isUuid(id)) throw new Violation("REC-SLOG-001", "/" + name); // a log's ideaId: chosen, see header
+            if (!isUuid(id)) throw new Violation("REC-SLOG-001", "/" + name); // id and ideaId alike (REC-SLOG-001, 8.4)
             c.put(name, id);
         }
         String type = requiredString(o, "", "eventType");
@@ -1388,7 +1350,7 @@ public class RecordsTestee {
 
     record Configuration(String name, boolean cloudKit, List<String> entities) {}
 
-    /** REC-MODEL-009: NSObject's and NSManagedObject's methods without parameters (S1). */
+    /** REC-MODEL-009: NSObject's and NSManagedObject's methods without parameters (the rule's list). */
     static final Set<String> RESERVED_NAMES = Set.of("description", "debugDescription", "hash", "class",
             "superclass", "self", "zone", "isProxy", "retainCount", "autorelease", "retain", "release", "copy",
             "mutableCopy", "init", "dealloc", "entity", "objectID", "managedObjectContext", "isInserted", "inserted",
@@ -1452,7 +1414,7 @@ public class RecordsTestee {
 
     static void checkRelationship(Relationship r, Model model, Set<String> mirrored, Findings findings) {
         if (r.destination == null || model.entity(r.destination) == null || !mirrored.contains(r.destination)) {
-            findings.add("REC-MODEL-008", r.path + "/destination"); // exists, and CloudKit mirrors it too (R3)
+            findings.add("REC-MODEL-008", r.path + "/destination"); // named, exists, and CloudKit mirrors it too
         }
         if (!r.optional) findings.add("REC-MODEL-002", r.path + "/optional");
         if (r.ordered) findings.add("REC-MODEL-002", r.path + "/ordered");
@@ -1537,7 +1499,7 @@ public class RecordsTestee {
                     Boolean.TRUE.equals(optionalBoolean(c, at, "cloudKit")), names));
         }
         List<Object> entities = requiredArray(o, "", "entities");
-        for (int i = 0; i < entities.size(); i++) { // every entity is an object that names itself, first (R6)
+        for (int i = 0; i < entities.size(); i++) { // every entity is an object that names itself, first (8.6)
             requiredString(objectAt(entities.get(i), "/entities/" + i), "/entities/" + i, "name");
         }
         for (int i = 0; i < entities.size(); i++) {
@@ -1845,7 +1807,7 @@ public class RecordsTestee {
 
     /** log-retention (001 §3 "保留策略"): entries checked as sync-log, pruned at launch. REC-SLOG-002. */
     static final class LogRetention implements Machine {
-        record Entry(String id, long timestamp) {} // one per valid append, even when an id repeats (R5)
+        record Entry(String id, long timestamp) {} // one per valid append, even when an id repeats (8.7)
 
         final List<Entry> entries = new ArrayList<>(); // every stored entry in append order (an id may repeat)
 

@@ -30,8 +30,8 @@ const SUPPORTED_TYPES = new Set([
 /** REC-MODEL-006: transformers that unarchive any class (a missing name means NSCoding too). */
 const INSECURE_TRANSFORMERS = new Set(['NSKeyedUnarchiveFromData', 'NSUnarchiveFromData']);
 
-/** REC-MODEL-009: NSObject / NSManagedObject methods without parameters (the Spec names the list
- * `ModelChecker.reservedNames`, Sources/Records/ModelCheck/ModelChecker.swift; copied here). */
+/** REC-MODEL-009: NSObject / NSManagedObject methods without parameters (the list in the rule's
+ * text, Spec/records.md section 7). */
 const RESERVED_NAMES = new Set([
   'description', 'debugDescription', 'hash', 'class', 'superclass', 'self', 'zone', 'isProxy', 'retainCount', 'autorelease', 'retain',
   'release', 'copy', 'mutableCopy', 'init', 'dealloc', 'entity', 'objectID', 'managedObjectContext', 'isInserted', 'inserted',

@@ -12,8 +12,8 @@
 //   (model, xcdatamodel: records-model.js beside this file) and the five sans-I/O machines
 //   (idea-sync, log-retention, sync-queue, initial-sync, record-zone). Documents are read under
 //   the strict wire profile of Spec/core.md (strict-json.js, shared with the pairing template).
-//   It was written from the Spec, the protocol documents and the vectors; what only the vectors
-//   said is listed under "WHAT THE DOCS DID NOT SAY" below.
+//   It was written from the Spec, the protocol documents and the vectors; see "WHAT THE DOCS DID
+//   NOT SAY" below.
 //
 //   Run it:
 //     conformance run --family records --peer "exec:node Conformance/testees/js/records-testee.js"
@@ -36,18 +36,8 @@
 //   5. Throw `new InvalidRequest(reason)` when the context lacks what you need (context.model for
 //      mirrored-record), `new Unsupported(reason)` for what you have not written yet.
 //
-// WHAT THE DOCS DID NOT SAY (pinned by Vectors/records/, not stated in Spec/records.md; the case
-// that shows each one). Spec/records.md section 8 states the rest of what this file does.
-//   - "Printable ASCII" (REC-REC-001, REC-REC-006) excludes the space: Idea/record-name-space,
-//     Idea/every-field-reported ("t 1").
-//   - "Non-blank" is pairing.md's (PAIR-PEER-001: Unicode White_Space, U+3000 included):
-//     CD_Card/title-blank.
-//   - CD_CardAttachment's `fileName` is non-blank (REC-CD-001): CD_CardAttachment/file-name-blank.
-//   - The to-one `CD_card` of CD_CardField and CD_CardAttachment is optional:
-//     CD_CardField/relationship-absent, CD_CardAttachment/minimal.
-//   - HabitLog's `createdAt` is optional like `updatedAt`: HabitLog/seed-fields.
-//   - REC-MODEL-003 asks only that an inverse be named (one naming a relationship that does not
-//     exist passes): model/configurations, model/entity-removed.
+// WHAT THE DOCS DID NOT SAY: nothing now. What this file first learned from the vectors is stated
+// in Spec/records.md (sections 1, 2, 3, 7 and 8).
 
 const readline = require('node:readline');
 const { Violation, parseStrict, pointer, jsonType, toPlain, canonicalText } = require('./strict-json.js');
@@ -241,7 +231,7 @@ const isBlank = (s) => WHITE_SPACE.test(s);
 const scalarCount = (s) => [...s].length;
 const asciiLower = (s) => s.replace(/[A-Z]/g, (c) => String.fromCharCode(c.charCodeAt(0) + 32));
 const isUuid = (s) => /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/.test(s);
-/** Printable ASCII without the space (the vectors refuse "my idea" and "t 1"). */
+/** Printable ASCII, 0x21-0x7E: no space (REC-REC-001, REC-REC-006). */
 const isPrintableAscii = (s) => /^[\x21-\x7E]*$/.test(s);
 
 /** REC-REC-001: a record name (also a REFERENCE's, a to-one relationship's, a CDMR part). */

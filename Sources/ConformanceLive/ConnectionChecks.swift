@@ -26,22 +26,35 @@ actor ConnectionChecks {
     var timing: PairingTiming { player.options.timing }
     var observer: RelayObserver { player.observer }
 
-    /// `holding`: the id whose connection is checked (a desktop's pcPeerId); nil for the phone's
-    /// connection that sent the last message.
-    func run(holding id: String?) async {
+    /// `holding`: the ids whose connections are checked (a desktop's pcPeerId and its code's
+    /// alias: every connection that holds one, since a desktop may register them apart); empty
+    /// for the phone's connection that sent the last message.
+    func run(holding ids: [String]) async {
         guard !done, scenario.keepalives > 0 || scenario.dropRefusing != nil else { return }
         done = true
         let candidates = observer.peerConnections(after: after).filter { $0.closed == nil }
-        let target = id.map { id in candidates.last { $0.registered.contains { $0.bytesEqual(id) } } } ?? candidates.last { c in c.frames.contains { $0.type == "message" } }
-        guard let target else {
+        let targets =
+            ids.isEmpty
+            ? Array(candidates.last { c in c.frames.contains { $0.type == "message" } }.map { [$0] } ?? [])
+            : ids.compactMap { id in candidates.last { $0.registered.contains { $0.bytesEqual(id) } } }.reduce(into: [RelayObserver.Connection]()) { list, c in
+                if !list.contains(where: { $0.id == c.id }) { list.append(c) }
+            }
+        guard !targets.isEmpty else {
             collector.add(
                 Violation(
                     rule: scenario.rules.first ?? PairingRule.reRegister, path: .root, expected: "an open connection of the peer to check",
                     found: "none", subject: "the peer's connections"))
             return
         }
-        if scenario.keepalives > 0 { await keepalives(on: target) }
-        if let refusing = scenario.dropRefusing { await reconnect(target, refusing: refusing) }
+        if scenario.keepalives > 0 {
+            await withTaskGroup(of: Void.self) { group in
+                for target in targets { group.addTask { await self.keepalives(on: target) } }
+            }
+        }
+        // One connection at a time: each drop's reconnection is told apart from the others'.
+        if let refusing = scenario.dropRefusing {
+            for target in targets { await reconnect(target, refusing: refusing) }
+        }
     }
 
     private func keepalives(on connection: RelayObserver.Connection) async {

@@ -75,7 +75,7 @@ struct PairingScenarioPlayer {
         desktop.trust = options.trust
         desktop.report = { reason in collector.add(Self.violation(reason, subject: "the phone's message")) }
         let checks = ConnectionChecks(player: self, scenario: scenario, collector: collector, after: observer.lastConnectionID)
-        desktop.hold = { await checks.run(holding: nil) }
+        desktop.hold = { await checks.run(holding: []) }
         let peer = DesktopPeer(desktop)
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -201,7 +201,7 @@ struct PairingScenarioPlayer {
                     rule: PairingRule.desktopShows, path: .root / path, expected: "\(id) registered on the relay while the code is shown",
                     found: "not registered", subject: "the desktop's registrations"))
         }
-        await ConnectionChecks(player: self, scenario: scenario, collector: collector, after: 0).run(holding: qr.pcPeerId)
+        await ConnectionChecks(player: self, scenario: scenario, collector: collector, after: 0).run(holding: [qr.pcPeerId, alias])
         if scenario.wrongCodeFirst {
             let wrong = String(format: "%06d", ((Int(qr.code) ?? 0) + 1) % 1_000_000)
             try await sendRefusedAck(to: qr.pcPeerId, code: wrong, from: did, collector, subject: "the desktop's answer to a wrong code")

@@ -96,12 +96,16 @@ final class RelayObserver: @unchecked Sendable {
         lock.withLock { attributed(after: since).strangers }
     }
 
-    /// The peer under test's ids are what its first connection registers; its later connections
-    /// register one of them, an alias, or one of the runner's ids (the echo-loop trap, which is
-    /// judged), or nothing yet. A connection registering only other ids is a stranger.
+    /// The peer under test's ids are what its first connection that registers a non-alias id
+    /// registers; its other connections register one of them, an alias, or one of the runner's
+    /// ids (the echo-loop trap, which is judged), or nothing yet. A connection registering only
+    /// other ids is a stranger.
     private func attributed(after since: Int) -> (peer: [Connection], strangers: [Connection]) {
         let candidates = connections.values.filter { $0.id > since && !($0.registered.first.map { own.contains(ByteString($0)) } ?? false) }.sorted { $0.id < $1.id }
-        guard let first = candidates.first(where: { !$0.registered.isEmpty }) else { return (candidates, []) }
+        // A desktop may register its code's alias on a connection of its own, and that one may
+        // come first: its identity is the first id that is not an alias.
+        guard let first = candidates.first(where: { $0.registered.contains { PeerID.aliasCode($0) == nil } }) ?? candidates.first(where: { !$0.registered.isEmpty })
+        else { return (candidates, []) }
         let peerIds = Set(first.registered.map(ByteString.init))
         var peer: [Connection] = []
         var strangers: [Connection] = []

@@ -167,9 +167,11 @@ public enum Watcher {
                             do {
                                 while let message = try await frames.next() {
                                     let at = epochMillisNow()
-                                    try await toServer.send(message)
+                                    // Recorded before it is passed on: the answer it causes can
+                                    // only be recorded after it (the judge reads causal order).
                                     await backlog.add(message.byteCount)
                                     sink.yield(.frame(id, at, .client, message))
+                                    try await toServer.send(message)
                                 }
                             } catch {}
                             // Who closed is who sent a close frame; a connection that just ended was dropped.
@@ -181,9 +183,11 @@ public enum Watcher {
                             do {
                                 while let message = try await frames.next() {
                                     let at = epochMillisNow()
-                                    try await toClient.send(message)
+                                    // Recorded before it is passed on: the answer it causes can
+                                    // only be recorded after it (the judge reads causal order).
                                     await backlog.add(message.byteCount)
                                     sink.yield(.frame(id, at, .server, message))
+                                    try await toClient.send(message)
                                 }
                             } catch {}
                             closer.first(.server, frame: frames.closeFrame)

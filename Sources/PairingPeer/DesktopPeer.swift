@@ -11,6 +11,8 @@ public struct DesktopFaults: Sendable, Hashable {
     public var confirmAnyCode = false
     /// Never let a code expire: a pair-ack that comes after its 5 minutes is confirmed.
     public var neverExpire = false
+    /// With the alias on a connection of its own: send no keepalive on that one.
+    public var aliasNoKeepalive = false
 
     public init() {}
 }
@@ -30,6 +32,9 @@ public actor DesktopPeer {
         public var report: @Sendable (FailureReason) -> Void = { _ in }
         /// How long a code is valid (test builds shorten the seed's 5 minutes).
         public var validity: EpochMillis = PairingTimeouts.validity
+        /// Register each code's alias on a connection of its own, as ChainlessChain's desktop does
+        /// (`manual-pair-listener.js`): one more connection for the relay and the runner to serve.
+        public var aliasConnection = false
         /// Runs before each incoming `message` is handled: a desktop whose user confirms late
         /// (the runner drops and watches the phone's connection meanwhile).
         public var hold: (@Sendable () async -> Void)?
@@ -40,6 +45,8 @@ public actor DesktopPeer {
     private let options: Options
     private var machine: MobileBridgeMachine
     private var relay: SignalingClient?
+    /// The alias's own connection, with `aliasConnection`.
+    private var aliasRelay: SignalingClient?
     private var timer = FlowTimer()
     private var finished: CheckedContinuation<PairingOutcome, Never>?
     /// Ids asked for, and those the relay answered `registered`: the QR is shown once they match,
@@ -96,9 +103,13 @@ public actor DesktopPeer {
             case .register(let url, let peerId):
                 if options.faults.noAlias, PeerID.aliasCode(peerId) != nil { continue }
                 asked.insert(ByteString(peerId))
-                await client(url).register(peerId)
+                await client(url, alias: PeerID.aliasCode(peerId) != nil).register(peerId)
             case .release(_, let peerId):
-                await relay?.release(peerId)
+                if options.aliasConnection, PeerID.aliasCode(peerId) != nil {
+                    await stopAliasRelay()
+                } else {
+                    await relay?.release(peerId)
+                }
             case .send(let url, let message):
                 _ = await client(url).send(JSONSerializer.compact(message.canonical))
             case .setTimer(let at):
@@ -139,17 +150,27 @@ public actor DesktopPeer {
         timer.cancel()
         await relay?.stop()
         relay = nil
+        await stopAliasRelay()
         finished?.resume(returning: PairingOutcome(state: "cancelled", succeeded: false))
         finished = nil
     }
 
-    private func client(_ url: String) -> SignalingClient {
-        if let relay { return relay }
+    /// The connection for the desktop's own id, or (with `aliasConnection`) the alias's own one.
+    private func client(_ url: String, alias: Bool = false) -> SignalingClient {
+        let own = alias && options.aliasConnection
+        if let existing = own ? aliasRelay : relay { return existing }
+        var faults = options.client
+        if own && options.faults.aliasNoKeepalive { faults.noKeepalive = true }
         let client = SignalingClient(
-            url: url, policy: options.policy, trust: options.trust, faults: options.client, now: options.now, log: options.log,
+            url: url, policy: options.policy, trust: options.trust, faults: faults, now: options.now, log: options.log,
             onFrame: { [weak self] text in await self?.frame(text) })
-        relay = client
+        if own { aliasRelay = client } else { relay = client }
         return client
+    }
+
+    private func stopAliasRelay() async {
+        await aliasRelay?.stop()
+        aliasRelay = nil
     }
 
     private func finishIfDone() async {
@@ -168,6 +189,7 @@ public actor DesktopPeer {
         // The close frame follows the confirmation on the same connection.
         await relay?.stop()
         relay = nil
+        await stopAliasRelay()
         finished?.resume(returning: outcome)
         finished = nil
     }

@@ -38,7 +38,8 @@ enum PhoneFault: String, ExpressibleByArgument, CaseIterable {
 }
 
 enum DesktopFault: String, ExpressibleByArgument, CaseIterable {
-    case noAlias = "no-alias", confirmAnyCode = "confirm-any-code", neverExpire = "never-expire", noBackoff = "no-backoff", noKeepalive = "no-keepalive"
+    case noAlias = "no-alias", confirmAnyCode = "confirm-any-code", neverExpire = "never-expire", aliasNoKeepalive = "alias-no-keepalive", noBackoff = "no-backoff",
+        noKeepalive = "no-keepalive"
 }
 
 struct Phone: AsyncParsableCommand {
@@ -126,6 +127,8 @@ struct Desktop: AsyncParsableCommand {
     @Option(help: "win32, darwin or linux.") var platform = "linux"
     @Option(help: "Misbehave on purpose: \(DesktopFault.allCases.map(\.rawValue).joined(separator: ", ")) (repeatable).") var fault: [DesktopFault] = []
     @Option(help: ArgumentHelp("How long a code is valid, ms (test builds only; the seed's 300000).", visibility: .hidden)) var validityMs: Int64 = PairingTimeouts.validity
+    @Flag(help: "Register each code's alias on a connection of its own (as ChainlessChain's desktop does), not beside the desktop's id.")
+    var aliasConnection = false
     @OptionGroup var client: PairingClientOptions
 
     func run() async throws {
@@ -137,6 +140,9 @@ struct Desktop: AsyncParsableCommand {
         options.faults.noAlias = fault.contains(.noAlias)
         options.faults.confirmAnyCode = fault.contains(.confirmAnyCode)
         options.faults.neverExpire = fault.contains(.neverExpire)
+        options.faults.aliasNoKeepalive = fault.contains(.aliasNoKeepalive)
+        if options.faults.aliasNoKeepalive && !aliasConnection { throw ValidationError("--fault alias-no-keepalive needs --alias-connection") }
+        options.aliasConnection = aliasConnection
         guard (1...PairingTimeouts.validity).contains(validityMs) else { throw ValidationError("--validity-ms must be 1 ... 300000") }
         options.validity = validityMs
         options.client.noBackoff = fault.contains(.noBackoff)

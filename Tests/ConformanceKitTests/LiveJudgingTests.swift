@@ -69,7 +69,9 @@ extension LiveRunTests {
             }
             return (toClient, extra)
         }
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json"])
+        // Every answer comes (the relay is the reference): a long frame budget costs nothing, and
+        // keeps a loaded CI machine's first connection through the in-process proxy from timing out.
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
         await proxy.close()
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(injected.value > 10)
@@ -92,7 +94,9 @@ extension LiveRunTests {
             }
             return (strip, FaultProxy.passThrough)
         }
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json"])
+        // Every answer comes (the relay is the reference): a long frame budget costs nothing, and
+        // keeps a loaded CI machine's first connection through the in-process proxy from timing out.
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
         await proxy.close()
         #expect(run.status == 1)
         let violations = Self.violations(try Self.json(run.stdout))

@@ -159,6 +159,30 @@ extension LiveRunTests {
         }
     }
 
+    /// A desktop that registers its code's alias on a connection of its own (ChainlessChain's
+    /// `manual-pair-listener.js`) has every connection checked: each keeps alive and each comes
+    /// back and registers again after a drop. With no keepalive on the alias's connection, that
+    /// connection alone fails PAIR-CONN-003.
+    @Test(.timeLimit(.minutes(4)), arguments: [false, true])
+    func everyConnectionOfADesktopIsChecked(aliasSilent: Bool) throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let peer = try start(
+            ["desktop", "--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "0", "--alias-connection"]
+                + Self.fast + (aliasSilent ? ["--fault", "alias-no-keepalive"] : []),
+            log: "desktop.log")
+        defer { peer.terminate() }
+        let run = try runner("desktop", port: port, cases: aliasSilent ? ["pairing/live-desktop/keepalive"] : [])
+        if aliasSilent {
+            #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+            #expect(run.stdout.components(separatedBy: #"PAIR-CONN-003 at "" in keepalives on connection "#).count - 1 == 1, "\(run.stdout)")
+            #expect(run.stdout.contains("found    0 within"), "\(run.stdout)")
+        } else {
+            #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
+            #expect(run.stdout.contains("PASS  6 passed, 0 failed"), "\(run.stdout)")
+        }
+    }
+
     /// An ack with the right code after the code expired is never confirmed (PAIR-DESK-003): the
     /// reference desktop, its codes living 3 s, passes; with the `never-expire` fault it confirms
     /// and fails on the rule, the confirmation quoted. At a real desktop's 5 minutes the scenario

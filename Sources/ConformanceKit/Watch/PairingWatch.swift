@@ -395,7 +395,14 @@ public struct PairingWatch: Sendable {
                     && (p.targets.contains(key) || p.registered.contains { $0.bytesEqual(id) })
                     && (connection.role == nil || p.role == connection.role)
             }
-            guard let previous = candidates.max(by: { ($0.closed ?? 0, $0.id) < ($1.closed ?? 0, $1.id) }),
+            // A client back after a drop registers again every id it held (PAIR-CONN-001): a
+            // connection that held more than this one registers is another client's (a desktop
+            // that closed after pairing a moment after the phone's drop), whatever closed last.
+            let registers = connection.opening.compactMap(\.peerId)
+            func consistent(_ p: Connection) -> Int {
+                p.targets.contains(key) || p.registered.allSatisfy { id in registers.contains { $0.bytesEqual(id) } } ? 1 : 0
+            }
+            guard let previous = candidates.max(by: { (consistent($0), $0.closed ?? 0, $0.id) < (consistent($1), $1.closed ?? 0, $1.id) }),
                 !previous.registered.contains(where: { $0.bytesEqual(id) })
             else { continue }
             trapped.insert(c)

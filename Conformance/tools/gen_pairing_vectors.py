@@ -835,7 +835,7 @@ po2.accept("deployed-relay-with-timestamp", "The deployed relay's pong carries a
 po2.reject("type-number", "type is a string.", "/type", "CORE-TYPE-003", {"type": 1})
 
 # WebRTC signals as message payloads (Spec pairing.md 3.7).
-ms.cases.extend(webrtc_cases.cases)
+webrtc_cases.add_message_cases(ms)
 
 total = 0
 for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd, pi, po2):

@@ -96,15 +96,20 @@ final class RelayObserver: @unchecked Sendable {
         lock.withLock { attributed(after: since).strangers }
     }
 
-    /// The peer under test's ids are what its first connection that registers a non-alias id
-    /// registers; its other connections register one of them, an alias, or one of the runner's
-    /// ids (the echo-loop trap, which is judged), or nothing yet. A connection registering only
-    /// other ids is a stranger.
+    /// The peer under test's ids are what its first connection that speaks to the runner (a
+    /// message to one of the runner's ids) registers, or before it has spoken, its first
+    /// connection that registers a non-alias id; its other connections register one of them, an
+    /// alias, or one of the runner's ids (the echo-loop trap, which is judged), or nothing yet. A
+    /// connection registering only other ids is a stranger.
     private func attributed(after since: Int) -> (peer: [Connection], strangers: [Connection]) {
         let candidates = connections.values.filter { $0.id > since && !($0.registered.first.map { own.contains(ByteString($0)) } ?? false) }.sorted { $0.id < $1.id }
+        let named = { (c: Connection) in c.registered.contains { PeerID.aliasCode($0) == nil } }
+        // Registration order alone let a stranger that registered before the phone take its
+        // place (2 runs in 6 of LiveRunTests.aStrangerOnTheRunnersRelayIsNotThePhone).
+        let speaking = candidates.first { c in named(c) && c.frames.contains { $0.type == "message" && addressesRunner($0) } }
         // A desktop may register its code's alias on a connection of its own, and that one may
         // come first: its identity is the first id that is not an alias.
-        guard let first = candidates.first(where: { $0.registered.contains { PeerID.aliasCode($0) == nil } }) ?? candidates.first(where: { !$0.registered.isEmpty })
+        guard let first = speaking ?? candidates.first(where: named) ?? candidates.first(where: { !$0.registered.isEmpty })
         else { return (candidates, []) }
         let peerIds = Set(first.registered.map(ByteString.init))
         var peer: [Connection] = []
@@ -114,6 +119,13 @@ final class RelayObserver: @unchecked Sendable {
             if related { peer.append(c) } else { strangers.append(c) }
         }
         return (peer, strangers)
+    }
+
+    /// A message to one of the runner's ids, or to a code's alias (a phone that typed the code
+    /// sends its ack there).
+    private func addressesRunner(_ frame: Frame) -> Bool {
+        guard let to = frame.json?["to"]?.stringValue else { return false }
+        return own.contains(ByteString(to)) || PeerID.aliasCode(to) != nil
     }
 
     func connection(_ id: Int) -> Connection? { lock.withLock { connections[id] } }

@@ -140,7 +140,10 @@ struct NetworkMigrationTests {
             for try await _ in inbound {}
             return started.duration(to: .now)
         }
-        #expect(closedAfter >= .seconds(10) && closedAfter < .seconds(15), "\(closedAfter)")
+        // The 10 s deadline itself is checked exactly by the sender's vectors (pure machine, injected
+        // clock); live, only "not before 10 s" is exact. The upper bound leaves a loaded CI room:
+        // 15 s was once too little.
+        #expect(closedAfter >= .seconds(10) && closedAfter < .seconds(60), "\(closedAfter)")
         let run = try await Fixture.runAsync(
             "reference-peer",
             ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",

@@ -38,7 +38,9 @@ struct PairingScenarioPlayer {
         let collector = Collector(subject: "the \(scenario.role.rawValue) under test")
         let firstConnection = scenario.role == .phone ? observer.lastConnectionID : 0
         do {
-            try await withDeadline(Self.timeout) {
+            // A late ack waits the code's life out first (5 minutes for a real desktop).
+            let limit = Self.timeout + (scenario.lateAck ? .milliseconds(options.desktopValidityMs) : .zero)
+            try await withDeadline(limit) {
                 switch scenario.role {
                 case .phone: try await asDesktop(scenario, collector, since: start)
                 default: try await asPhone(scenario, collector)

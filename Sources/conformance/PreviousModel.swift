@@ -32,10 +32,17 @@ enum PreviousModel {
         } else if !files.isEmpty, files.allSatisfy(SwiftModelFiles.handles) {
             // A SwiftData model is every file checked, each as it was at the revision (a file
             // added since is new entities, not a missing one).
-            let sources = files.compactMap { file in
-                (try? GitTree(revision: spec, path: file).modelContents()).map { (name: file, bytes: $0) }
+            var sources: [(name: String, bytes: [UInt8])] = []
+            var firstError: Error?
+            for file in files {
+                do {
+                    sources.append((file, try GitTree(revision: spec, path: file).modelContents()))
+                } catch {
+                    firstError = firstError ?? error
+                }
             }
-            guard !sources.isEmpty else { throw ValidationError("--previous \(spec): none of the Swift files checked exists at that revision") }
+            // Nothing at all: an unknown revision says so in git's words, not as missing files.
+            guard !sources.isEmpty else { throw firstError ?? ValidationError("--previous \(spec): none of the Swift files checked exists at that revision") }
             return try SwiftModelFiles.read(sources, origin: "--previous \(spec)").model
         } else {
             guard files.count == 1, files[0] != "-" else {

@@ -32,6 +32,11 @@ enum SwiftModelFiles {
 
     static func load(_ paths: [String]) throws -> SwiftDataModelReader.Result {
         let sources = try paths.map { path -> (name: String, bytes: [UInt8]) in
+            // Refused by its size before a byte is read: a huge file must not cost its size in memory.
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= Families.maxDocumentBytes else {
+                throw ValidationError("\(path): \(size) bytes, more than the \(Families.maxDocumentBytes) a model file may have")
+            }
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
             return (path, [UInt8](data))
         }

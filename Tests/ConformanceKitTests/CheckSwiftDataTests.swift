@@ -29,6 +29,15 @@ struct CheckSwiftDataTests {
         let mirrored = try Fixture.run("conformance", ["check", "--model", trip.path, "-"], stdin: Array(record.utf8))
         #expect(mirrored.status == 1)
         #expect(mirrored.stdout.contains(#"REC-REC-004 at "/fields/CD_name/type""#), "\(mirrored.stdout)\(mirrored.stderr)")
+        // A file over the largest document is refused by its size, unread (sparse: no disk used).
+        let huge = scratch.appendingPathComponent("Huge.swift")
+        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: huge)
+        try handle.truncate(atOffset: UInt64(1 << 30))
+        try handle.close()
+        let refused = try Fixture.run("conformance", ["check", huge.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("1073741824 bytes, more than the"), "\(refused.stderr)")
         // Source without a @Model class is not a model: the user's mistake.
         let view = scratch.appendingPathComponent("ContentView.swift")
         try Data("struct ContentView { var body: String }\n".utf8).write(to: view)
@@ -56,5 +65,9 @@ struct CheckSwiftDataTests {
             #expect(run.stdout.contains(#"REC-EVOL-003 at "/entities/0/attributes/0/type" (Solve.date, \#(solve.path):2)"#), "\(previous): \(run.stdout)")
             #expect(!run.stdout.contains("Tag"), "\(run.stdout)")
         }
+        // A revision git does not know is said in git's words, not as files missing at it.
+        let unknown = try Fixture.run("conformance", ["check", solve.path, added.path, "--previous", "no-such-revision"])
+        #expect(unknown.status == 2)
+        #expect(unknown.stderr.contains("--previous no-such-revision:") && unknown.stderr.contains("failed: fatal"), "\(unknown.stderr)")
     }
 }

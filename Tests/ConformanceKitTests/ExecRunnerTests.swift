@@ -41,8 +41,7 @@ struct ExecRunnerTests {
         #expect(cases.first?["detail"]?.stringValue?.contains("no answer to case within 1 s") == true, "\(cases.first ?? .null)")
         #expect(cases.last?["detail"]?.stringValue?.contains("answered none of its first 3 cases") == true, "\(cases.last ?? .null)")
         // The shell was killed with its whole group: its `sleep` child too.
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(Self.processes(containing: "sleep \(marker)").isEmpty, "\(Self.processes(containing: marker))")
+        #expect(Fixture.eventually { Self.processes(containing: "sleep \(marker)").isEmpty }, "\(Self.processes(containing: marker))")
     }
 
     @Test(.timeLimit(.minutes(2))) func strayLinesOnStdoutGarbleEachCaseWithoutRestarts() throws {
@@ -99,14 +98,12 @@ struct ExecRunnerTests {
         let number = Int.random(in: 800_000...899_999)
         let (marker, other) = (String(number), String(number + 1))
         let child = try ChildProcess.spawn(shell: "trap '' TERM; sleep \(marker) & sleep \(other); wait")
-        Thread.sleep(forTimeInterval: 0.3)
-        #expect(!Self.processes(containing: "sleep \(other)").isEmpty)
+        #expect(Fixture.eventually { !Self.processes(containing: "sleep \(other)").isEmpty && !Self.processes(containing: "sleep \(marker)").isEmpty })
         let started = Date()
         child.terminateGroup(grace: 0.5)
         #expect(Date().timeIntervalSince(started) < 3)
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(Self.processes(containing: "sleep \(marker)").isEmpty)
-        #expect(Self.processes(containing: "sleep \(other)").isEmpty)
+        #expect(Fixture.eventually(within: 5) { Self.processes(containing: "sleep \(marker)").isEmpty })
+        #expect(Fixture.eventually(within: 5) { Self.processes(containing: "sleep \(other)").isEmpty })
         #expect(!child.isRunning)
     }
 

@@ -109,9 +109,12 @@ struct LiveRunTests {
                 #expect(first == nil, "a frame over 1 MiB is closed unread")
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
+        // The relay logs each refusal as it happens: wait for the last one rather than guess.
+        let logged = await Fixture.eventually {
+            log("relay.log").contains("closed with 1009") && log("relay.log").components(separatedBy: "PAIR-RELAY-001 → ").count - 1 >= 3
+        }
+        #expect(logged, "\(log("relay.log"))")
         #expect(log("relay.log").components(separatedBy: "PAIR-RELAY-001 → ").count - 1 == 3, "\(log("relay.log"))")
-        #expect(log("relay.log").contains("closed with 1009"), "\(log("relay.log"))")
         #expect(relay.isRunning)
         let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -183,8 +186,7 @@ struct LiveRunTests {
             }
             if rule == "1009" {
                 #expect(answer == nil, "an oversized frame is refused before it is read")
-                try await Task.sleep(for: .milliseconds(200))
-                #expect(log("send.log").contains("closed with 1009"), "\(log("send.log"))")
+                #expect(await Fixture.eventually { log("send.log").contains("closed with 1009") }, "\(log("send.log"))")
             } else {
                 #expect(answer?.contains(#""reason":"protocol-error""#) == true, "\(rule): \(answer ?? "nothing")")
                 #expect(log("send.log").contains(rule), "\(log("send.log"))")

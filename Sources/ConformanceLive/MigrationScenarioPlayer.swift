@@ -226,6 +226,21 @@ final class Collector: @unchecked Sendable {
         v.subject = v.subject ?? subject
         lock.withLock { list.append(v) }
     }
+
+    private var unexplained: [(violation: Violation, note: String)] = []
+
+    /// A violation that counts only if nothing else is reported by the end of the scenario (see
+    /// `settle`): otherwise it is a consequence of what was, and `note` says so.
+    func addUnlessExplained(_ violation: Violation, note: String) {
+        lock.withLock { unexplained.append((violation, note)) }
+    }
+
+    /// Once every frame is judged: the waiting violations count when they stand alone, and are
+    /// notes beside the violations that explain them otherwise.
+    func settle() {
+        let waiting = lock.withLock { defer { unexplained = [] }; return unexplained }
+        if violations.isEmpty { waiting.forEach { add($0.violation) } } else { waiting.forEach { note($0.note) } }
+    }
 }
 
 /// Whether a scenario read the PIN the receiver under test showed.

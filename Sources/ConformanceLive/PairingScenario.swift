@@ -26,8 +26,12 @@ struct PairingScenario: Sendable {
     var dropRefusing: Int?
     /// Wait for this many keepalives on the peer's connection before pairing.
     var keepalives = 0
+    /// Once paired, the WebRTC exchange (Spec pairing.md 4.6) follows on the same relay.
+    var webrtc = false
     /// Whether the runner's side must end paired.
     var expectPaired: Bool
+    /// With `webrtc`: whether the runner's side must end the exchange negotiated.
+    var expectNegotiated: Bool?
     /// At most this many signaling messages from the peer (role phone).
     var maxMessages: Int?
 
@@ -38,7 +42,7 @@ struct PairingScenario: Sendable {
     }
 
     static let members: Set<String> = [
-        "id", "role", "comment", "rules", "flow", "lan", "qrAgeMs", "codeNotLive", "wrongCodeFirst", "lateAck", "drop", "keepalives", "expect",
+        "id", "role", "comment", "rules", "flow", "lan", "qrAgeMs", "codeNotLive", "wrongCodeFirst", "lateAck", "drop", "keepalives", "webrtc", "expect",
     ]
 
     static func load(_ file: URL) throws -> [PairingScenario] {
@@ -72,6 +76,9 @@ struct PairingScenario: Sendable {
             scenario.lateAck = s["lateAck"]?.boolValue ?? false
             scenario.dropRefusing = s["drop"]?["refuse"]?.integerValue.map(Int.init)
             scenario.keepalives = s["keepalives"]?.integerValue.map(Int.init) ?? 0
+            scenario.webrtc = s["webrtc"]?.boolValue ?? false
+            scenario.expectNegotiated = s["expect"]?["negotiated"]?.boolValue
+            if scenario.expectNegotiated != nil && !scenario.webrtc { throw LiveError("\(name): scenario \(id): expect.negotiated needs webrtc: true") }
             scenario.maxMessages = s["expect"]?["maxMessages"]?.integerValue.map(Int.init)
             return scenario
         }

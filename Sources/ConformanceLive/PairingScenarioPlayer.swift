@@ -12,6 +12,8 @@ struct PairingTiming: Sendable {
     var scale = 1.0
 
     func scaled(_ ms: EpochMillis) -> Double { Double(ms) * scale }
+    /// The WebRTC exchange's 30 s (PAIR-RTC-006), scaled.
+    var webrtcTimeout: EpochMillis { max(1, EpochMillis(scaled(WebRTCNegotiationMachine.seedTimeout))) }
 
     /// PAIR-CONN-002's tolerance: 80 % of the delay to 150 % of it plus one second.
     func delayWindow(_ ms: EpochMillis) -> ClosedRange<Double> { 0.8 * scaled(ms)...(1.5 * scaled(ms) + 1000) }
@@ -56,8 +58,9 @@ struct PairingScenarioPlayer {
             return LiveOutcome(status: .broken(.crashed("\(error)")), violations: collector.violations)
         }
         // Every frame the peer sent in the scenario, by the Spec (after the play: nothing waits on it).
-        var notes = collector.notes
-        judgeFrames(scenario, since: start, after: firstConnection, collector, notes: &notes)
+        judgeFrames(scenario, since: start, after: firstConnection, collector)
+        collector.settle()
+        let notes = collector.notes
         let violations = collector.violations
         return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: options.levels), violations: violations, notes: notes)
     }
@@ -78,6 +81,8 @@ struct PairingScenarioPlayer {
         desktop.report = { reason in collector.add(Self.violation(reason, subject: "the phone's message")) }
         let checks = ConnectionChecks(player: self, scenario: scenario, collector: collector, after: observer.lastConnectionID)
         desktop.hold = { await checks.run(holding: []) }
+        desktop.webrtcTimeout = exchangeWait(scenario)
+        desktop.reportSignal = exchangeReport(scenario, collector, subject: "the phone's WebRTC signals")
         let peer = DesktopPeer(desktop)
         var random = SystemRandomNumberGenerator()
         let bytes = (0..<64).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -92,8 +97,9 @@ struct PairingScenarioPlayer {
         let outcome: PairingOutcome
         if scenario.expectPaired {
             // A phone that never acks must not keep the run for the code's 5 minutes.
+            let exchange = Duration.milliseconds(exchangeWait(scenario))
             let limit = Task {
-                try? await Task.sleep(for: .seconds(30) + timingAllowance(scenario))
+                try? await Task.sleep(for: .seconds(30) + timingAllowance(scenario) + exchange)
                 await peer.cancel()
             }
             outcome = await pairing.value
@@ -120,6 +126,38 @@ struct PairingScenarioPlayer {
                     expected: scenario.expectPaired ? "the runner's desktop paired" : "no pairing", found: outcome.state,
                     subject: "the runner's desktop at the end"))
         }
+        negotiated(outcome, scenario, collector, by: "the runner's desktop")
+    }
+
+    /// After every pairing the runner's side goes on into the WebRTC exchange, as a peer that
+    /// implements it would (4.6): a peer under test that offers or answers after each pairing
+    /// is served at once. Only a `webrtc` scenario waits the exchange's (scaled) 30 s for it; the
+    /// others give it the frame timeout and judge nothing of how it ended.
+    private func exchangeWait(_ scenario: PairingScenario) -> EpochMillis {
+        scenario.webrtc ? options.timing.webrtcTimeout : max(1, EpochMillis(options.frameTimeout / .milliseconds(1)))
+    }
+
+    /// What the runner's side of the exchange reports as it goes: only the signals its own rule
+    /// drops (from someone else, of the wrong kind), since every signal the peer sends is judged as
+    /// a frame already, and how it ended is judged at the end (`negotiated`); nothing outside a
+    /// `webrtc` scenario.
+    private func exchangeReport(_ scenario: PairingScenario, _ collector: Collector, subject: String) -> @Sendable (FailureReason) -> Void {
+        guard scenario.webrtc else { return { _ in } }
+        return { reason in
+            if reason.rule == PairingRule.rtcNegotiation, reason.path != .root { collector.add(Self.violation(reason, subject: subject)) }
+        }
+    }
+
+    /// PAIR-RTC-006: how the runner's side of the exchange ended. A failure already reported as a
+    /// dropped signal or a timeout is not counted twice.
+    private func negotiated(_ outcome: PairingOutcome, _ scenario: PairingScenario, _ collector: Collector, by side: String) {
+        guard let expected = scenario.expectNegotiated, outcome.succeeded, (outcome.negotiated ?? false) != expected else { return }
+        // A malformed or bare signal, judged as a frame, explains an exchange that never completed.
+        collector.addUnlessExplained(
+            Violation(
+                rule: PairingRule.rtcNegotiation, path: .root, expected: expected ? "the WebRTC exchange negotiated" : "no WebRTC exchange",
+                found: outcome.state, subject: "\(side) at the end"),
+            note: "\(side) did not negotiate (\(outcome.state)), after the violations above")
     }
 
     /// Flow A: the phone shows its own QR; the runner's desktop scans it and confirms to its DID.
@@ -133,6 +171,8 @@ struct PairingScenarioPlayer {
                 pcPeerId: desktopId, device: DesktopDeviceInfo(name: "Conformance Desktop", platform: "linux", version: "1.0.0"), relayUrl: relayURL))
         desktop.trust = options.trust
         desktop.report = { reason in collector.add(Self.violation(reason, subject: "the phone's QR")) }
+        desktop.webrtcTimeout = exchangeWait(scenario)
+        desktop.reportSignal = exchangeReport(scenario, collector, subject: "the phone's WebRTC signals")
         options.announce("show the phone's own QR (Flow A); its text goes to \(qrFile.path)")
         try Data("show-qr".utf8).write(to: handoff, options: .atomic)
         guard let text = try await HandoffFile.take(qrFile, within: .seconds(30)) else {
@@ -215,11 +255,13 @@ struct PairingScenarioPlayer {
             return try await sendRefusedAck(
                 to: PeerID.alias(forCode: qr.code), code: qr.code, from: did, collector, subject: "the desktop's answer to an ack after its code expired")
         }
-        if scenario.flow == "flow-a" { return try await showPhone(did, collector) }
+        if scenario.flow == "flow-a" { return try await showPhone(did, scenario, collector) }
         var phone = PhonePeer.Options(phone: phoneContext(did))
         phone.trust = options.trust
         phone.confirmationWait = 10_000
         phone.report = { reason in collector.add(Self.violation(reason, subject: "the desktop's confirmation")) }
+        phone.webrtcTimeout = exchangeWait(scenario)
+        phone.reportSignal = exchangeReport(scenario, collector, subject: "the desktop's WebRTC signals")
         let outcome = await PhonePeer(phone).pair(scenario.flow == "manual" ? qr.code : qrText)
         ended(
             outcome, collector,
@@ -227,6 +269,7 @@ struct PairingScenarioPlayer {
                 rule: scenario.flow == "manual" ? PairingRule.desktopConfirms : PairingRule.desktopShows, path: .root,
                 expected: scenario.flow == "manual" ? "a pairing:confirmation for code \(qr.code) to \(did)" : "the pair-ack delivered",
                 found: outcome.state, subject: "the runner's phone at the end"))
+        negotiated(outcome, scenario, collector, by: "the runner's phone")
     }
 
     /// The runner's phone's pairing ended. Not paired is a violation of its own only when nothing
@@ -243,14 +286,16 @@ struct PairingScenarioPlayer {
     }
 
     /// Flow A: the runner's phone shows its QR; the desktop under test must scan it and confirm.
-    private func showPhone(_ did: String, _ collector: Collector) async throws {
+    private func showPhone(_ did: String, _ scenario: PairingScenario, _ collector: Collector) async throws {
         guard let scanOut = options.scanOut else { throw SkipScenario("Flow A needs --scan-out FILE, where the desktop under test scans the runner's phone QR") }
         var phone = PhonePeer.Options(phone: phoneContext(did))
         phone.trust = options.trust
         phone.report = { reason in collector.add(Self.violation(reason, subject: "the desktop's confirmation")) }
+        phone.webrtcTimeout = exchangeWait(scenario)
+        phone.reportSignal = exchangeReport(scenario, collector, subject: "the desktop's WebRTC signals")
         let peer = PhonePeer(phone)
         let limit = Task {
-            try? await Task.sleep(for: .seconds(30))
+            try? await Task.sleep(for: .seconds(30) + .milliseconds(exchangeWait(scenario)))
             await peer.cancel()
         }
         var random = SystemRandomNumberGenerator()
@@ -318,16 +363,18 @@ struct PairingScenarioPlayer {
 
     // MARK: judging every frame
 
-    private func judgeFrames(_ scenario: PairingScenario, since start: ContinuousClock.Instant, after first: Int, _ collector: Collector, notes: inout [String]) {
+    private func judgeFrames(_ scenario: PairingScenario, since start: ContinuousClock.Instant, after first: Int, _ collector: Collector) {
         let connections = observer.peerConnections(after: first)
         for stranger in observer.strangerConnections(after: first) {
-            notes.append(
+            collector.note(
                 "connection \(stranger.id) registered \(stranger.registered.map(JSONSerializer.quoted).joined(separator: ", ")): another client on the runner's relay, not the \(scenario.role.rawValue) under test; its \(stranger.frames.count) frame(s) not judged")
         }
         let frames = connections.flatMap { c in c.frames.filter { $0.at >= start }.map { (c.id, $0) } }
         // The peer's own id: a phone's DID (from its ack), a desktop's pcPeerId (from its QR).
         let acks = frames.compactMap { $0.1.json?["payload"] }.filter { $0["type"]?.stringValue == PairingKind.pairAck.rawValue }
-        let own = scenario.role == .phone ? acks.first?["mobileDid"]?.stringValue : nil
+        let own =
+            scenario.role == .phone
+            ? acks.first?["mobileDid"]?.stringValue : connections.lazy.flatMap(\.registered).first { PeerID.aliasCode($0) == nil }
         var messages = 0
         for (connection, frame) in frames {
             let subject = "connection \(connection): \(FrameJudge.quote(frame.text, limit: 120))"
@@ -352,9 +399,11 @@ struct PairingScenarioPlayer {
                     collector.add(v)
                 }
             case "message":
-                messages += 1
+                // WebRTC signals are the exchange's (PAIR-RTC-006), not the pairing's messages.
+                if !WebRTCSignal.payloadTypes.contains(json["payload"]?["type"]?.stringValue ?? "") { messages += 1 }
                 do throws(Violation) {
-                    _ = try SignalMessage.decode(json, context: PairingContext(now: epochMillisNow()))
+                    // With the peer's own id: a signal it sends to itself is the echo loop (PAIR-RTC-004).
+                    _ = try SignalMessage.decode(json, context: PairingContext(now: epochMillisNow(), localPeerId: own))
                 } catch {
                     var v = error
                     v.subject = subject
@@ -368,8 +417,13 @@ struct PairingScenarioPlayer {
                 }
             case "ping":
                 break
+            case let type? where WebRTCSignal.bareFrameTypes.contains(type):
+                collector.add(
+                    Violation(
+                        rule: PairingRule.rtcBareFrame, path: .root / "type", expected: "a WebRTC signal as the payload of a message",
+                        found: "a bare \(JSONSerializer.quoted(type)) frame", subject: subject))
             default:
-                notes.append("\(subject): a frame of a type the Spec does not define for clients (not judged)")
+                collector.note("\(subject): a frame of a type the Spec does not define for clients (not judged)")
             }
         }
     }

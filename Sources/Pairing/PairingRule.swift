@@ -49,6 +49,7 @@ public enum PairingRule {
     public static let rtcCandidate: RuleID = "PAIR-RTC-003"
     public static let rtcEcho: RuleID = "PAIR-RTC-004"
     public static let rtcBareFrame: RuleID = "PAIR-RTC-005"
+    public static let rtcNegotiation: RuleID = "PAIR-RTC-006"
 
     public static let all: [RuleID] = [
         type, code, peerID, pairingCodeAlias, epochMillis, maxAge, notInFuture, did, activeDID, deviceName,
@@ -56,7 +57,7 @@ public enum PairingRule {
         relayErrorCode, iceServersJSON, lastSeenOrder, relayFallback, confirmationCode, displayExpiry,
         signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, keepalive, aliasHeld, aliasLifetime,
         aliasSingleUse, guessLimit, aliasQuota, reRegister, backoff, keepaliveInterval, desktopShows, desktopConfirms, desktopRefuses,
-        rtcOffer, rtcAnswer, rtcCandidate, rtcEcho, rtcBareFrame,
+        rtcOffer, rtcAnswer, rtcCandidate, rtcEcho, rtcBareFrame, rtcNegotiation,
     ]
 }
 

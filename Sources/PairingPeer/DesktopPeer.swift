@@ -38,6 +38,11 @@ public actor DesktopPeer {
         /// Runs before each incoming `message` is handled: a desktop whose user confirms late
         /// (the runner drops and watches the phone's connection meanwhile).
         public var hold: (@Sendable () async -> Void)?
+        /// Once paired, wait this many ms for the phone's offer and answer it (Spec pairing.md
+        /// 4.6); nil: no WebRTC exchange.
+        public var webrtcTimeout: EpochMillis?
+        /// Hears of every WebRTC signal dropped and how the exchange failed; `report` when nil.
+        public var reportSignal: (@Sendable (FailureReason) -> Void)?
 
         public init(desktop: DesktopContext) { self.desktop = desktop }
     }
@@ -53,6 +58,9 @@ public actor DesktopPeer {
     /// so that a phone as fast as a script never finds the alias missing.
     private var asked: Set<ByteString> = []
     private var answered: Set<ByteString> = []
+    /// The URL of the desktop's own connection: where the WebRTC exchange goes once paired.
+    private var ownURL: String?
+    var negotiation: Negotiation?
 
     public init(_ options: Options) {
         self.options = options
@@ -103,6 +111,7 @@ public actor DesktopPeer {
             case .register(let url, let peerId):
                 if options.faults.noAlias, PeerID.aliasCode(peerId) != nil { continue }
                 asked.insert(ByteString(peerId))
+                if PeerID.aliasCode(peerId) == nil { ownURL = url }
                 await client(url, alias: PeerID.aliasCode(peerId) != nil).register(peerId)
             case .release(_, let peerId):
                 if options.aliasConnection, PeerID.aliasCode(peerId) != nil {
@@ -111,6 +120,7 @@ public actor DesktopPeer {
                     await relay?.release(peerId)
                 }
             case .send(let url, let message):
+                ownURL = url
                 _ = await client(url).send(JSONSerializer.compact(message.canonical))
             case .setTimer(let at):
                 timer.arm(at: at, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
@@ -130,6 +140,14 @@ public actor DesktopPeer {
     private func frame(_ text: String) async {
         guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
         if value["type"]?.stringValue == PairingKind.registered.rawValue, let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
+        if negotiation != nil {
+            switch value["type"]?.stringValue {
+            case PairingKind.message.rawValue?: await negotiate(.signal(document: value, at: options.now()))
+            case PairingKind.peerOffline.rawValue?: await negotiate(.peerOffline(at: options.now()))
+            default: break
+            }
+            return
+        }
         guard value["type"]?.stringValue == PairingKind.message.rawValue else { return }
         if options.faults.confirmAnyCode, let ack = value["payload"], ack["type"]?.stringValue == PairingKind.pairAck.rawValue,
             let code = ack["pairingCode"]?.stringValue, let did = ack["mobileDid"]?.stringValue, case .showing(let qr, _, _) = machine.state,
@@ -186,6 +204,21 @@ public actor DesktopPeer {
         default: return
         }
         timer.cancel()
+        // Paired already, and the exchange is under way or over: nothing more to finish.
+        guard finished != nil, negotiation == nil else { return }
+        await stopAliasRelay()
+        if case .paired(_, let did) = machine.state, let timeout = options.webrtcTimeout, let url = ownURL {
+            var machine = WebRTCNegotiationMachine(localPeerId: options.desktop.pcPeerId, timeout: timeout)
+            let actions = machine.handle(
+                .start(role: .answerer, peerId: did, url: url, local: Negotiation.local(for: options.desktop.pcPeerId), at: options.now()))
+            negotiation = Negotiation(machine: machine, paired: outcome)
+            await performNegotiation(actions)
+            return
+        }
+        await end(outcome)
+    }
+
+    func end(_ outcome: PairingOutcome) async {
         // The close frame follows the confirmation on the same connection.
         await relay?.stop()
         relay = nil
@@ -193,4 +226,14 @@ public actor DesktopPeer {
         finished?.resume(returning: outcome)
         finished = nil
     }
+
+    // MARK: the WebRTC exchange after pairing (4.6), as the answerer
+
+}
+
+extension DesktopPeer: NegotiatingPeer {
+    var signalReport: @Sendable (FailureReason) -> Void { options.reportSignal ?? options.report }
+    var signalLog: @Sendable (String) -> Void { options.log }
+    var clock: @Sendable () -> EpochMillis { options.now }
+    func sendSignal(_ text: String, url: String) async { _ = await client(url).send(text) }
 }

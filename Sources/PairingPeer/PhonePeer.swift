@@ -10,6 +10,8 @@ public struct PairingOutcome: Sendable {
     public var succeeded: Bool
     /// What the side stores, as JSON text (a phone's `paired-desktop`, a desktop's paired phone).
     public var stored: String?
+    /// With the WebRTC exchange after pairing (Spec pairing.md 4.6): whether it was negotiated.
+    public var negotiated: Bool?
 }
 
 /// The reference phone (seed 002 §7): Flow B from a scanned QR text or the manual flow from a
@@ -25,6 +27,11 @@ public actor PhonePeer {
         public var log: @Sendable (String) -> Void = { _ in }
         /// Hears of every confirmation the machine dropped, with its rule and path.
         public var report: @Sendable (FailureReason) -> Void = { _ in }
+        /// Once paired, offer to the desktop (Spec pairing.md 4.6) within this many ms; nil: no
+        /// WebRTC exchange.
+        public var webrtcTimeout: EpochMillis?
+        /// Hears of every WebRTC signal dropped and how the exchange failed; `report` when nil.
+        public var reportSignal: (@Sendable (FailureReason) -> Void)?
 
         public init(phone: PhoneContext) { self.phone = phone }
     }
@@ -45,6 +52,11 @@ public actor PhonePeer {
     private var target: String?
     /// Ids the relay answered `registered`: Flow A shows its QR once the DID is among them.
     private var answered: Set<ByteString> = []
+    /// The signaling URL the flow last used, and the desktop a confirmation came from: where the
+    /// WebRTC exchange goes once paired.
+    private var lastURL: String?
+    private var confirmedBy: String?
+    var negotiation: Negotiation?
 
     public init(_ options: Options) {
         self.options = options
@@ -55,6 +67,7 @@ public actor PhonePeer {
     /// the text of a scanned QR (Flow B). Returns when the flow ends.
     public func pair(_ input: String) async -> PairingOutcome {
         let text = input.trimmingCharacters(in: .newlines)
+        forgetLastPairing()
         return await withCheckedContinuation { continuation in
             finished = continuation
             let at = options.now()
@@ -79,6 +92,7 @@ public actor PhonePeer {
     public func display(random: [UInt8], show: @escaping @Sendable (String) async -> Void) async -> PairingOutcome {
         var source = ScriptedBytes(random)
         guard let code = PairingCode.draw(from: &source) else { return PairingOutcome(state: "failed (no random bytes)", succeeded: false) }
+        forgetLastPairing()
         return await withCheckedContinuation { continuation in
             finished = continuation
             var machine = DesktopPairingMachine(phone: options.phone)
@@ -92,6 +106,12 @@ public actor PhonePeer {
                 if case .display(let m) = self.flow, case .displaying(_, let payloadJson, _) = m.state { await show(payloadJson) }
             }
         }
+    }
+
+    /// Each pairing starts from nothing: a manual flow persists no record, and must not report the
+    /// one an earlier Flow B stored.
+    private func forgetLastPairing() {
+        (stored, target, lastURL, confirmedBy) = (nil, nil, nil, nil)
     }
 
     /// Gives up the flow under way: it ends `cancelled`.
@@ -129,8 +149,10 @@ public actor PhonePeer {
         for action in actions {
             switch action {
             case .register(let url, let peerId):
+                lastURL = url
                 await client(url).register(peerId, target: target)
             case .send(let url, let message):
+                lastURL = url
                 let client = client(url)
                 let text = JSONSerializer.compact(message.canonical)
                 Task {
@@ -181,8 +203,13 @@ public actor PhonePeer {
         switch type {
         case "registered":
             if let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
+        case "message" where negotiation != nil:
+            await negotiate(.signal(document: value, at: at))
+        case "peer-offline" where negotiation != nil:
+            await negotiate(.peerOffline(at: at))
         case "message":
             if let payload = value["payload"], payload["type"]?.stringValue == PairingKind.pairingConfirmation.rawValue {
+                confirmedBy = payload["pcPeerId"]?.stringValue
                 if case .display = flow {
                     await handleDisplay(.confirmation(document: payload, at: at))
                 } else {
@@ -229,13 +256,43 @@ public actor PhonePeer {
             }
         }
         timer.cancel()
+        // Paired already, and the exchange is under way or over: nothing more to finish.
+        guard finished != nil, negotiation == nil else { return }
+        if outcome.succeeded, let timeout = options.webrtcTimeout, await offer(outcome, timeout: timeout) { return }
+        await end(outcome)
+    }
+
+    func end(_ outcome: PairingOutcome) async {
         for client in clients.values { await client.stop() }
         clients = [:]
         finished?.resume(returning: outcome)
         finished = nil
     }
 
+    // MARK: the WebRTC exchange after pairing (4.6)
+
+    /// Starts the exchange as the offerer, on the connection that paired; false when the
+    /// desktop's id or the phone's own is not known.
+    private func offer(_ paired: PairingOutcome, timeout: EpochMillis) async -> Bool {
+        let desktop: String?
+        if case .scan = flow { desktop = target } else { desktop = confirmedBy }
+        guard let desktop, let url = lastURL, let did = options.phone.activeDid else { return false }
+        var machine = WebRTCNegotiationMachine(localPeerId: did, timeout: timeout)
+        let actions = machine.handle(.start(role: .offerer, peerId: desktop, url: url, local: Negotiation.local(for: did), at: options.now()))
+        negotiation = Negotiation(machine: machine, paired: paired)
+        await performNegotiation(actions)
+        return true
+    }
+
+
     static func failed(_ reason: FailureReason) -> String {
         "failed (\(reason.rule) at \(reason.path.description.isEmpty ? "/" : reason.path.description): \(reason.detail))"
     }
+}
+
+extension PhonePeer: NegotiatingPeer {
+    var signalReport: @Sendable (FailureReason) -> Void { options.reportSignal ?? options.report }
+    var signalLog: @Sendable (String) -> Void { options.log }
+    var clock: @Sendable () -> EpochMillis { options.now }
+    func sendSignal(_ text: String, url: String) async { _ = await client(url).send(text) }
 }

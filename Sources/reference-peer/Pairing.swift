@@ -10,6 +10,13 @@ struct PairingClientOptions: ParsableArguments {
     @Option(help: "Pair this many times one after another (0: until stopped); for conformance runs.") var sessions = 1
     @Option(help: ArgumentHelp("Scale the back-off and keepalive timing by this factor (tests only; the Spec's is 1).", visibility: .hidden))
     var timeScale = 1.0
+    @Flag(help: "Once paired, go on into the WebRTC exchange through the relay (Spec pairing.md 4.6): the phone offers, the desktop answers, both send a candidate.")
+    var webrtc = false
+
+    /// The exchange's 30 s, scaled like the other timings; nil without --webrtc.
+    var webrtcTimeout: EpochMillis? {
+        webrtc ? max(1, EpochMillis(Double(WebRTCNegotiationMachine.seedTimeout) * timeScale)) : nil
+    }
 
     func policy() throws -> SignalingConnectionMachine.Policy {
         guard timeScale > 0, timeScale <= 1 else { throw ValidationError("--time-scale must be more than 0 and at most 1") }
@@ -82,6 +89,7 @@ struct Phone: AsyncParsableCommand {
         options.faults.registerTargetID = fault.contains(.registerTargetId)
         options.faults.noBackoff = fault.contains(.noBackoff)
         options.faults.noKeepalive = fault.contains(.noKeepalive)
+        options.webrtcTimeout = client.webrtcTimeout
         let peer = PhonePeer(options)
         FileHandle.standardError.write(Data("phone: \(did)\n".utf8))
         var allSucceeded = true
@@ -100,7 +108,7 @@ struct Phone: AsyncParsableCommand {
             } else {
                 outcome = await peer.pair(input)
             }
-            allSucceeded = allSucceeded && outcome.succeeded
+            allSucceeded = allSucceeded && outcome.succeeded && outcome.negotiated != false
             Handoff.say("phone: \(outcome.state)")
             if let stored = outcome.stored { Handoff.say("phone: stored paired-desktop \(stored)") }
         }
@@ -147,6 +155,7 @@ struct Desktop: AsyncParsableCommand {
         options.validity = validityMs
         options.client.noBackoff = fault.contains(.noBackoff)
         options.client.noKeepalive = fault.contains(.noKeepalive)
+        options.webrtcTimeout = client.webrtcTimeout
         let peer = DesktopPeer(options)
         let (qrFile, qrPng) = (qrFile, qrPng)
         var allSucceeded = true
@@ -166,7 +175,7 @@ struct Desktop: AsyncParsableCommand {
             }
             scanned?.cancel()
             if let text = await scanned?.value { outcome = await peer.scan(text) }
-            allSucceeded = allSucceeded && outcome.succeeded
+            allSucceeded = allSucceeded && outcome.succeeded && outcome.negotiated != false
             Handoff.say("desktop: \(outcome.state)")
             if let stored = outcome.stored { Handoff.say("desktop: stored paired phone \(stored)") }
         }

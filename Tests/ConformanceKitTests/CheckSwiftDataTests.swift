@@ -31,7 +31,7 @@ struct CheckSwiftDataTests {
         #expect(mirrored.stdout.contains(#"REC-REC-004 at "/fields/CD_name/type""#), "\(mirrored.stdout)\(mirrored.stderr)")
         // A file over the largest document is refused by its size, unread (sparse: no disk used).
         let huge = scratch.appendingPathComponent("Huge.swift")
-        FileManager.default.createFile(atPath: huge.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: huge.path, contents: nil)
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: UInt64(1 << 30))
         try handle.close()

@@ -10,17 +10,17 @@ extension LiveRunTests {
     /// The peers run their back-off and keepalive ten times faster; the runner is told so.
     static let fast = ["--time-scale", "0.1"]
 
-    func phone(_ port: Int, faults: [String] = []) throws -> Process {
+    func phone(_ port: Int, faults: [String] = [], webrtc: Bool = true) throws -> Process {
         try start(
             ["phone", "--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)", "--sessions", "0"]
-                + Self.fast
+                + Self.fast + (webrtc ? ["--webrtc"] : [])
                 + faults.flatMap { ["--fault", $0] }, log: "phone.log")
     }
 
-    func desktop(_ url: String, faults: [String] = []) throws -> Process {
+    func desktop(_ url: String, faults: [String] = [], webrtc: Bool = true) throws -> Process {
         try start(
             ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "0"] + Self.fast
-                + faults.flatMap { ["--fault", $0] },
+                + (webrtc ? ["--webrtc"] : []) + faults.flatMap { ["--fault", $0] },
             log: "desktop.log")
     }
 
@@ -40,7 +40,8 @@ extension LiveRunTests {
         defer { phone.terminate() }
         let run = try runner("phone", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("phone.log"))")
-        #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
+        // A phone that offers after every pairing passes the scenarios that do not wait for it.
+        #expect(run.stdout.contains("PASS  9 passed, 0 failed"), "\(run.stdout)")
     }
 
     @Test(.timeLimit(.minutes(4))) func desktopRole() throws {
@@ -51,7 +52,7 @@ extension LiveRunTests {
         defer { desktop.terminate() }
         let run = try runner("desktop", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
-        #expect(run.stdout.contains("PASS  6 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
         // A code that lives the seed's 5 minutes is not waited out without --include-slow.
         #expect(run.stdout.contains("SKIP  pairing/live-desktop/late-ack\n       skipped: waits "), "\(run.stdout)")
         #expect(run.stdout.contains("s for the code to expire: add --include-slow"), "\(run.stdout)")
@@ -65,7 +66,8 @@ extension LiveRunTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try Self.freePort()
         let phone = try outsider(
-            "outsider-phone/phone.py", ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)"])
+            "outsider-phone/phone.py",
+            ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)", "--webrtc"])
         defer { phone.terminate() }
         let timing = statesItsOwn ? ["--backoff", "700,1400,2800", "--keepalive-ms", "5000"] : []
         let cases = statesItsOwn ? [] : ["--case", "pairing/live-phone/keepalive"]
@@ -75,7 +77,7 @@ extension LiveRunTests {
                 + timing + cases, limit: 180)
         if statesItsOwn {
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
-            #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
+            #expect(run.stdout.contains("PASS  9 passed, 0 failed"), "\(run.stdout)")
         } else {
             #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
             #expect(run.stdout.contains(#"PAIR-CONN-003 at "" in keepalives on connection "#), "\(run.stdout)")
@@ -94,7 +96,7 @@ extension LiveRunTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try Self.freePort()
         let desktop = try outsider(
-            "outsider-desktop/desktop.py", ["--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path])
+            "outsider-desktop/desktop.py", ["--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--webrtc"])
         defer { desktop.terminate() }
         let timing = statesItsOwn ? ["--backoff", "2000,4000,6000", "--keepalive-ms", "8000"] : []
         let run = try Fixture.run(
@@ -102,11 +104,11 @@ extension LiveRunTests {
             limit: 180)
         if statesItsOwn {
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
-            #expect(run.stdout.contains("PASS  6 passed, 0 failed"), "\(run.stdout)")
+            #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
             return
         }
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("FAIL  4 passed, 2 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("FAIL  5 passed, 2 failed"), "\(run.stdout)")
         #expect(run.stdout.contains("FAIL  pairing/live-desktop/reconnect\n       PAIR-CONN-002 at \"\" in reconnection attempt 1\n"), "\(run.stdout)")
         #expect(run.stdout.contains("note: the runner's phone did not pair"), "\(run.stdout)")
         #expect(run.stdout.contains("FAIL  pairing/live-desktop/keepalive\n       PAIR-CONN-003 at \"\" in keepalives on connection "), "\(run.stdout)")
@@ -114,6 +116,53 @@ extension LiveRunTests {
         let rules = Set(run.stdout.matches(of: #/\n       (PAIR-[A-Z]+-\d{3}) at /#).map { String($0.1) })
         #expect(rules == ["PAIR-CONN-002", "PAIR-CONN-003"], "\(run.stdout)")
         #expect(!run.stdout.contains("BROKE"), "\(run.stdout)")
+    }
+
+    /// A peer that stops at pairing fails the WebRTC scenario on PAIR-RTC-006 alone: the runner's
+    /// side waited its (scaled) 30 s for the offer (role phone) or the answer (role desktop).
+    @Test(.timeLimit(.minutes(2)), arguments: ["phone", "desktop"])
+    func aPeerThatStopsAtPairingFailsTheExchange(role: String) throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let peer = role == "phone" ? try phone(port, webrtc: false) : try desktop("ws://127.0.0.1:\(port)", webrtc: false)
+        defer { peer.terminate() }
+        let run = try runner(role, port: port, cases: ["pairing/live-\(role)/webrtc"])
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let runnerSide = role == "phone" ? "desktop" : "phone"
+        #expect(run.stdout.contains(#"PAIR-RTC-006 at "" in the runner's \#(runnerSide) at the end"#), "\(run.stdout)")
+        #expect(run.stdout.contains("the exchange did not complete within 3000 ms"), "\(run.stdout)")
+        #expect(run.stdout.components(separatedBy: "\n       PAIR-").count - 1 == 1, "only the exchange: \(run.stdout)")
+    }
+
+    /// The docs-only peers' WebRTC faults, each caught on its rule at the frame: a phone that
+    /// sends its offer as a frame of its own (Android's default form) breaks PAIR-RTC-005, a
+    /// desktop that answers with a flat `sdp` has no `answer` (CORE-TYPE-001); the exchange that
+    /// then never completes is a note beside it, not a second violation.
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        ("phone", "bare-offer", #"PAIR-RTC-005 at "/type" in connection "#),
+        ("desktop", "flat-answer", #"CORE-TYPE-001 at "/payload/answer" in connection "#),
+    ])
+    func anOutsidersWebRTCFaultIsCaughtOnItsRule(role: String, fault: String, expected: String) throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let port = try Self.freePort()
+        let peer =
+            role == "phone"
+            ? try outsider(
+                "outsider-phone/phone.py",
+                ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)", "--webrtc", "--fault", fault])
+            : try outsider(
+                "outsider-desktop/desktop.py",
+                ["--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--webrtc", "--fault", fault])
+        defer { peer.terminate() }
+        let handoff =
+            role == "phone"
+            ? ["--handoff-out", file("handoff").path, "--qr-file", file("phone-qr").path] : ["--qr-file", file("qr").path, "--scan-out", file("scan").path]
+        let run = try Fixture.run(
+            "conformance", ["run", "--role", role, "--listen", "127.0.0.1:\(port)", "--case", "pairing/live-\(role)/webrtc"] + handoff, limit: 100)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
+        #expect(run.stdout.contains(expected), "\(run.stdout)")
+        #expect(run.stdout.components(separatedBy: "\n       PAIR-").count + run.stdout.components(separatedBy: "\n       CORE-").count - 2 == 1, "one violation: \(run.stdout)")
+        #expect(run.stdout.contains("did not negotiate"), "\(run.stdout)")
     }
 
     /// Without the file a Flow A scenario needs, it is skipped with the reason, not failed.

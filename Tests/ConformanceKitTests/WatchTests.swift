@@ -339,14 +339,15 @@ extension LiveRunTests {
 
 
 extension LiveRunTests {
-    /// Ctrl-C ends the watch and the report is still written; the HTML report draws each session
-    /// as a sequence diagram with the broken frame's rule linked.
-    @Test(.timeLimit(.minutes(2))) func anInterruptedWatchWritesItsReportAndTheHTMLDrawsTheSessions() async throws {
-        defer { try? FileManager.default.removeItem(at: scratch) }
+    /// A pairing watch that runs until it is interrupted (SIGINT, as Ctrl-C): its stdout goes to
+    /// watch.out, its session log to session.jsonl; returns its URL and the stream that ends
+    /// when it exits.
+    func interruptibleWatch(_ extra: [String]) async throws -> (process: Process, url: String, exited: AsyncStream<Void>) {
         try? FileManager.default.removeItem(at: file("watch-url"))
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixture.executable("conformance"))
-        process.arguments = ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path, "--timeout", "1"]
+        process.arguments =
+            ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path] + extra
         process.currentDirectoryURL = Fixture.root
         _ = FileManager.default.createFile(atPath: file("watch.out").path, contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: file("watch.out"))
@@ -355,6 +356,14 @@ extension LiveRunTests {
         process.terminationHandler = { _ in exited.continuation.finish() }
         try process.run()
         let url = String(decoding: try await self.await("watch-url"), as: UTF8.self)
+        return (process, url, exited.stream)
+    }
+
+    /// Ctrl-C ends the watch and the report is still written; the HTML report draws each session
+    /// as a sequence diagram with the broken frame's rule linked.
+    @Test(.timeLimit(.minutes(2))) func anInterruptedWatchWritesItsReportAndTheHTMLDrawsTheSessions() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (process, url, exited) = try await interruptibleWatch(["--timeout", "1"])
         let desktop = try referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
         defer { desktop.terminate() }
         let phone = try referencePhone(url, sessions: 1)
@@ -364,7 +373,7 @@ extension LiveRunTests {
         for _ in 0..<200 where !log("session.jsonl").contains(#"pairing:confirmation"#) { try await Task.sleep(for: .milliseconds(25)) }
         try await Task.sleep(for: .milliseconds(1500))
         kill(process.processIdentifier, SIGINT)
-        for await _ in exited.stream {}
+        for await _ in exited {}
         process.waitUntilExit()
         #expect(process.terminationStatus == 1)
         #expect(log("watch.out").contains("FAIL  desktop, connection 1: PAIR-DESK-003"), "\(log("watch.out"))")
@@ -374,5 +383,38 @@ extension LiveRunTests {
         #expect(html.stdout.contains(#"<section id="session-1"><h2>Session 1: flow-b, broken"#), "\(html.stdout.prefix(2000))")
         #expect(html.stdout.contains("<svg"))
         #expect(html.stdout.contains(##"pairing.md#PAIR-DESK-003"><tspan fill="#b00020">PAIR-DESK-003</tspan></a>"##), "\(html.stdout)")
+    }
+}
+
+extension LiveRunTests {
+    /// Issue 26.4: two reference peers that go on past pairing negotiate through the watch (Spec
+    /// pairing.md 4.6), which judges every signal on the way, each as it crosses: the phone's
+    /// offer and candidate, the desktop's answer and candidate; no violation.
+    @Test(.timeLimit(.minutes(2))) func referencePeersNegotiateThroughTheWatch() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (process, url, exited) = try await interruptibleWatch(["--format", "json"])
+        defer { if process.isRunning { process.terminate() } }
+        let desktop = try start(
+            ["desktop", "--relay", url, "--qr-file", file("qr").path, "--sessions", "1", "--webrtc"], log: "desktop.log", output: "desktop.out")
+        defer { desktop.terminate() }
+        let phone = try start(
+            ["phone", "--handoff-file", file("handoff").path, "--signaling", url, "--sessions", "1", "--webrtc"], log: "phone.log", output: "phone.out")
+        defer { phone.terminate() }
+        try await scanDesktopQR()
+        // Both peers end once their side of the exchange has: then everything crossed the watch.
+        Fixture.wait(phone, limit: 60)
+        Fixture.wait(desktop, limit: 60)
+        #expect(log("phone.out").contains("phone: success (Reference Desktop); negotiated"), "\(log("phone.out"))\(log("phone.log"))")
+        #expect(log("desktop.out").contains("desktop: paired (Reference Phone); negotiated"), "\(log("desktop.out"))\(log("desktop.log"))")
+        kill(process.processIdentifier, SIGINT)
+        for await _ in exited {}
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(log("watch.out"))")
+        let report = try Self.watchReport(log("watch.out"))
+        #expect(report["violations"]?.arrayValue?.isEmpty == true, "\(log("watch.out"))")
+        let session = log("session.jsonl")
+        for signal in [#"\"type\":\"offer\""#, #"\"type\":\"answer\""#, #"\"type\":\"ice-candidate\""#] {
+            #expect(session.contains(signal), "\(signal) not in the session log")
+        }
     }
 }

@@ -13,12 +13,13 @@ public struct PairingFamily: ConformanceFamily {
         r.generators = [
             .init("gen_pairing_vectors", writes: "Vectors/pairing"), .init("gen_flow_vectors", writes: "Vectors/pairing"),
             .init("gen_relay_vectors", writes: "Vectors/pairing"), .init("gen_connection_vectors", writes: "Vectors/pairing"),
+            .init("gen_webrtc_vectors", writes: "Vectors/pairing"),
             .init("gen_pairing_schemas", writes: "Spec/schemas/pairing"),
         ]
         return r
     }
     public var kinds: [String] { PairingKind.allCases.map(\.rawValue) }
-    public let machines = ["flow-a", "flow-b", "manual", "relay", "connection", "mobile-bridge"]
+    public let machines = ["flow-a", "flow-b", "manual", "relay", "connection", "mobile-bridge", "webrtc"]
     public var rules: [RuleID] { PairingRule.all }
 
     public func kind(forType type: String) -> String? {
@@ -63,6 +64,9 @@ public struct PairingFamily: ConformanceFamily {
             case "connection": return .trace(try PairingMachineJSON.runConnection(policy: try PairingMachineJSON.connectionPolicy(from: context), events: events))
             case "mobile-bridge":
                 return .trace(try PairingMachineJSON.runMobileBridge(desktop: try PairingMachineJSON.desktop(from: context), events: events))
+            case "webrtc":
+                guard let own = try ContextReader(value: context).string("localPeerId") else { return .invalidRequest(reason: "context.localPeerId is required") }
+                return .trace(try PairingMachineJSON.runWebRTC(localPeerId: own, events: events))
             default: return .unsupported(reason: "the pairing family has no machine \(machine)")
             }
         } catch {

@@ -84,6 +84,40 @@ enum PairingMachineJSON {
             }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
     }
 
+    /// The WebRTC exchange (Spec pairing.md 4.6); context.localPeerId is this side's own id.
+    static func runWebRTC(localPeerId: String, events: [JSONValue]) throws(Problem) -> [MachineStep] {
+        try MachineDriver.run(
+            WebRTCNegotiationMachine(localPeerId: localPeerId), events: events,
+            decode: { e throws(Problem) -> WebRTCNegotiationMachine.Event in
+                switch e.name {
+                case "start":
+                    guard let role = WebRTCNegotiationMachine.Role(rawValue: try e.string("role")) else {
+                        throw Problem(message: "events[\(e.index)] (start): role must be \"offerer\" or \"answerer\"")
+                    }
+                    let list = e.object["candidates"]?.arrayValue
+                    guard let candidates = list?.compactMap(\.stringValue), candidates.count == list?.count else {
+                        throw Problem(message: "events[\(e.index)] (start) needs \"candidates\", an array of strings")
+                    }
+                    let local = WebRTCNegotiationMachine.Local(sdp: try e.string("sdp"), candidates: candidates)
+                    return .start(role: role, peerId: try e.string("peerId"), url: try e.string("url"), local: local, at: try e.at())
+                case "signal": return .signal(document: try e.document(), at: try e.at())
+                case "peer-offline": return .peerOffline(at: try e.at())
+                case "tick": return .tick(at: try e.at())
+                default: throw e.unknown
+                }
+            }, handle: { $0.handle($1).map(json) }, state: { json($0.state) })
+    }
+
+    static func json(_ state: WebRTCNegotiationMachine.State) -> JSONValue {
+        switch state {
+        case .idle: return ["name": "idle"]
+        case .negotiating(let described, let candidates):
+            return ["name": "negotiating", "described": .bool(described), "remoteCandidates": .number(JSONNumber(Int64(candidates)))]
+        case .negotiated: return ["name": "negotiated"]
+        case .failed(let reason): return ["name": "failed", "reason": json(reason)]
+        }
+    }
+
     /// context.backoff and context.keepaliveInterval: the client's own schedule, within the
     /// Spec's bounds (PAIR-CONN-002, -003); the seed's when absent.
     static func connectionPolicy(from context: JSONValue) throws(Problem) -> SignalingConnectionMachine.Policy {

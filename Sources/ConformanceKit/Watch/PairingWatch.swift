@@ -169,7 +169,7 @@ public struct PairingWatch: Sendable {
             message(json, bytes, on: c, at: at, quoted: quoted)
         case "ping":
             connections[c]?.keepalives.append(at)
-        case let type? where WebRTCSignal.payloadTypes.contains(type) || type == "ice-candidates":
+        case let type? where WebRTCSignal.bareFrameTypes.contains(type):
             // Android's default and the desktop's form: the deployed relay drops it without a word.
             add(
                 c, relay: false, at: at, frame: quoted,
@@ -483,7 +483,7 @@ public struct PairingWatch: Sendable {
             add(c, relay: true, at: at, frame: quoted, Violation(rule: CoreRule.syntax, path: .root, expected: "a JSON text frame", found: quoted))
             return
         }
-        if let type = json["type"]?.stringValue, WebRTCSignal.payloadTypes.contains(type) || type == "ice-candidates" {
+        if let type = json["type"]?.stringValue, WebRTCSignal.bareFrameTypes.contains(type) {
             add(
                 c, relay: true, at: at, frame: quoted,
                 Violation(

@@ -10,6 +10,9 @@ public enum WebRTCSignal: Sendable, Hashable {
     /// The payload types that are WebRTC signals, compared exactly (PAIR-TYPE-001): `OFFER` is an
     /// opaque payload, not an offer.
     public static let payloadTypes: Set<String> = ["offer", "answer", "ice-candidate"]
+    /// Top-level frame types a relay refuses (PAIR-RTC-005): the signals, and the desktop's
+    /// `ice-candidates` batch, which real clients send bare.
+    public static let bareFrameTypes: Set<String> = payloadTypes.union(["ice-candidates"])
 
     static func decode(_ reader: ObjectReader, type: String) throws(Violation) -> WebRTCSignal {
         switch type {

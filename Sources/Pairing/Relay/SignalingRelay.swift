@@ -126,7 +126,7 @@ public struct SignalingRelay: Sendable {
             } catch {
                 return [self.error(id, .invalidMessage, PairingRule.relayRouting)]
             }
-        case .string(let type)? where WebRTCSignal.payloadTypes.contains(type) || type == "ice-candidates":
+        case .string(let type)? where WebRTCSignal.bareFrameTypes.contains(type):
             // PAIR-RTC-005: WebRTC signals travel wrapped in a message; say so rather than drop them.
             return [error(id, .invalidMessage, PairingRule.rtcBareFrame)]
         default:

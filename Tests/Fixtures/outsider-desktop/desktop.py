@@ -7,11 +7,12 @@ back-off 2000/4000/6000 ms, a keepalive every 8 s sent as WebSocket ping frames,
 spaces and a non-ASCII character, a QR with `iceServers`/`iceExpiry: 0` written as non-canonical
 JSON, codes drawn with `secrets.randbelow`. See README.md beside it.
 
-    desktop.py --relay ws://HOST:PORT --qr-file QR --scan-file SCAN [--sessions N]
+    desktop.py --relay ws://HOST:PORT --qr-file QR --scan-file SCAN [--sessions N] [--webrtc [--fault flat-answer]]
 
 One pairing per session: register the own id and the alias `pairing-code:<code>` on one
 connection, write the QR, then pair by a `pair-ack` (Flow B or typed code) or by scanning the
-phone's `device-pairing` QR from SCAN (Flow A); a new code for the next session.
+phone's `device-pairing` QR from SCAN (Flow A); with --webrtc, answer the paired phone's WebRTC
+offer on the same connection (pairing.md 4.6, PAIR-RTC-006); a new code for the next session.
 """
 import argparse
 import base64
@@ -33,6 +34,8 @@ BACKOFF_MS = [2000, 4000, 6000]      # PAIR-CONN-002: 500..60000, never decreasi
 KEEPALIVE_MS = 8000                  # PAIR-CONN-003: 5000..30000, ping frames
 CODE_LIFE_MS = 300000                # PAIR-DESK-001
 MAX_DOC = 65536                      # CORE-JSON-004 for pairing documents
+WEBRTC_WAIT_MS = 30000               # PAIR-RTC-006: the exchange completes within 30 s of pairing
+FAULTS = ("flat-answer",)
 MAX_FRAME = 1 << 20                  # what this client reads at most; a bigger frame ends the connection
 GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 B58 = set("123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz")
@@ -232,6 +235,210 @@ def check_delivery(doc):
         if payload.get("pairingCode") != to[len("pairing-code:"):]:
             raise Violation("PAIR-SIG-002", "/payload/pairingCode")
     return to, frm, payload
+
+
+# ---------------------------------------------------------------------------------------------
+# WebRTC signals after pairing (Spec/pairing.md 3.7 and 4.6, PAIR-RTC-006), with --webrtc.
+
+SIGNALS = ("offer", "answer", "ice-candidate")
+
+
+def check_description(payload, kind, path):
+    """3.7 `offer` / `answer`: {type, KIND: {type: KIND, sdp}} (PAIR-RTC-001 / -002)."""
+    rule = "PAIR-RTC-001" if kind == "offer" else "PAIR-RTC-002"
+    desc = _member(payload, kind, "object", path)       # a flat `sdp` beside `type`: CORE-TYPE-001 here
+    p = f"{path}/{kind}"
+    if _member(desc, "type", "string", p) != kind:
+        raise Violation(rule, p + "/type", f"the description's type is not {kind!r}")
+    sdp = _member(desc, "sdp", "string", p)
+    if not (sdp.startswith("v=0\r\n") or sdp.startswith("v=0\n")):
+        raise Violation(rule, p + "/sdp", "the first line is not v=0")
+    return desc
+
+
+def check_candidate(payload, path):
+    """3.7 `ice-candidate`: {type, candidate: {candidate, sdpMid, sdpMLineIndex}} (PAIR-RTC-003)."""
+    cand = _member(payload, "candidate", "object", path)   # a flat string: CORE-TYPE-003 here
+    p = path + "/candidate"
+    text = _member(cand, "candidate", "string", p)
+    if not text.startswith("candidate:") or len(text) == len("candidate:"):
+        raise Violation("PAIR-RTC-003", p + "/candidate", "not a candidate attribute")
+    if _member(cand, "sdpMid", "string", p) == "":
+        raise Violation("PAIR-RTC-003", p + "/sdpMid", "empty")
+    if not 0 <= _member(cand, "sdpMLineIndex", "integer", p) <= 65535:
+        raise Violation("PAIR-RTC-003", p + "/sdpMLineIndex", "not 0 to 65535")
+    return cand
+
+
+def check_signal_message(doc, local):
+    """A delivered `message` carrying a 3.7 signal, checked as 3.5 says, rows in order, with the
+    context's localPeerId = `local`: type, to (required when there is no `from`), from, payload
+    (as its kind), PAIR-SIG-002, PAIR-RTC-004. Returns (to, from, payload) or raises Violation."""
+    if not isinstance(doc, dict):
+        raise Violation("CORE-TYPE-003", "", "not an object")
+    if _member(doc, "type", "string", "") != "message":
+        raise Violation("PAIR-TYPE-001", "/type")
+    has_from = doc.get("from") is not None
+    to = _member(doc, "to", "string", "", required=not has_from)
+    if to is not None:
+        check_peer(to, "/to")
+    frm = _member(doc, "from", "string", "", required=False)
+    if frm is not None:
+        check_peer(frm, "/from")
+    payload = _member(doc, "payload", "object", "")
+    kind = _member(payload, "type", "string", "/payload")
+    if kind in ("offer", "answer"):
+        check_description(payload, kind, "/payload")
+    elif kind == "ice-candidate":
+        check_candidate(payload, "/payload")
+    else:
+        raise Violation("PAIR-TYPE-001", "/payload/type", f"{kind!r} is not a WebRTC signal")
+    if to is not None and to.startswith("pairing-code:"):
+        raise Violation("PAIR-SIG-002", "/payload/type", "a WebRTC signal to a pairing-code alias")
+    if frm is None and to == local:
+        raise Violation("PAIR-RTC-004", "/to", "a signal addressed to this side's own id")
+    if frm == local:
+        raise Violation("PAIR-RTC-004", "/from", "this side's own signal echoed back")
+    return to, frm, payload
+
+
+class Negotiation:
+    """One side of the machine of pairing.md 4.6, sans I/O: `idle` is skipped (made at its
+    `start`), then `negotiating` until `negotiated` or `failed`. Times are time.monotonic()
+    seconds. `frame` takes one frame as the relay sent it (text or bytes) and returns what the
+    driver must do: "described" (the other side's description was just taken; the answerer then
+    answers) or None. Every drop and every ignored frame is noted in `notes` for the log."""
+
+    def __init__(self, role, local, peer, started, wait_ms=None):
+        assert role in ("offerer", "answerer")
+        self.role, self.local, self.peer = role, local, peer
+        self.started = started
+        self.wait_ms = WEBRTC_WAIT_MS if wait_ms is None else wait_ms
+        self.deadline = started + self.wait_ms / 1000
+        self.state = "negotiating"
+        self.reason = None             # (rule, path, why) once failed
+        self.description = None        # the other side's {type, sdp}
+        self.described_from = None     # the `from` of the description (the answer goes there)
+        self.remote_candidates = []
+        self.notes = []
+
+    def _note(self, what):
+        self.notes.append(what)
+
+    def _drop(self, rule, path, why):
+        self._note(f"dropped: {rule} at \"{path}\": {why}")
+
+    def _fail(self, rule, path, why):
+        self.state, self.reason = "failed", (rule, path, why)
+
+    def _own(self):
+        return "offer" if self.role == "offerer" else "answer"
+
+    def _other(self):
+        return "answer" if self.role == "offerer" else "offer"
+
+    def tick(self, now):
+        if self.state == "negotiating" and now > self.deadline:
+            had = f"no {self._other()}" if self.description is None else f"the {self._other()} but no candidate"
+            self._fail("PAIR-RTC-006", "", f"{had} from {self.peer!r} within {self.wait_ms} ms")
+        return self.state
+
+    def peer_offline(self, now):
+        if self.tick(now) == "negotiating":
+            self._fail("PAIR-RTC-006", "", f"the relay says {self.peer!r} is offline")
+
+    def frame(self, now, data):
+        if self.state != "negotiating":
+            return None
+        try:
+            loose = json.loads(data)
+        except (ValueError, RecursionError):
+            self._note("ignored a frame that is not JSON")
+            self.tick(now)
+            return None
+        t = loose.get("type") if isinstance(loose, dict) else None
+        if t == "peer-offline":
+            if loose.get("peerId") == self.peer:
+                self.peer_offline(now)
+            else:
+                self._note(f"ignored a peer-offline for {loose.get('peerId')!r}, not the paired peer")
+                self.tick(now)
+            return None
+        if t in ("offer", "answer", "ice-candidate", "ice-candidates"):
+            # PAIR-RTC-005: a bare signal from a relay that does not follow the Spec is ignored
+            self._note(f"ignored a bare {t!r} frame (PAIR-RTC-005: signals travel only inside a message)")
+            self.tick(now)
+            return None
+        if t == "error":
+            self._note(f"the relay answered an error: {json.dumps(loose)[:200]}")
+        if t != "message":
+            self.tick(now)
+            return None
+        # a `signal` event: past the deadline first
+        if self.tick(now) != "negotiating":
+            self._drop("PAIR-RTC-006", "", "past the 30 s of the exchange")
+            return None
+        payload = loose.get("payload")
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        if kind not in SIGNALS:
+            self._note(f"ignored a message whose payload is {kind!r} (not a WebRTC signal)")
+            return None
+        try:
+            doc = parse(data)
+            _, frm, payload = check_signal_message(doc, self.local)
+        except Violation as v:
+            self._note(f"dropped: {v} (a malformed {kind!r})")
+            return None
+        if frm != self.peer:
+            self._drop("PAIR-RTC-006", "/from", f"{kind!r} from {frm!r}, not from the paired peer {self.peer!r}")
+            return None
+        if kind == self._own():
+            self._drop("PAIR-RTC-006", "/payload/type", f"{kind!r} at the {self.role} (its own kind; no glare handling)")
+            return None
+        event = None
+        if kind == self._other():
+            if self.description is not None:
+                self._drop("PAIR-RTC-006", "/payload/type", f"a second {kind!r}")
+                return None
+            self.description, self.described_from, event = payload[kind], frm, "described"
+            self._note(f"took the {kind} from {frm!r}")
+        else:
+            self.remote_candidates.append(payload["candidate"])
+            self._note(f"took candidate {len(self.remote_candidates)} from {frm!r}")
+        if self.description is not None and self.remote_candidates:
+            self.state = "negotiated"
+        return event
+
+    def outcome(self):
+        if self.state == "negotiated":
+            return (f"negotiated with {self.peer} in {int((time.monotonic() - self.started) * 1000)} ms "
+                    f"({len(self.remote_candidates)} remote candidate(s))")
+        if self.state == "failed":
+            rule, path, why = self.reason
+            return f"failed: {rule} at \"{path}\": {why}"
+        return "negotiating"
+
+
+def make_sdp(setup, mid):
+    """A data-channel session description of this side's own (RFC 8866; CRLF line ends)."""
+    fingerprint = ":".join(f"{b:02X}" for b in os.urandom(32))
+    lines = ["v=0", f"o=- {secrets.randbelow(10 ** 18) + 1} 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
+             f"a=group:BUNDLE {mid}", "a=msid-semantic: WMS",
+             "m=application 9 UDP/DTLS/SCTP webrtc-datachannel", "c=IN IP4 0.0.0.0",
+             f"a=ice-ufrag:{secrets.token_hex(4)}", f"a=ice-pwd:{secrets.token_hex(12)}",
+             "a=ice-options:trickle", f"a=fingerprint:sha-256 {fingerprint}", f"a=setup:{setup}",
+             f"a=mid:{mid}", "a=sctp-port:5000", "a=max-message-size:262144"]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def sdp_mid(sdp, default="0"):
+    """The first `a=mid:` of a description (the answer's candidates name the offer's media)."""
+    m = re.search(r"^a=mid:([^\r\n]+)", sdp, re.M)
+    return m.group(1) if m else default
+
+
+def signal_message(to, payload):
+    return {"type": "message", "to": to, "payload": payload}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -506,6 +713,8 @@ class Desktop:
         check_peer(self.peer_id, "/pcPeerId")
         self.device = {"name": args.name, "platform": args.platform, "version": "0.1.0-outsider"}
         self.stop_requested = False
+        self.faults = set(getattr(args, "fault", None) or [])
+        self.paired_did = None   # the phone's DID once a session paired (the 4.6 exchange's peer)
 
     def confirmation(self, to, code):
         return {"type": "message", "to": to,
@@ -548,11 +757,17 @@ class Desktop:
         events = queue.Queue()
         conn = Connection(self.args.relay, [self.peer_id, alias], events)
         self.qr_text = None
+        self.paired_did = None
         line = None
         try:
             line = self.show(code, alias, conn, events)
             if line:
                 print("outsider-desktop:", line, flush=True)
+            if line and self.args.webrtc and self.paired_did:
+                if self.qr_text:
+                    self.remove_qr(self.qr_text)   # the code is used up: no QR on show while answering
+                    self.qr_text = None
+                print("outsider-desktop: webrtc", self.negotiate(conn, events, self.paired_did), flush=True)
             return line
         finally:
             if self.qr_text:
@@ -664,6 +879,7 @@ class Desktop:
             flow = "manual" if to == alias else "manual-or-flow-b"
             if not conn.send(self.confirmation(did, code)):
                 return f"failed: paired with {name!r} but the confirmation to {did} could not be sent"
+        self.paired_did = did
         return f"success {flow} code={code} phone={json.dumps(name, ensure_ascii=False)} did={did} from={frm}"
 
     def flow_a(self, conn, alias, data):
@@ -678,7 +894,64 @@ class Desktop:
         if not conn.send(self.confirmation(doc["did"], doc["code"])):
             return f"failed: the confirmation to {doc['did']} could not be sent"
         name = doc["deviceInfo"]["name"]
+        self.paired_did = doc["did"]
         return f"success flow-a code={doc['code']} phone={json.dumps(name, ensure_ascii=False)} did={doc['did']}"
+
+    def negotiate(self, conn, events, did):
+        """pairing.md 4.6 as the answerer (PAIR-RTC-006): send nothing until the paired phone's
+        offer arrives (its `from` is the phone's DID, byte for byte), then one answer to that
+        `from` and each candidate in a message of its own; negotiated once a candidate of the
+        phone's came too (before or after the offer). WEBRTC_WAIT_MS from pairing, keepalives
+        going on meanwhile (the connection's own thread). Returns the outcome line."""
+        nego = Negotiation("answerer", self.peer_id, did, time.monotonic())
+        log(f"webrtc: waiting {WEBRTC_WAIT_MS} ms for the offer of {did}")
+        while nego.state == "negotiating":
+            if self.stop_requested:
+                return "failed: stopped"
+            now = time.monotonic()
+            if nego.tick(now) != "negotiating":
+                break
+            try:
+                kind, data = events.get(timeout=min(0.25, max(0.0, nego.deadline - now) + 0.01))
+            except queue.Empty:
+                continue
+            if kind == "closed":
+                log(f"connection: {data}")
+                continue
+            event = nego.frame(time.monotonic(), data)
+            for note in nego.notes:
+                log("webrtc:", note)
+            nego.notes.clear()
+            if event == "described":
+                failure = self.answer(conn, nego)
+                if failure:
+                    return failure
+        return nego.outcome()
+
+    def answer(self, conn, nego):
+        """One answer to the offer's `from`, then the candidates; None when all were sent."""
+        to = nego.described_from
+        mid = sdp_mid(nego.description["sdp"])
+        sdp = make_sdp("active", mid)
+        if "flat-answer" in self.faults:
+            # fault: the SDP flat beside `type`, which 3.7 says is not an answer (CORE-TYPE-001 at /payload/answer)
+            payload = {"type": "answer", "sdp": sdp}
+        else:
+            payload = {"type": "answer", "answer": {"type": "answer", "sdp": sdp}}
+        candidates = [f"candidate:{secrets.randbelow(2 ** 32)} 1 udp 2113937151 203.0.113.{secrets.randbelow(200) + 10} "
+                      f"{50000 + secrets.randbelow(10000)} typ host generation 0 network-cost 999",
+                      f"candidate:{secrets.randbelow(2 ** 32)} 1 tcp 1518280447 203.0.113.{secrets.randbelow(200) + 10} "
+                      f"9 typ host tcptype active generation 0"]
+        frames = [signal_message(to, payload)] + [
+            signal_message(to, {"type": "ice-candidate", "candidate": {"candidate": c, "sdpMid": mid, "sdpMLineIndex": 0}})
+            for c in candidates]
+        for frame in frames:
+            wait = nego.deadline - time.monotonic()
+            if wait <= 0 or not conn.send(frame, wait=min(5.0, wait)):
+                return f"failed: PAIR-RTC-006 at \"\": could not send the {frame['payload']['type']} to {to}"
+        log(f"webrtc: answered{' (flat, fault)' if 'flat-answer' in self.faults else ''} {to} "
+            f"and sent {len(candidates)} candidates (mid {mid!r})")
+        return None
 
     def run(self):
         n = 0
@@ -701,7 +974,13 @@ def main():
     parser.add_argument("--name", default="Outsider Desktop")
     parser.add_argument("--platform", default="darwin", choices=["win32", "darwin", "linux"])
     parser.add_argument("--sessions", type=int, default=0, help="pair this many times (0: until stopped)")
+    parser.add_argument("--webrtc", action="store_true",
+                        help="after each pairing, wait for the phone's WebRTC offer and answer it (pairing.md 4.6)")
+    parser.add_argument("--fault", action="append", choices=FAULTS,
+                        help="misbehave on purpose, with --webrtc (repeatable): flat-answer")
     args = parser.parse_args()
+    if args.fault and not args.webrtc:
+        parser.error("--fault needs --webrtc")
     desktop = Desktop(args)
 
     def stop(*_):

@@ -5,12 +5,17 @@ against. It differs from the reference where the Spec allows: its own back-off (
 a 5 s keepalive sent as WebSocket ping frames (as iOS does), upper-case device ids, and its own
 WebSocket client (standard library only).
 
-    phone.py --handoff-file F --qr-file Q --signaling ws://HOST:PORT
+    phone.py --handoff-file F --qr-file Q --signaling ws://HOST:PORT [--webrtc [--fault bare-offer]]
+
+With --webrtc it goes on after each pairing into the WebRTC exchange of Spec pairing.md 4.6
+(PAIR-RTC-006) as the offerer, on the same signaling connection.
 """
 import argparse
 import base64
 import json
 import os
+import queue
+import re
 import secrets
 import signal
 import socket
@@ -24,6 +29,8 @@ from urllib.parse import urlparse
 BACKOFF = [700, 1400, 2800]
 KEEPALIVE = 5.0
 B58 = "123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz"
+WEBRTC_WAIT_MS = 30000   # PAIR-RTC-006: the exchange completes within 30 s of its start
+FAULTS = ("bare-offer",)
 
 
 def log(*a):
@@ -32,6 +39,307 @@ def log(*a):
 
 def now_ms():
     return int(time.time() * 1000)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checking what arrives during the WebRTC exchange (Spec/core.md; pairing.md 2, 3.5, 3.7): the
+# first failing check is the one reported, as (rule, path).
+
+MAX_DOC = 65536          # CORE-JSON-004 for pairing documents
+WHITE_SPACE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
+                  "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
+
+
+class Violation(Exception):
+    def __init__(self, rule, path, why=""):
+        super().__init__(f"{rule} at \"{path}\"" + (f": {why}" if why else ""))
+        self.rule, self.path = rule, path
+
+
+def _no_dupes(pairs):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise Violation("CORE-JSON-003", "/" + k, "repeated member")
+        seen[k] = v
+    return seen
+
+
+def _bad_constant(name):
+    raise Violation("CORE-JSON-001", "", f"{name} is not JSON")
+
+
+def _walk(value, path, depth):
+    if depth > 64:
+        raise Violation("CORE-JSON-005", path, "nested deeper than 64")
+    if isinstance(value, str):
+        if any(0xD800 <= ord(c) <= 0xDFFF for c in value):
+            raise Violation("CORE-JSON-002", path, "lone surrogate")
+    elif isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise Violation("CORE-JSON-006", path)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _walk(v, path + "/" + k.replace("~", "~0").replace("/", "~1"), depth + 1)
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            _walk(v, f"{path}/{i}", depth + 1)
+
+
+def parse(data):
+    """bytes or str -> a JSON value under the wire profile (core.md), or Violation."""
+    raw = data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data
+    if len(raw) > MAX_DOC:
+        raise Violation("CORE-JSON-004", "", f"{len(raw)} bytes")
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Violation("CORE-JSON-002", "")
+    if text.startswith("\ufeff"):
+        raise Violation("CORE-JSON-001", "", "byte order mark")
+    try:
+        value = json.loads(text, object_pairs_hook=_no_dupes, parse_constant=_bad_constant)
+    except ValueError as e:
+        raise Violation("CORE-JSON-001", "", str(e))
+    except RecursionError:
+        raise Violation("CORE-JSON-005", "")
+    _walk(value, "", 1)
+    return value
+
+
+def _member(doc, name, kind, path, required=True):
+    """present (CORE-TYPE-001), not null (-002), JSON type (-003/-004). None when optional and not given."""
+    p = f"{path}/{name}"
+    if name not in doc or doc[name] is None:
+        if required:
+            raise Violation("CORE-TYPE-001" if name not in doc else "CORE-TYPE-002", p)
+        return None
+    v = doc[name]
+    if kind == "string" and not isinstance(v, str):
+        raise Violation("CORE-TYPE-003", p, "not a string")
+    if kind == "object" and not isinstance(v, dict):
+        raise Violation("CORE-TYPE-003", p, "not an object")
+    if kind == "integer":
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise Violation("CORE-TYPE-003", p, "not a number")
+        if isinstance(v, float) or abs(v) > 2 ** 53 - 1:
+            raise Violation("CORE-TYPE-004", p, "not an integer literal")
+    return v
+
+
+def check_peer(v, p):
+    """PAIR-PEER-001, PAIR-PEER-002."""
+    if all(c in WHITE_SPACE for c in v) or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in v) \
+            or len(v.encode("utf-8", "surrogatepass")) > 256:
+        raise Violation("PAIR-PEER-001", p)
+    if v.startswith("pairing-code:"):
+        rest = v[len("pairing-code:"):]
+        if not (len(rest) == 6 and all("0" <= c <= "9" for c in rest)):
+            raise Violation("PAIR-PEER-002", p)
+
+
+# ---------------------------------------------------------------------------------------------
+# WebRTC signals after pairing (Spec/pairing.md 3.7 and 4.6, PAIR-RTC-006), with --webrtc.
+
+SIGNALS = ("offer", "answer", "ice-candidate")
+
+
+def check_description(payload, kind, path):
+    """3.7 `offer` / `answer`: {type, KIND: {type: KIND, sdp}} (PAIR-RTC-001 / -002)."""
+    rule = "PAIR-RTC-001" if kind == "offer" else "PAIR-RTC-002"
+    desc = _member(payload, kind, "object", path)       # a flat `sdp` beside `type`: CORE-TYPE-001 here
+    p = f"{path}/{kind}"
+    if _member(desc, "type", "string", p) != kind:
+        raise Violation(rule, p + "/type", f"the description's type is not {kind!r}")
+    sdp = _member(desc, "sdp", "string", p)
+    if not (sdp.startswith("v=0\r\n") or sdp.startswith("v=0\n")):
+        raise Violation(rule, p + "/sdp", "the first line is not v=0")
+    return desc
+
+
+def check_candidate(payload, path):
+    """3.7 `ice-candidate`: {type, candidate: {candidate, sdpMid, sdpMLineIndex}} (PAIR-RTC-003)."""
+    cand = _member(payload, "candidate", "object", path)   # a flat string: CORE-TYPE-003 here
+    p = path + "/candidate"
+    text = _member(cand, "candidate", "string", p)
+    if not text.startswith("candidate:") or len(text) == len("candidate:"):
+        raise Violation("PAIR-RTC-003", p + "/candidate", "not a candidate attribute")
+    if _member(cand, "sdpMid", "string", p) == "":
+        raise Violation("PAIR-RTC-003", p + "/sdpMid", "empty")
+    if not 0 <= _member(cand, "sdpMLineIndex", "integer", p) <= 65535:
+        raise Violation("PAIR-RTC-003", p + "/sdpMLineIndex", "not 0 to 65535")
+    return cand
+
+
+def check_signal_message(doc, local):
+    """A delivered `message` carrying a 3.7 signal, checked as 3.5 says, rows in order, with the
+    context's localPeerId = `local`: type, to (required when there is no `from`), from, payload
+    (as its kind), PAIR-SIG-002, PAIR-RTC-004. Returns (to, from, payload) or raises Violation."""
+    if not isinstance(doc, dict):
+        raise Violation("CORE-TYPE-003", "", "not an object")
+    if _member(doc, "type", "string", "") != "message":
+        raise Violation("PAIR-TYPE-001", "/type")
+    has_from = doc.get("from") is not None
+    to = _member(doc, "to", "string", "", required=not has_from)
+    if to is not None:
+        check_peer(to, "/to")
+    frm = _member(doc, "from", "string", "", required=False)
+    if frm is not None:
+        check_peer(frm, "/from")
+    payload = _member(doc, "payload", "object", "")
+    kind = _member(payload, "type", "string", "/payload")
+    if kind in ("offer", "answer"):
+        check_description(payload, kind, "/payload")
+    elif kind == "ice-candidate":
+        check_candidate(payload, "/payload")
+    else:
+        raise Violation("PAIR-TYPE-001", "/payload/type", f"{kind!r} is not a WebRTC signal")
+    if to is not None and to.startswith("pairing-code:"):
+        raise Violation("PAIR-SIG-002", "/payload/type", "a WebRTC signal to a pairing-code alias")
+    if frm is None and to == local:
+        raise Violation("PAIR-RTC-004", "/to", "a signal addressed to this side's own id")
+    if frm == local:
+        raise Violation("PAIR-RTC-004", "/from", "this side's own signal echoed back")
+    return to, frm, payload
+
+
+class Negotiation:
+    """One side of the machine of pairing.md 4.6, sans I/O: `idle` is skipped (made at its
+    `start`), then `negotiating` until `negotiated` or `failed`. Times are time.monotonic()
+    seconds. `frame` takes one frame as the relay sent it (text or bytes) and returns what the
+    driver must do: "described" (the other side's description was just taken; the answerer then
+    answers) or None. Every drop and every ignored frame is noted in `notes` for the log."""
+
+    def __init__(self, role, local, peer, started, wait_ms=None):
+        assert role in ("offerer", "answerer")
+        self.role, self.local, self.peer = role, local, peer
+        self.started = started
+        self.wait_ms = WEBRTC_WAIT_MS if wait_ms is None else wait_ms
+        self.deadline = started + self.wait_ms / 1000
+        self.state = "negotiating"
+        self.reason = None             # (rule, path, why) once failed
+        self.description = None        # the other side's {type, sdp}
+        self.described_from = None     # the `from` of the description (the answer goes there)
+        self.remote_candidates = []
+        self.notes = []
+
+    def _note(self, what):
+        self.notes.append(what)
+
+    def _drop(self, rule, path, why):
+        self._note(f"dropped: {rule} at \"{path}\": {why}")
+
+    def _fail(self, rule, path, why):
+        self.state, self.reason = "failed", (rule, path, why)
+
+    def _own(self):
+        return "offer" if self.role == "offerer" else "answer"
+
+    def _other(self):
+        return "answer" if self.role == "offerer" else "offer"
+
+    def tick(self, now):
+        if self.state == "negotiating" and now > self.deadline:
+            had = f"no {self._other()}" if self.description is None else f"the {self._other()} but no candidate"
+            self._fail("PAIR-RTC-006", "", f"{had} from {self.peer!r} within {self.wait_ms} ms")
+        return self.state
+
+    def peer_offline(self, now):
+        if self.tick(now) == "negotiating":
+            self._fail("PAIR-RTC-006", "", f"the relay says {self.peer!r} is offline")
+
+    def frame(self, now, data):
+        if self.state != "negotiating":
+            return None
+        try:
+            loose = json.loads(data)
+        except (ValueError, RecursionError):
+            self._note("ignored a frame that is not JSON")
+            self.tick(now)
+            return None
+        t = loose.get("type") if isinstance(loose, dict) else None
+        if t == "peer-offline":
+            if loose.get("peerId") == self.peer:
+                self.peer_offline(now)
+            else:
+                self._note(f"ignored a peer-offline for {loose.get('peerId')!r}, not the paired peer")
+                self.tick(now)
+            return None
+        if t in ("offer", "answer", "ice-candidate", "ice-candidates"):
+            # PAIR-RTC-005: a bare signal from a relay that does not follow the Spec is ignored
+            self._note(f"ignored a bare {t!r} frame (PAIR-RTC-005: signals travel only inside a message)")
+            self.tick(now)
+            return None
+        if t == "error":
+            self._note(f"the relay answered an error: {json.dumps(loose)[:200]}")
+        if t != "message":
+            self.tick(now)
+            return None
+        # a `signal` event: past the deadline first
+        if self.tick(now) != "negotiating":
+            self._drop("PAIR-RTC-006", "", "past the 30 s of the exchange")
+            return None
+        payload = loose.get("payload")
+        kind = payload.get("type") if isinstance(payload, dict) else None
+        if kind not in SIGNALS:
+            self._note(f"ignored a message whose payload is {kind!r} (not a WebRTC signal)")
+            return None
+        try:
+            doc = parse(data)
+            _, frm, payload = check_signal_message(doc, self.local)
+        except Violation as v:
+            self._note(f"dropped: {v} (a malformed {kind!r})")
+            return None
+        if frm != self.peer:
+            self._drop("PAIR-RTC-006", "/from", f"{kind!r} from {frm!r}, not from the paired peer {self.peer!r}")
+            return None
+        if kind == self._own():
+            self._drop("PAIR-RTC-006", "/payload/type", f"{kind!r} at the {self.role} (its own kind; no glare handling)")
+            return None
+        event = None
+        if kind == self._other():
+            if self.description is not None:
+                self._drop("PAIR-RTC-006", "/payload/type", f"a second {kind!r}")
+                return None
+            self.description, self.described_from, event = payload[kind], frm, "described"
+            self._note(f"took the {kind} from {frm!r}")
+        else:
+            self.remote_candidates.append(payload["candidate"])
+            self._note(f"took candidate {len(self.remote_candidates)} from {frm!r}")
+        if self.description is not None and self.remote_candidates:
+            self.state = "negotiated"
+        return event
+
+    def outcome(self):
+        if self.state == "negotiated":
+            return (f"negotiated with {self.peer} in {int((time.monotonic() - self.started) * 1000)} ms "
+                    f"({len(self.remote_candidates)} remote candidate(s))")
+        if self.state == "failed":
+            rule, path, why = self.reason
+            return f"failed: {rule} at \"{path}\": {why}"
+        return "negotiating"
+
+
+def make_sdp(setup, mid):
+    """A data-channel session description of this side's own (RFC 8866; CRLF line ends)."""
+    fingerprint = ":".join(f"{b:02X}" for b in os.urandom(32))
+    lines = ["v=0", f"o=- {secrets.randbelow(10 ** 18) + 1} 2 IN IP4 127.0.0.1", "s=-", "t=0 0",
+             f"a=group:BUNDLE {mid}", "a=msid-semantic: WMS",
+             "m=application 9 UDP/DTLS/SCTP webrtc-datachannel", "c=IN IP4 0.0.0.0",
+             f"a=ice-ufrag:{secrets.token_hex(4)}", f"a=ice-pwd:{secrets.token_hex(12)}",
+             "a=ice-options:trickle", f"a=fingerprint:sha-256 {fingerprint}", f"a=setup:{setup}",
+             f"a=mid:{mid}", "a=sctp-port:5000", "a=max-message-size:262144"]
+    return "\r\n".join(lines) + "\r\n"
+
+
+def sdp_mid(sdp, default="0"):
+    """The first `a=mid:` of a description (the answer's candidates name the offer's media)."""
+    m = re.search(r"^a=mid:([^\r\n]+)", sdp, re.M)
+    return m.group(1) if m else default
+
+
+def signal_message(to, payload):
+    return {"type": "message", "to": to, "payload": payload}
 
 
 class Socket:
@@ -132,6 +440,7 @@ class Connection:
         self.registered = threading.Event()
         self.stopped = False
         self.ws = None
+        self.on_raw = None       # --webrtc: every text frame, as received, for the 4.6 exchange
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def start(self):
@@ -139,6 +448,8 @@ class Connection:
         return self
 
     def _text(self, text):
+        if self.on_raw:
+            self.on_raw(text)
         try:
             doc = json.loads(text)
         except ValueError:
@@ -189,11 +500,25 @@ class Connection:
             self.ws.close()
 
 
+class Inbox:
+    """--webrtc: the frames of one connection, as received, from the moment the pairing succeeded."""
+
+    def __init__(self):
+        self.q = queue.Queue()
+        self.collecting = False
+
+    def put(self, text):
+        if self.collecting:
+            self.q.put(text)
+
+
 class Phone:
     def __init__(self, args):
         self.args = args
         self.did = "did:key:z6Mk" + "".join(secrets.choice(B58) for _ in range(44))
         self.device = {"deviceId": str(uuid.uuid4()).upper(), "name": "Outsider Phone", "platform": "ios"}
+        self.faults = set(getattr(args, "fault", None) or [])
+        self.pending = None      # --webrtc: (connection, inbox, desktop id) kept open after a pairing
 
     def ack(self, code, to):
         return {"type": "message", "to": to, "payload": {"type": "pair-ack", "pairingCode": code, "mobileDid": self.did,
@@ -202,17 +527,25 @@ class Phone:
     def wait_confirmation(self, url, code, ack_to=None, show=None, seconds=60):
         done = threading.Event()
         outcome = {"state": "timeout"}
+        inbox = Inbox()
 
         def on_message(doc):
+            if self.args.webrtc and done.is_set():
+                return           # paired: what follows is the WebRTC exchange's (the inbox has it)
             if doc.get("type") == "peer-offline" and ack_to:
                 outcome["state"] = "failed: peer-offline"
                 done.set()
             payload = doc.get("payload") if doc.get("type") == "message" else None
             if isinstance(payload, dict) and payload.get("type") == "pairing:confirmation" and payload.get("pairingCode") == code:
                 outcome["state"] = "success"
+                outcome["desktop"] = payload.get("pcPeerId")
+                inbox.collecting = True     # the exchange starts now: keep every later frame
                 done.set()
 
-        conn = Connection(url, self.did, on_message).start()
+        conn = Connection(url, self.did, on_message)
+        if self.args.webrtc:
+            conn.on_raw = inbox.put
+        conn.start()
         if not conn.registered.wait(10):
             conn.stop()
             return "failed: not registered"
@@ -222,7 +555,11 @@ class Phone:
             conn.stop()
             return "failed: ack not sent"
         done.wait(seconds)
-        conn.stop()
+        if self.args.webrtc and outcome["state"] == "success":
+            # the offer goes to the confirmation's pcPeerId (scenarios README, `webrtc: true`)
+            self.pending = (conn, inbox, outcome.get("desktop"))
+        else:
+            conn.stop()
         return outcome["state"]
 
     def scan(self, text):
@@ -237,13 +574,20 @@ class Phone:
             return "failed: QR expired"
         for url in [u for u in (qr.get("signalingUrl"), qr.get("relayUrl")) if u]:
             conn = Connection(url, self.did, lambda doc: None)
+            inbox = Inbox()
+            if self.args.webrtc:
+                conn.on_raw = inbox.put
             try:
                 Socket(url, lambda t: None).close()  # is it reachable at all?
             except (OSError, ConnectionError) as e:
                 log(f"{url}: {e}")
                 continue
             conn.start()
+            inbox.collecting = True        # nothing of the exchange can come before the ack
             sent = conn.send(self.ack(qr["code"], qr["pcPeerId"]))
+            if sent and self.args.webrtc:
+                self.pending = (conn, inbox, qr["pcPeerId"])   # the offer goes to the QR's pcPeerId
+                return "success"
             time.sleep(0.2)
             conn.stop()
             if sent:
@@ -261,6 +605,50 @@ class Phone:
             os.replace(path + ".tmp", path)
         return self.wait_confirmation(self.args.signaling, code, show=show)
 
+    def negotiate(self, conn, inbox, desktop):
+        """Spec pairing.md 4.6 as the offerer (PAIR-RTC-006): one offer to the desktop's id, then
+        each candidate in a message of its own; then wait WEBRTC_WAIT_MS for the desktop's answer
+        and at least one of its candidates, taking signals only from the desktop's id. The
+        connection keeps its keepalives meanwhile (its own thread). Returns the outcome line."""
+        started = time.monotonic()
+        if not isinstance(desktop, str):
+            return f"failed: no desktop id to offer to (the confirmation's pcPeerId is {desktop!r})"
+        nego = Negotiation("offerer", self.did, desktop, started)
+        mid = "data"
+        sdp = make_sdp("actpass", mid)
+        offer = {"type": "offer", "offer": {"type": "offer", "sdp": sdp}}
+        if "bare-offer" in self.faults:
+            # fault: the offer as a top-level frame of its own (PAIR-RTC-005 forbids it)
+            first = {"type": "offer", "to": desktop, "offer": offer["offer"]}
+        else:
+            first = signal_message(desktop, offer)
+        candidates = [f"candidate:{secrets.randbelow(2 ** 31)} 1 udp 2122260223 192.0.2.{secrets.randbelow(200) + 10} "
+                      f"{49152 + secrets.randbelow(16000)} typ host generation 0",
+                      f"candidate:{secrets.randbelow(2 ** 31)} 1 udp 1686052607 198.51.100.{secrets.randbelow(200) + 10} "
+                      f"{49152 + secrets.randbelow(16000)} typ srflx raddr 0.0.0.0 rport 0 generation 0"]
+        frames = [first] + [signal_message(desktop, {"type": "ice-candidate",
+                                                     "candidate": {"candidate": c, "sdpMid": mid, "sdpMLineIndex": 0}})
+                            for c in candidates]
+        for frame in frames:
+            wait = nego.deadline - time.monotonic()
+            if wait <= 0 or not conn.send(frame, wait=min(5.0, wait)):
+                return f"failed: PAIR-RTC-006 at \"\": could not send the {(frame.get('payload') or frame)['type']} to {desktop!r}"
+        log(f"webrtc: sent the offer{' (bare, fault)' if 'bare-offer' in self.faults else ''} and "
+            f"{len(candidates)} candidates to {desktop!r}; waiting {WEBRTC_WAIT_MS} ms for the answer")
+        while nego.state == "negotiating":
+            now = time.monotonic()
+            if nego.tick(now) != "negotiating":
+                break
+            try:
+                data = inbox.q.get(timeout=min(0.25, max(0.0, nego.deadline - now) + 0.01))
+            except queue.Empty:
+                continue
+            nego.frame(time.monotonic(), data)
+            for note in nego.notes:
+                log("webrtc:", note)
+            nego.notes.clear()
+        return nego.outcome()
+
     def run(self):
         while True:
             while not (os.path.exists(self.args.handoff_file) and os.path.getsize(self.args.handoff_file) > 0):
@@ -275,6 +663,14 @@ class Phone:
             else:
                 state = self.scan(text)
             print("outsider-phone:", state, flush=True)
+            if self.pending:
+                conn, inbox, desktop = self.pending
+                self.pending = None
+                try:
+                    print("outsider-phone: webrtc", self.negotiate(conn, inbox, desktop), flush=True)
+                    time.sleep(0.2)   # let the last frames reach the relay before the closing handshake
+                finally:
+                    conn.stop()
 
 
 def exit_with_parent():
@@ -297,4 +693,11 @@ if __name__ == "__main__":
     parser.add_argument("--handoff-file", required=True)
     parser.add_argument("--qr-file", required=True)
     parser.add_argument("--signaling", required=True)
-    Phone(parser.parse_args()).run()
+    parser.add_argument("--webrtc", action="store_true",
+                        help="after each pairing, offer WebRTC on the same connection (Spec pairing.md 4.6)")
+    parser.add_argument("--fault", action="append", choices=FAULTS,
+                        help="misbehave on purpose, with --webrtc (repeatable): bare-offer")
+    args = parser.parse_args()
+    if args.fault and not args.webrtc:
+        parser.error("--fault needs --webrtc")
+    Phone(args).run()

@@ -1,0 +1,155 @@
+import WireCore
+
+/// The WebRTC exchange after pairing (Spec pairing.md 4.6, PAIR-RTC-006): the phone offers, the
+/// desktop answers, both trickle candidates through the relay, to and from the paired peer only.
+/// `idle → negotiating(described, remoteCandidates) → negotiated | failed(reason)`.
+public struct WebRTCNegotiationMachine: Sendable {
+    public enum Role: String, Sendable, Hashable {
+        case offerer, answerer
+    }
+
+    public enum State: Sendable, Hashable {
+        case idle
+        /// `described`: the other side's description (answer or offer) was taken.
+        case negotiating(described: Bool, remoteCandidates: Int)
+        case negotiated
+        case failed(FailureReason)
+    }
+
+    /// What this side sends: its description and its candidate attributes.
+    public struct Local: Sendable, Hashable {
+        public var sdp: String
+        public var candidates: [String]
+        public init(sdp: String, candidates: [String]) {
+            self.sdp = sdp
+            self.candidates = candidates
+        }
+    }
+
+    public enum Event: Sendable, Hashable {
+        case start(role: Role, peerId: String, url: String, local: Local, at: EpochMillis)
+        /// A `message` the relay delivered, whole (with its `from`).
+        case signal(document: JSONValue, at: EpochMillis)
+        case peerOffline(at: EpochMillis)
+        case tick(at: EpochMillis)
+
+        var time: EpochMillis {
+            switch self {
+            case .start(_, _, _, _, let at), .signal(_, let at), .peerOffline(let at), .tick(let at): return at
+            }
+        }
+    }
+
+    /// How long the exchange may take from `start` (iOS waits 30 s for its answer).
+    public static let seedTimeout: EpochMillis = 30_000
+    /// The Spec's 30000 ms; test builds of an edge may shorten it.
+    public let timeout: EpochMillis
+
+    public private(set) var state: State = .idle
+    /// This side's own id (the context's `localPeerId`): a signal from it is an echo (PAIR-RTC-004).
+    public let localPeerId: String
+    private var session: (role: Role, peerId: String, url: String, local: Local, startedAt: EpochMillis)?
+
+    public init(localPeerId: String, timeout: EpochMillis = seedTimeout) {
+        self.localPeerId = localPeerId
+        self.timeout = max(1, timeout)
+    }
+
+    /// When the machine next needs a `tick`: the exchange's deadline while it is under way.
+    public var nextDeadline: EpochMillis? {
+        guard case .negotiating = state, let session else { return nil }
+        return session.startedAt + timeout + 1
+    }
+
+    public mutating func handle(_ event: Event) -> [PairingAction] {
+        switch (state, event) {
+        case (.idle, .start(let role, let peerId, let url, let local, let at)):
+            session = (role, peerId, url, local, at)
+            state = .negotiating(described: false, remoteCandidates: 0)
+            let deadline = [PairingAction.setTimer(at: at + timeout + 1)]
+            return role == .offerer ? describe(.offer(sdp: local.sdp)) + deadline : deadline
+        case (.idle, .signal), (.idle, .peerOffline), (.idle, .tick):
+            return []
+        case (.negotiating, .start):
+            return []
+        case (.negotiating(let described, let candidates), _):
+            return negotiate(event, described: described, candidates: candidates)
+        case (.negotiated, _), (.failed, _):
+            return []
+        }
+    }
+
+    private mutating func negotiate(_ event: Event, described: Bool, candidates: Int) -> [PairingAction] {
+        guard let session else { return [] }
+        // PAIR-RTC-006: past the deadline every event finds a failed exchange.
+        if event.time > session.startedAt + timeout {
+            state = .failed(FailureReason(rule: PairingRule.rtcNegotiation, detail: "the exchange did not complete within \(timeout) ms"))
+            if case .signal = event { return [.drop(FailureReason(rule: PairingRule.rtcNegotiation, detail: "a signal after the exchange's deadline"))] }
+            return []
+        }
+        switch event {
+        case .start, .tick:
+            return []
+        case .peerOffline:
+            state = .failed(FailureReason(rule: PairingRule.rtcNegotiation, detail: "the paired peer is offline"))
+            return [.cancelTimer]
+        case .signal(let document, _):
+            // Another machine's message (a confirmation, an opaque payload): not this one's to judge.
+            guard let type = document["payload"]?["type"]?.stringValue, WebRTCSignal.payloadTypes.contains(type) else { return [] }
+            // A delivery names its sender (PAIR-RELAY-001); one without cannot be the paired peer's,
+            // and read as a client's message it would be judged by a `to` that names this side.
+            guard document["from"] != nil else {
+                return [.drop(FailureReason(rule: PairingRule.rtcNegotiation, path: .root / "from", detail: "a delivery without from"))]
+            }
+            let message: SignalMessage
+            do throws(Violation) {
+                message = try SignalMessage.decode(document, context: PairingContext(now: event.time, localPeerId: localPeerId))
+            } catch {
+                return [.drop(FailureReason(error))]
+            }
+            guard let from = message.from, from.bytesEqual(session.peerId) else {
+                return [
+                    .drop(
+                        FailureReason(
+                            rule: PairingRule.rtcNegotiation, path: .root / "from",
+                            detail: "a signal from \(message.from.map(JSONSerializer.quoted) ?? "nobody named"), not the paired peer \(JSONSerializer.quoted(session.peerId))"))
+                ]
+            }
+            guard case .webRTC(let signal) = message.payload else { return [] }
+            return take(signal, described: described, candidates: candidates)
+        }
+    }
+
+    private mutating func take(_ signal: WebRTCSignal, described: Bool, candidates: Int) -> [PairingAction] {
+        guard let session else { return [] }
+        let wrongKind = { (detail: String) in [PairingAction.drop(FailureReason(rule: PairingRule.rtcNegotiation, path: .root / "payload" / "type", detail: detail))] }
+        var actions: [PairingAction] = []
+        var described = described
+        var candidates = candidates
+        switch (session.role, signal) {
+        case (_, .iceCandidate):
+            candidates += 1
+        case (.offerer, .answer), (.answerer, .offer):
+            guard !described else { return wrongKind("a second description of the peer") }
+            described = true
+            if session.role == .answerer { actions = describe(.answer(sdp: session.local.sdp)) }
+        case (.offerer, .offer):
+            return wrongKind("an offer at the offerer (no glare handling)")
+        case (.answerer, .answer):
+            return wrongKind("an answer at the answerer, which sent no offer")
+        }
+        if described && candidates > 0 {
+            state = .negotiated
+            return actions + [.cancelTimer]
+        }
+        state = .negotiating(described: described, remoteCandidates: candidates)
+        return actions
+    }
+
+    /// This side's description, then each of its candidates, one per message, to the paired peer.
+    private func describe(_ description: WebRTCSignal) -> [PairingAction] {
+        guard let session else { return [] }
+        let signals = [description] + session.local.candidates.map { WebRTCSignal.iceCandidate(candidate: $0, sdpMid: "0", sdpMLineIndex: 0) }
+        return signals.map { .send(url: session.url, message: SignalMessage(to: session.peerId, payload: .webRTC($0))) }
+    }
+}

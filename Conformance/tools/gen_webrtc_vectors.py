@@ -83,7 +83,7 @@ def start(role, at=START, peer=None, url=RELAY, sdp=None, candidates=None):
             "sdp": sdp or (SDP_OFFER if offerer else SDP_ANSWER),
             "candidates": list(candidates if candidates is not None else ([HOST_CAND] if offerer else [DESK_HOST]))}
 def signal(document, at): return {"event": "signal", "at": at, "document": document}
-def offline(at): return {"event": "peer-offline", "at": at}
+def offline(at, peer): return {"event": "peer-offline", "at": at, "peerId": peer}   # the relay's peer-offline names its target
 def tick(at): return {"event": "tick", "at": at}
 
 
@@ -467,7 +467,7 @@ w.steps("offerer-peer-offline",
         "peer-offline (the desktop is not on the relay) fails the machine PAIR-RTC-006 at the root at once and cancels the timer (as PAIR-MAN-002 does); later signals and ticks are ignored.",
         [RTC, "PAIR-RTC-002"],
         [O0,
-         (offline(START + 40), failed(), [cancel_timer()]),
+         (offline(START + 40, DESK), failed(), [cancel_timer()]),
          (signal(to_phone(answer()), START + 1200), failed(), []),
          (tick(DEADLINE + 1), failed(), [])],
         context=OFFERER)
@@ -477,15 +477,25 @@ w.steps("answerer-peer-offline-after-answer",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-003"],
         [A0,
          (signal(to_desk(offer()), START + 800), negotiating(True, 0), answered()),
-         (offline(START + 850), failed(), [cancel_timer()]),
+         (offline(START + 850, PHONE), failed(), [cancel_timer()]),
          (signal(to_desk(ice(HOST_CAND)), START + 900), failed(), [])],
         context=ANSWERER)
+
+w.steps("peer-offline-for-another-id-ignored",
+        "A peer-offline that names another id (a message this side sent elsewhere on the same connection) is not the paired desktop's: ignored, no action; the exchange goes on.",
+        [RTC, "PAIR-RTC-002", "PAIR-RTC-003"],
+        [O0,
+         (offline(START + 40, STRANGER_DESK), negotiating(), []),
+         (offline(START + 50, PHONE), negotiating(), []),
+         (signal(to_phone(answer()), START + 1200), negotiating(True, 0), []),
+         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [cancel_timer()])],
+        context=OFFERER)
 
 w.steps("peer-offline-after-deadline",
         "peer-offline after the deadline, before any tick, ends the machine failed PAIR-RTC-006 at the root, as either reason would, with no action (the deadline comes first).",
         [RTC],
         [O0,
-         (offline(DEADLINE + 10), failed(), [])],
+         (offline(DEADLINE + 10, DESK), failed(), [])],
         context=OFFERER, flags=["boundary"])
 
 # ---------------------------------------------------------------------------------------------
@@ -498,7 +508,7 @@ w.steps("idle-ignores-all-but-start",
          (signal(to_phone({"type": "answer", "sdp": SDP_ANSWER}), START - 2500), IDLE, []),
          (signal(to_phone(answer(), frm=STRANGER_DESK), START - 2000), IDLE, []),
          (signal(to_phone(offer()), START - 1500), IDLE, []),
-         (offline(START - 1000), IDLE, []),
+         (offline(START - 1000, DESK), IDLE, []),
          (tick(START - 500), IDLE, []),
          O0],
         context=OFFERER)
@@ -525,7 +535,7 @@ w.steps("negotiated-ignores-everything",
          (signal(to_phone(offer()), START + 1600), NEGOTIATED, []),
          (signal(to_phone(answer(), frm=STRANGER_DESK), START + 1700), NEGOTIATED, []),
          (signal(to_phone({"type": "answer", "sdp": SDP_ANSWER}), START + 1800), NEGOTIATED, []),
-         (offline(START + 1900), NEGOTIATED, []),
+         (offline(START + 1900, DESK), NEGOTIATED, []),
          (tick(DEADLINE + 1), NEGOTIATED, []),
          (signal(to_phone(ice(DESK_HOST)), DEADLINE + 2), NEGOTIATED, []),
          (start("offerer", DEADLINE + 3), NEGOTIATED, [])],
@@ -535,12 +545,12 @@ w.steps("failed-ignores-everything",
         "Once failed every event is ignored with no action, no drop even for a stranger's or a late signal: the answerer's offer, candidate, peer-offline, tick, a new start.",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-003"],
         [A0,
-         (offline(START + 100), failed(), [cancel_timer()]),
+         (offline(START + 100, PHONE), failed(), [cancel_timer()]),
          (signal(to_desk(offer()), START + 200), failed(), []),
          (signal(to_desk(ice(HOST_CAND)), START + 300), failed(), []),
          (signal(to_desk(offer(), frm=STRANGER_PHONE), START + 400), failed(), []),
          (signal(to_desk(offer()), DEADLINE + 1), failed(), []),
-         (offline(DEADLINE + 2), failed(), []),
+         (offline(DEADLINE + 2, PHONE), failed(), []),
          (tick(DEADLINE + 3), failed(), []),
          (start("answerer", DEADLINE + 4), failed(), [])],
         context=ANSWERER)

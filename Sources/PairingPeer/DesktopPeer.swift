@@ -143,7 +143,7 @@ public actor DesktopPeer {
         if negotiation != nil {
             switch value["type"]?.stringValue {
             case PairingKind.message.rawValue?: await negotiate(.signal(document: value, at: options.now()))
-            case PairingKind.peerOffline.rawValue?: await negotiate(.peerOffline(at: options.now()))
+            case PairingKind.peerOffline.rawValue?: await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: options.now()))
             default: break
             }
             return

@@ -206,7 +206,7 @@ public actor PhonePeer {
         case "message" where negotiation != nil:
             await negotiate(.signal(document: value, at: at))
         case "peer-offline" where negotiation != nil:
-            await negotiate(.peerOffline(at: at))
+            await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: at))
         case "message":
             if let payload = value["payload"], payload["type"]?.stringValue == PairingKind.pairingConfirmation.rawValue {
                 confirmedBy = payload["pcPeerId"]?.stringValue

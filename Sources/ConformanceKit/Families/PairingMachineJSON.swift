@@ -101,7 +101,7 @@ enum PairingMachineJSON {
                     let local = WebRTCNegotiationMachine.Local(sdp: try e.string("sdp"), candidates: candidates)
                     return .start(role: role, peerId: try e.string("peerId"), url: try e.string("url"), local: local, at: try e.at())
                 case "signal": return .signal(document: try e.document(), at: try e.at())
-                case "peer-offline": return .peerOffline(at: try e.at())
+                case "peer-offline": return .peerOffline(peerId: try e.string("peerId"), at: try e.at())
                 case "tick": return .tick(at: try e.at())
                 default: throw e.unknown
                 }

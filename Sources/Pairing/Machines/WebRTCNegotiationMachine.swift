@@ -30,12 +30,13 @@ public struct WebRTCNegotiationMachine: Sendable {
         case start(role: Role, peerId: String, url: String, local: Local, at: EpochMillis)
         /// A `message` the relay delivered, whole (with its `from`).
         case signal(document: JSONValue, at: EpochMillis)
-        case peerOffline(at: EpochMillis)
+        /// The relay's `peer-offline`, naming the target it could not reach.
+        case peerOffline(peerId: String, at: EpochMillis)
         case tick(at: EpochMillis)
 
         var time: EpochMillis {
             switch self {
-            case .start(_, _, _, _, let at), .signal(_, let at), .peerOffline(let at), .tick(let at): return at
+            case .start(_, _, _, _, let at), .signal(_, let at), .peerOffline(_, let at), .tick(let at): return at
             }
         }
     }
@@ -90,7 +91,9 @@ public struct WebRTCNegotiationMachine: Sendable {
         switch event {
         case .start, .tick:
             return []
-        case .peerOffline:
+        case .peerOffline(let peerId, _):
+            // Another target on the same connection is not the paired peer.
+            guard peerId.bytesEqual(session.peerId) else { return [] }
             state = .failed(FailureReason(rule: PairingRule.rtcNegotiation, detail: "the paired peer is offline"))
             return [.cancelTimer]
         case .signal(let document, _):

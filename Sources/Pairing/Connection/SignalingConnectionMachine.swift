@@ -116,7 +116,12 @@ public struct SignalingConnectionMachine: Sendable {
         case (.waiting(let failures, let until), .tick(let at)) where at >= until:
             state = .connecting(failures: failures)
             return [.connect]
-        default:
+        // Ignored (4.4): nothing connects before start; a tick before its time (a stale timer);
+        // an opened or failed report with no attempt under way.
+        case (.idle, .opened), (.idle, .failed), (.idle, .tick),
+            (.connecting, .tick),
+            (.open, .opened), (.open, .tick),
+            (.waiting, .opened), (.waiting, .failed), (.waiting, .tick):
             return []
         }
     }

@@ -60,7 +60,13 @@ public struct DesktopPairingMachine: Sendable {
         case (.failed, .retry), (.expired, .retry):
             state = .idle
             return []
-        default:
+        // Ignored (4): nothing shown yet, a second start, a tick before the expiry (checked above)
+        // or a retry while the code is shown, and everything after the flow ended.
+        case (.idle, .confirmation), (.idle, .tick), (.idle, .signalingFailed), (.idle, .retry),
+            (.displaying, .start), (.displaying, .tick), (.displaying, .retry),
+            (.completed, .start), (.completed, .confirmation), (.completed, .tick), (.completed, .signalingFailed), (.completed, .retry),
+            (.expired, .start), (.expired, .confirmation), (.expired, .tick), (.expired, .signalingFailed),
+            (.failed, .start), (.failed, .confirmation), (.failed, .tick), (.failed, .signalingFailed):
             return []
         }
     }

@@ -68,7 +68,15 @@ public struct ManualPairingMachine: Sendable {
         case (.failed, .retry):
             state = .entering
             return []
-        default:
+        // Ignored (4): nothing was submitted yet, a second submit or a retry while one waits, a
+        // send success or a tick before the deadline, and everything after the flow ended.
+        case (.entering, .sendSucceeded), (.entering, .sendFailed), (.entering, .peerOffline), (.entering, .confirmation),
+            (.entering, .tick), (.entering, .retry),
+            (.submitting, .submit), (.submitting, .sendSucceeded), (.submitting, .tick), (.submitting, .retry),
+            (.success, .submit), (.success, .sendSucceeded), (.success, .sendFailed), (.success, .peerOffline), (.success, .confirmation),
+            (.success, .tick), (.success, .retry),
+            (.failed, .submit), (.failed, .sendSucceeded), (.failed, .sendFailed), (.failed, .peerOffline), (.failed, .confirmation),
+            (.failed, .tick):
             return []
         }
     }

@@ -82,7 +82,14 @@ public struct MobileBridgeMachine: Sendable {
         case (.failed, .retry), (.expired, .retry):
             state = .idle
             return []
-        default:
+        // Ignored (4): a message or a tick with no code shown, a second start or a scan while one
+        // is shown, a tick before the expiry (checked above), a retry before the session ended,
+        // and everything after it ended.
+        case (.idle, .message), (.idle, .tick), (.idle, .retry),
+            (.showing, .start), (.showing, .scanned), (.showing, .tick), (.showing, .retry),
+            (.paired, .start), (.paired, .message), (.paired, .scanned), (.paired, .tick), (.paired, .retry),
+            (.expired, .start), (.expired, .message), (.expired, .scanned), (.expired, .tick),
+            (.failed, .start), (.failed, .message), (.failed, .scanned), (.failed, .tick):
             return []
         }
     }
@@ -123,10 +130,11 @@ public struct MobileBridgeMachine: Sendable {
         state = .paired(deviceName: ack.deviceInfo.name, mobileDid: ack.mobileDid)
         let alias = PeerID.alias(forCode: qr.code)
         var actions: [PairingAction] = [.release(url: desktop.relayUrl, peerId: alias)]
-        // A typed code's phone waits for the confirmation (PAIR-MAN-003); a scanning phone has
-        // already succeeded (Flow B, §1: the confirmation is Flow A's and the manual flow's).
-        // Without `to` (the deployed relay's deliveries) the two cannot be told apart: confirm.
-        if message.to == alias || message.to == nil {
+        // PAIR-DESK-002: a typed code's phone waits for the confirmation (PAIR-MAN-003); a
+        // scanning phone has already succeeded (Flow B, §1: the confirmation is Flow A's and the
+        // manual flow's). Without `to` (the deployed relay's deliveries) the two cannot be told
+        // apart: confirm. Peer ids compare byte for byte (PAIR-PEER-001).
+        if message.to.map({ $0.bytesEqual(alias) }) ?? true {
             actions.append(.send(url: desktop.relayUrl, message: desktop.confirmation(code: qr.code, to: ack.mobileDid, at: time)))
         }
         return actions + [.cancelTimer]

@@ -50,7 +50,12 @@ public struct ScanDesktopPairingMachine: Sendable {
         case (.failed, .retry):
             state = .scanning
             return []
-        default:
+        // Ignored (4): a send result with no send in flight, a second scan while one is sent, a
+        // retry before the flow failed, and everything after the flow ended.
+        case (.scanning, .sendSucceeded), (.scanning, .sendFailed), (.scanning, .retry),
+            (.sending, .scanned), (.sending, .retry),
+            (.success, .scanned), (.success, .sendSucceeded), (.success, .sendFailed), (.success, .retry),
+            (.failed, .scanned), (.failed, .sendSucceeded), (.failed, .sendFailed):
             return []
         }
     }

@@ -16,9 +16,6 @@ public enum PairingKind: String, CaseIterable, Sendable {
     case ping = "ping"
     case pong = "pong"
 
-    /// The kinds that travel inside a signaling `message` or a QR code, validated when nested.
-    public static let payloadKinds: [PairingKind] = [.desktopPairing, .pairAck, .devicePairing, .pairingConfirmation]
-
     /// Whether documents of this kind carry a `type` member naming the kind.
     public var hasTypeMember: Bool { self != .pairedDesktop }
 }
@@ -36,7 +33,8 @@ extension PairingDocument {
     /// Checks `type` (PAIR-TYPE-001): present, a string, equal to the kind.
     static func checkType(_ reader: ObjectReader) throws(Violation) {
         let type = try reader.string("type")
-        guard type == kind.rawValue else {
+        // Byte for byte: String's == would take a canonically equivalent spelling for the name.
+        guard type.utf8.elementsEqual(kind.rawValue.utf8) else {
             throw Violation(
                 rule: PairingRule.type, path: reader.pointer("type"), expected: JSONSerializer.quoted(kind.rawValue),
                 found: JSONSerializer.quoted(type))

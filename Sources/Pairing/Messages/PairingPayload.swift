@@ -17,14 +17,14 @@ public enum PairingPayload: Sendable, Hashable {
         if case .string(let type)? = reader.raw("type"), WebRTCSignal.payloadTypes.contains(type) {
             return .webRTC(try WebRTCSignal.decode(reader, type: type))
         }
-        guard case .string(let type)? = reader.raw("type"), let kind = PairingKind(rawValue: type),
-            PairingKind.payloadKinds.contains(kind)
-        else { return .other(value) }
+        guard case .string(let type)? = reader.raw("type"), let kind = PairingKind(rawValue: type) else { return .other(value) }
         switch kind {
         case .desktopPairing: return .desktopPairing(try DesktopPairing.decode(reader, context: context))
         case .pairAck: return .pairAck(try PairAck.decode(reader, context: context))
         case .devicePairing: return .devicePairing(try DevicePairing.decode(reader, context: context))
-        default: return .pairingConfirmation(try PairingConfirmation.decode(reader, context: context))
+        case .pairingConfirmation: return .pairingConfirmation(try PairingConfirmation.decode(reader, context: context))
+        // Relay frames and stored records are not payloads: a payload typed so is an app's own.
+        case .register, .message, .registered, .peerOffline, .relayError, .pairedDesktop, .ping, .pong: return .other(value)
         }
     }
 

@@ -83,11 +83,10 @@ public struct InitialSyncMachine: Sendable {
             state = .ready
             return [.uploadLocal]
         case (.awaitingChoice, .userChoice(let choice, _)), (.restoreFailed, .userChoice(let choice, _)):
-            switch choice {
-            case "restore", "retry": return begin(.fetchAllRecords, in: .restoring)
-            case "discard", "delete": return begin(.deleteCloudRecords, in: .deletingCloud)
-            default: return []
-            }
+            // A choice the prompt did not offer changes nothing.
+            if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords, in: .restoring) }
+            if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords, in: .deletingCloud) }
+            return []
         case (.restoring, .succeeded):
             state = .ready
             return []
@@ -112,6 +111,9 @@ public struct InitialSyncMachine: Sendable {
             state = resume
             return operation.map { [.perform($0)] } ?? []
         default:
+            // Ignored (seed 004 §4.1): a result of an operation that is not under way, a choice
+            // with no prompt, a timer with no retry pending; `ready` and `failed` end the flow.
+            // (12 states by 9 events: the pairs are too many for the compiler to check a list.)
             return []
         }
     }

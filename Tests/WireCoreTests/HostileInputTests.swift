@@ -18,7 +18,16 @@ struct HostileInputTests {
         #expect(Date().timeIntervalSince(started) < 10)
         // A repeated name at the very end is still found.
         let repeated = String(text.dropLast()) + ",\"m7\":0}"
-        #expect(throws: Violation.self) { try JSONParser.parse(Array(repeated.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64)) }
+        let offset = repeated.utf8.count - #""m7":0}"#.utf8.count
+        do {
+            _ = try JSONParser.parse(Array(repeated.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
+            Issue.record("a repeated member name was accepted")
+        } catch {
+            // The second "m7", named where it stands: the rule and the byte offset of its name.
+            #expect(error.rule == CoreRule.duplicateKey)
+            #expect(error.byteOffset == offset, "\(error)")
+            #expect(error.found == #"a second "m7""#)
+        }
     }
 
     @Test func quotedValuesInViolationsAreCapped() {

@@ -25,6 +25,8 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, e.g. 'pairing/flow-b/*' (repeatable: any of them).")
     var caseGlobs: [String] = []
     @Option(help: "Leave out cases whose id matches this glob (repeatable).") var exclude: [String] = []
+    @Option(help: "Run shard I of N (1-based) of the selected cases, e.g. 2/4: every case falls in one shard, by its id, the same on every machine.")
+    var shard: String?
     @Option(help: "Report format: text, json, junit or html (one self-contained file; use --output).") var format: Format = .text
     @Option(help: "With --format html: where the rule links point, e.g. a URL of the Spec folder (default: this checkout's Spec/).")
     var specBase: String?
@@ -90,14 +92,18 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("\(path): \(error)")
             }
         }
-        let filter = CaseFilter(family: family, globs: caseGlobs, excludes: exclude)
+        var filter = CaseFilter(family: family, globs: caseGlobs, excludes: exclude)
+        if let shard {
+            guard let parsed = CaseFilter.parseShard(shard) else { throw ValidationError("--shard \(shard): expected I/N with 1 <= I <= N, e.g. 2/4") }
+            filter.shard = parsed
+        }
         let levels: RuleLevels
         do {
             levels = RuleLevels(try Catalog.load(repository.catalogFile))
         } catch {
             throw ValidationError("cannot load the rule catalog: \(error)")
         }
-        let report: RunReport
+        var report: RunReport
         if let role {
             do {
                 var options = try liveOptions(role)
@@ -116,10 +122,16 @@ struct Run: AsyncParsableCommand {
         } else {
             let implementation = try makePeer()
             defer { implementation.close() }
-            if cases.filter(filter.matches).isEmpty {
+            // A shard may hold none of a small selection; the selection itself must hold some.
+            var unsharded = filter
+            unsharded.shard = nil
+            if cases.filter(unsharded.matches).isEmpty {
                 throw ValidationError("no case matches the selection")
             }
             report = Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter, levels: levels)
+        }
+        if let shard = filter.shard {
+            report.notes.insert("shard \(shard.index)/\(shard.count) of the selected cases, split by case id", at: 0)
         }
         switch format {
         case .text: try writeOutput(TextReport.render(report, color: output == nil && isTerminal(.standardOutput), verbose: verbose), to: output)

@@ -25,6 +25,8 @@ struct Run: AsyncParsableCommand {
     @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, e.g. 'pairing/flow-b/*' (repeatable: any of them).")
     var caseGlobs: [String] = []
     @Option(help: "Leave out cases whose id matches this glob (repeatable).") var exclude: [String] = []
+    @Option(name: .customLong("repeat"), help: "Run the selected cases this many times; a case whose outcome varied is reported FLAKY and fails the run.")
+    var repeatCount = 1
     @Option(help: "Run shard I of N (1-based) of the selected cases, e.g. 2/4: every case falls in one shard, by its id, the same on every machine.")
     var shard: String?
     @Option(help: "Report format: text, json, junit or html (one self-contained file; use --output).") var format: Format = .text
@@ -103,12 +105,15 @@ struct Run: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot load the rule catalog: \(error)")
         }
-        var report: RunReport
+        guard repeatCount >= 1 else { throw ValidationError("--repeat must be 1 or more") }
+        var runs: [RunReport] = []
         if let role {
             do {
                 var options = try liveOptions(role)
                 options.levels = levels
-                report = try await LiveRunner.run(options, repository: repository, cases: cases, filter: filter, expectedFailures: expected)
+                for _ in 0..<repeatCount {
+                    runs.append(try await LiveRunner.run(options, repository: repository, cases: cases, filter: filter, expectedFailures: expected))
+                }
             } catch let error as ValidationError {
                 throw error
             } catch let failure as TLSFailure {
@@ -128,8 +133,11 @@ struct Run: AsyncParsableCommand {
             if cases.filter(unsharded.matches).isEmpty {
                 throw ValidationError("no case matches the selection")
             }
-            report = Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter, levels: levels)
+            for _ in 0..<repeatCount {
+                runs.append(Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter, levels: levels))
+            }
         }
+        guard var report = repeatCount == 1 ? runs.first : RepeatedRuns.combine(runs) else { throw ValidationError("no run") }
         if let shard = filter.shard {
             report.notes.insert("shard \(shard.index)/\(shard.count) of the selected cases, split by case id", at: 0)
         }

@@ -131,6 +131,28 @@ struct ExecRunnerTests {
         #expect(StderrTail.errorLines(jvm) == ["Exception in thread \"main\" java.lang.IllegalStateException: nope"])
     }
 
+    /// Issue 31.4: a testee that answers one case wrongly every second time passes a single run
+    /// by chance, and `--repeat 5` reports it FLAKY with its five outcomes and fails the run.
+    @Test(.timeLimit(.minutes(2))) func aFlakyTesteeIsReportedByRepeat() throws {
+        let reference = "'\(Fixture.executable("reference-peer"))' testee"
+        let peer = "exec:python3 '\(Self.testee("wrap.py"))' --flaky pairing/pair-ack/seed-example -- \(reference)"
+        let once = try Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*"])
+        #expect(once.status == 0, "\(once.stdout)")
+        let repeated = try Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--repeat", "5"])
+        #expect(repeated.status == 1, "\(repeated.stdout)")
+        #expect(repeated.stdout.contains("FLAKY pairing/pair-ack/seed-example: passed, failed, passed, failed, passed\n"), "\(repeated.stdout)")
+        #expect(repeated.stdout.components(separatedBy: "FLAKY ").count - 1 == 1, "only that case: \(repeated.stdout)")
+        #expect(repeated.stdout.contains(", 1 flaky ("), "\(repeated.stdout)")
+        let json = try Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--repeat", "2", "--format", "json"])
+        let report = try JSONParser.parse(Array(json.stdout.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
+        #expect(report["summary"]?["varied"] == 1)
+        #expect(report["varied"]?.arrayValue?.first?["outcomes"] == ["passed", "failed"])
+        // The reference itself does not vary.
+        let steady = try Fixture.run("conformance", ["run", "--peer", "exec:\(reference)", "--case", "pairing/pair-ack/*", "--repeat", "3"])
+        #expect(steady.status == 0, "\(steady.stdout)")
+        #expect(steady.stdout.contains("each case run 3 times"), "\(steady.stdout)")
+    }
+
     /// A testee that only says accept or reject: the verdicts are graded, the diagnosis is "not
     /// given", per kind, and the run passes.
     @Test(.timeLimit(.minutes(2))) func verdictOnlyAnswersAreGradedApart() throws {

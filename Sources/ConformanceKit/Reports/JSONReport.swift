@@ -29,6 +29,7 @@ public enum JSONReport {
             "informational": count(report.results.filter { $0.statusWord == "informational" }.count),
             // Passed on the verdict alone: the testee rejected without naming a rule.
             "verdictOnly": count(report.results.filter { $0.verdict == .pass && $0.grade?.diagnosis == .notGiven }.count),
+            "varied": count(report.varied.count),
             "ok": .bool(report.ok),
             "seconds": .number(JSONNumber(literal: milliseconds(report.seconds))),
         ]
@@ -48,6 +49,9 @@ public enum JSONReport {
         }
         var root = JSONObject(["summary": summary, "kinds": .array(kinds), "cases": .array(cases)])
         if !report.notes.isEmpty { root["notes"] = .array(report.notes.map { .string($0) }) }
+        if !report.varied.isEmpty {
+            root["varied"] = .array(report.varied.map { ["id": .string($0.id), "outcomes": .array($0.outcomes.map { .string($0) })] })
+        }
         if !report.unknownExpectedFailures.isEmpty {
             root["staleExpectedFailures"] = .array(report.unknownExpectedFailures.map { .string($0.caseID) })
         }

@@ -57,11 +57,15 @@ public enum TextReport {
         for entry in report.unknownExpectedFailures {
             out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID), which matches no case\n"
         }
+        for varied in report.varied {
+            out += "\(style.red("FLAKY")) \(varied.id): \(varied.outcomes.joined(separator: ", "))\n"
+        }
         let passed = report.count(.pass)
         let expected = report.count(.expectedFailure)
         let verdict = report.ok ? style.green("PASS") : style.red("FAIL")
         out += "\n\(verdict)  \(passed) passed, \(report.failedCount) failed, \(expected) expected failures"
         for (word, n) in extraCounts(report.results) { out += ", \(n) \(word)" }
+        if !report.varied.isEmpty { out += ", \(report.varied.count) flaky" }
         let seconds = (report.seconds * 100).rounded() / 100
         out += " (\(seconds) s)\n"
         return out

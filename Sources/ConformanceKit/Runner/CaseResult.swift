@@ -158,6 +158,8 @@ public struct RunReport: Sendable {
     public var unknownExpectedFailures: [ExpectedFailures.Entry]
     /// Lines for the report's header: what the run could and could not do (e.g. slow cases).
     public var notes: [String]
+    /// With `--repeat`: the cases whose outcome was not the same in every run.
+    public var varied: [VariedCase] = []
 
     public init(peer: String, results: [CaseResult], seconds: Double, unknownExpectedFailures: [ExpectedFailures.Entry], notes: [String] = []) {
         self.peer = peer
@@ -167,7 +169,7 @@ public struct RunReport: Sendable {
         self.notes = notes
     }
 
-    public var ok: Bool { results.allSatisfy(\.isOK) && unknownExpectedFailures.isEmpty }
+    public var ok: Bool { results.allSatisfy(\.isOK) && unknownExpectedFailures.isEmpty && varied.isEmpty }
 
     public func count(_ verdict: CaseResult.Verdict) -> Int { results.filter { $0.verdict == verdict }.count }
 

@@ -1,7 +1,8 @@
 """Wraps another testee command and changes what it says, to test graded results:
   --verdict-only        drop the violations of every `reject` (accept/reject only, rule unknown)
   --hello JSON          answer hello with this object instead
-Usage: python3 wrap.py [--verdict-only] [--hello JSON] -- COMMAND..."""
+  --flaky CASE          answer CASE wrongly every second time it is asked (a flaky testee)
+Usage: python3 wrap.py [--verdict-only] [--hello JSON] [--flaky CASE] -- COMMAND..."""
 import json, subprocess, sys
 
 args = sys.argv[1:]
@@ -9,6 +10,8 @@ split = args.index("--")
 options, command = args[:split], args[split + 1:]
 verdict_only = "--verdict-only" in options
 hello = json.loads(options[options.index("--hello") + 1]) if "--hello" in options else None
+flaky = options[options.index("--flaky") + 1] if "--flaky" in options else None
+asked = 0
 inner = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 for line in sys.stdin:
     request = json.loads(line)
@@ -21,5 +24,13 @@ for line in sys.stdin:
         answer = hello
     if verdict_only and answer.get("outcome") == "reject":
         answer.pop("violations", None)
+    if flaky is not None and request.get("case") == flaky:
+        asked += 1
+        if asked % 2 == 0:
+            # The opposite verdict: an accept becomes a reject naming a rule, a reject an accept.
+            if answer.get("outcome") == "accept":
+                answer = {"case": flaky, "outcome": "reject", "violations": [{"path": "", "rule": "CORE-JSON-001"}]}
+            else:
+                answer = {"case": flaky, "outcome": "accept", "canonical": {}}
     print(json.dumps(answer), flush=True)
 inner.wait(timeout=5)

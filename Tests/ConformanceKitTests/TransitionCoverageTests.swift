@@ -3,10 +3,10 @@ import Foundation
 import Testing
 import WireCore
 
-/// The migration machines' transition tables (Spec/migration.md 5.3) against the vectors, as
-/// h11 keeps its state table: every step of a `sender` or `receiver` vector is a row of the
-/// table, and every row is taken by some vector. The reference passes every vector, so the
-/// code, the Spec's table and the vectors agree.
+/// The machines' transition tables (Spec/migration.md 5.3, Spec/pairing.md 4.6) against the
+/// vectors, as h11 keeps its state table: every step of a machine's vector is a row of its
+/// table, and every row is taken by some vector. The reference passes every vector, so the code,
+/// the Spec's table and the vectors agree.
 @Suite("Transition tables: Spec, vectors, code")
 struct TransitionCoverageTests {
     struct Row: CustomStringConvertible {
@@ -37,9 +37,9 @@ struct TransitionCoverageTests {
         }
     }
 
-    /// The table after `<!-- transitions: machine -->`.
-    static func table(_ machine: String) throws -> [Row] {
-        let spec = try String(contentsOf: Fixture.root.appendingPathComponent("Spec/migration.md"), encoding: .utf8)
+    /// The table after `<!-- transitions: machine -->` in the family's chapter.
+    static func table(_ machine: String, family: String) throws -> [Row] {
+        let spec = try String(contentsOf: Fixture.root.appendingPathComponent("Spec/\(family).md"), encoding: .utf8)
         guard let start = spec.range(of: "<!-- transitions: \(machine) -->") else { return [] }
         var rows: [Row] = []
         for line in spec[start.upperBound...].split(separator: "\n").dropFirst(2) {
@@ -53,8 +53,19 @@ struct TransitionCoverageTests {
     }
 
     /// A vector event as the table names it.
-    static func label(_ event: JSONValue) -> String {
+    static func label(_ event: JSONValue, machine: String) -> String {
         let name = event["event"]?.stringValue ?? "?"
+        if machine == "webrtc" {
+            switch name {
+            case "start": return "start " + (event["role"]?.stringValue ?? "?")
+            case "signal":
+                let type = event["document"]?["payload"]?["type"]?.stringValue ?? ""
+                return "signal " + (["offer", "answer", "ice-candidate"].contains(type) ? type : "other")
+            default: return name
+            }
+        }
+        // The pairing flows' tables name events as the vectors do.
+        if ["flow-b", "flow-a", "manual", "connection", "mobile-bridge"].contains(machine) { return name }
         switch name {
         case "message", "text":
             var document = event["document"]
@@ -78,16 +89,20 @@ struct TransitionCoverageTests {
         }
     }
 
-    @Test(arguments: [("sender", "listening"), ("receiver", "idle")])
-    func everyStepIsARowAndEveryRowIsTaken(machine: String, initial: String) throws {
-        let rows = try Self.table(machine)
-        #expect(rows.count > 10, "no transition table for \(machine) in Spec/migration.md")
+    @Test(arguments: [
+        ("migration", "sender", "listening", 10), ("migration", "receiver", "idle", 10), ("pairing", "webrtc", "idle", 5),
+        ("pairing", "flow-b", "scanning", 8), ("pairing", "flow-a", "idle", 10), ("pairing", "manual", "entering", 10),
+        ("pairing", "connection", "idle", 10), ("pairing", "mobile-bridge", "idle", 4),
+    ])
+    func everyStepIsARowAndEveryRowIsTaken(family: String, machine: String, initial: String, rowsAtLeast: Int) throws {
+        let rows = try Self.table(machine, family: family)
+        #expect(rows.count > rowsAtLeast, "no transition table for \(machine) in Spec/\(family).md")
         var taken = Set<String>()
         for vector in Fixture.cases {
-            guard case .machine(let name, let events, let expected) = vector.body, name == machine, vector.family == "migration" else { continue }
+            guard case .machine(let name, let events, let expected) = vector.body, name == machine, vector.family == family else { continue }
             var from = initial
             for (event, step) in zip(events, expected) {
-                let label = Self.label(event)
+                let label = Self.label(event, machine: machine)
                 let to = step.state["name"]?.stringValue ?? "?"
                 if let row = rows.firstIndex(where: { $0.takes(from, label, to) }) {
                     taken.insert("\(row) " + rows[row].pair(from, label))

@@ -177,6 +177,61 @@ c.steps("events-in-the-wrong-state",
          (ev("failed", T0 + 20), s_waiting(1, T0 + 520), [timer(T0 + 520, BACK)]),
          (ev("opened", T0 + 21), s_waiting(1, T0 + 520), []),
          (ev("failed", T0 + 22), s_waiting(1, T0 + 520), [])])
+
+A2, A3 = "pairing-code:000042", "pairing-code:951617"
+c.steps("held-ids-change-before-open",
+        "Register and release change only held while no connection is open (idle, connecting, waiting): nothing is sent, and an "
+        "id already held is not added twice; start while waiting or open is ignored. The next connection to open registers "
+        "exactly the ids held then, in the order first asked for (a released alias is not registered).",
+        [CONN, BACK],
+        [(ev("register", T0, peerId=DESK), s_idle(DESK), []),
+         (ev("register", T0 + 1, peerId=ALIAS), s_idle(DESK, ALIAS), []),
+         (ev("release", T0 + 2, peerId=ALIAS), s_idle(DESK), []),
+         (ev("start", T0 + 3), s_connecting(0, DESK), [CONNECT]),
+         (ev("register", T0 + 4, peerId=A2), s_connecting(0, DESK, A2), []),
+         (ev("release", T0 + 5, peerId=A2), s_connecting(0, DESK), []),
+         (ev("failed", T0 + 10), s_waiting(1, T0 + 510, DESK), [timer(T0 + 510, BACK)]),
+         (ev("register", T0 + 20, peerId=ALIAS), s_waiting(1, T0 + 510, DESK, ALIAS), []),
+         (ev("register", T0 + 21, peerId=DESK), s_waiting(1, T0 + 510, DESK, ALIAS), []),
+         (ev("release", T0 + 30, peerId=ALIAS), s_waiting(1, T0 + 510, DESK), []),
+         (ev("register", T0 + 31, peerId=A3), s_waiting(1, T0 + 510, DESK, A3), []),
+         (ev("start", T0 + 40), s_waiting(1, T0 + 510, DESK, A3), []),
+         (ev("tick", T0 + 510), s_connecting(1, DESK, A3), [CONNECT]),
+         (ev("opened", T0 + 600), s_open(T0 + 30600, DESK, A3), [reg_frame(DESK, CONN), reg_frame(A3, CONN), timer(T0 + 30600, KEEP)]),
+         (ev("start", T0 + 700), s_open(T0 + 30600, DESK, A3), [])])
+
+c.steps("stop-while-idle",
+        "Stop in any state but closed closes, idle included (section 4.4): closed with close. A closed connection then ignores "
+        "register, release, opened and start: held stays as it was and nothing is sent or connected.",
+        [CONN],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("stop", T0 + 1), s_closed(PHONE), [CLOSE]),
+         (ev("register", T0 + 2, peerId=DESK), s_closed(PHONE), []),
+         (ev("release", T0 + 3, peerId=PHONE), s_closed(PHONE), []),
+         (ev("opened", T0 + 4), s_closed(PHONE), []),
+         (ev("start", T0 + 5), s_closed(PHONE), [])])
+
+c.steps("stop-while-connecting",
+        "Stop during an attempt closes (closed with close); the handshake completing afterwards is ignored: no register frame, "
+        "no keepalive timer.",
+        [CONN],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("stop", T0 + 50), s_closed(PHONE), [CLOSE]),
+         (ev("opened", T0 + 120), s_closed(PHONE), []),
+         (ev("register", T0 + 130, peerId=DESK), s_closed(PHONE), [])])
+
+c.steps("stop-while-waiting",
+        "Stop while waiting for the next attempt closes (closed with close); the back-off timer firing afterwards starts no "
+        "attempt, and a later release changes nothing.",
+        [BACK],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("failed", T0 + 50), s_waiting(1, T0 + 550, PHONE), [timer(T0 + 550, BACK)]),
+         (ev("stop", T0 + 100), s_closed(PHONE), [CLOSE]),
+         (ev("tick", T0 + 550), s_closed(PHONE), []),
+         (ev("release", T0 + 600, peerId=PHONE), s_closed(PHONE), [])])
+
 print("connection", c.write())
 
 
@@ -315,4 +370,57 @@ mb.steps("flow-a-invalid-scan-fails",
          [({"event": "scanned", "at": T0 + 3000, "text": json.dumps(dict(DEV_QR, code=951617), separators=(",", ":"))},
            {"name": "failed", "reason": {"rule": "CORE-TYPE-003", "path": "/code"}}, []),
           ({"event": "retry"}, IDLE, [])])
+
+def tick(at): return {"event": "tick", "at": at}
+def scanned(doc, at): return {"event": "scanned", "at": at, "text": json.dumps(doc, separators=(",", ":"))}
+RETRY = {"event": "retry"}
+BAD_SCAN = {"name": "failed", "reason": {"rule": "CORE-TYPE-003", "path": "/code"}}   # a numeric code
+mb.steps("events-in-the-wrong-state",
+         "Events that mean nothing in the current state are ignored: same state, no actions. In idle a message (even a good ack; "
+         "no drop), a tick and retry; while showing a second start (no new code, nothing registered), a scan (even a valid "
+         "device-pairing), a tick before expiresAt and retry; once paired every event (no second confirmation, no scan, no "
+         "expiry from the cancelled timer, retry ignored as after success).",
+         [SHOW1, SHOW2],
+         [(message(delivery(A_CODE, ack(CODE, START - 2000)), START - 1000), IDLE, []),
+          (tick(START - 500), IDLE, []),
+          (RETRY, IDLE, []),
+          (start(), showing(CODE), shown(CODE)),
+          (start("7a3f09c1", START + 1000), showing(CODE), []),
+          (scanned(DEV_QR, START + 2000), showing(CODE), []),
+          (tick(START + 2500), showing(CODE), []),
+          (RETRY, showing(CODE), []),
+          (message(delivery(A_CODE, ack(CODE, START + 3000)), START + 3100), paired(),
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 3100), CANCEL]),
+          (start("7a3f09c1", START + 4000), paired(), []),
+          (message(delivery(A_CODE, ack(CODE, START + 4900)), START + 5000), paired(), []),
+          (scanned(DEV_QR, START + 6000), paired(), []),
+          (tick(START + 300001), paired(), []),
+          (RETRY, paired(), [])])
+
+mb.steps("tick-at-expiry-keeps-code",
+         "A code is live for 300000 ms inclusive: a tick at exactly expiresAt leaves it on display (no release); the tick at "
+         "expiresAt + 1 expires it and releases the alias.",
+         [SHOW1],
+         [(start(), showing(CODE), shown(CODE)),
+          (tick(START + 300000), showing(CODE), []),
+          (tick(START + 300001), EXPIRED, [release(A_CODE)])], flags=["boundary"])
+
+mb.steps("events-after-the-session-ended",
+         "Expired and failed ignore everything but retry: start draws no code and registers nothing, a message (even a good ack "
+         "for the old code) is neither confirmed nor dropped, a scan (even a valid device-pairing) pairs nothing, a tick changes "
+         "nothing. Retry returns to idle from either.",
+         [SHOW1, "CORE-TYPE-003"],
+         [(start(), showing(CODE), shown(CODE)),
+          (tick(START + 300001), EXPIRED, [release(A_CODE)]),
+          (start("7a3f09c1", START + 300002), EXPIRED, []),
+          (message(delivery(A_CODE, ack(CODE, START + 300003)), START + 300003), EXPIRED, []),
+          (scanned(DEV_QR, START + 300004), EXPIRED, []),
+          (tick(START + 300005), EXPIRED, []),
+          (RETRY, IDLE, []),
+          (scanned(dict(DEV_QR, code=951617), START + 400000), BAD_SCAN, []),
+          (start("7a3f09c1", START + 400001), BAD_SCAN, []),
+          (message(delivery(DESK, ack(CODE, START + 400002)), START + 400002), BAD_SCAN, []),
+          (scanned(DEV_QR, START + 400003), BAD_SCAN, []),
+          (tick(START + 400004), BAD_SCAN, []),
+          (RETRY, IDLE, [])])
 print("mobile-bridge", mb.write())

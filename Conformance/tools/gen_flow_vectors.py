@@ -262,6 +262,16 @@ case(fb, "flow-b", "events-in-the-wrong-state",
       step(scanned(QR, SCAN + 1100), success()),
       step(RETRY, success())])
 
+case(fb, "flow-b", "events-after-failure",
+     "Once the flow has failed only retry means something: a late send-succeeded persists nothing, and a new scan, even of a "
+     "valid QR, registers and sends nothing (same state, same reason, no actions); retry then returns to scanning.",
+     ["PAIR-FLOWB-001", "PAIR-SIG-001"], ["PAIR-FLOWB-001"],
+     [step(scanned(QR_MIN), sending(), to_desk(RELAY)),
+      step(ko(SCAN + 5000), failed("PAIR-FLOWB-001")),
+      step(ok(SCAN + 5100), failed("PAIR-FLOWB-001")),
+      step(scanned(QR, SCAN + 6000), failed("PAIR-FLOWB-001")),
+      step(RETRY, SCANNING)])
+
 case(fb, "flow-b", "ice-servers-json-as-received",
      "iceServersJson is the compact text of the QR's iceServers, members in received order, even when the QR text is indented.",
      ["PAIR-STORE-001", "PAIR-ICE-001", "PAIR-SIG-001"], [],
@@ -473,6 +483,28 @@ case(fa, "flow-a", "events-in-the-wrong-state",
       step(sig_failed(EXP + 2), COMPLETED),
       step(start("7a3f09c1", EXP + 3), COMPLETED)])
 
+case(fa, "flow-a", "events-after-expiry",
+     "An expired flow ignores everything but retry: a start draws no new code and registers nothing, and signaling failing "
+     "then does not turn expired into failed (same state, no actions); retry returns to idle.",
+     ["PAIR-FLOWA-002", "PAIR-SIG-001"], [],
+     [step(start("1d2c3b4a"), D, shown("438026")),
+      step(tick(EXP + 1), EXPIRED),
+      step(start("7a3f09c1", EXP + 2), EXPIRED),
+      step(sig_failed(EXP + 3), EXPIRED),
+      step(RETRY, IDLE)])
+
+case(fa, "flow-a", "events-after-failure",
+     "A failed flow ignores everything but retry: a second signaling failure, a start (no new code, nothing registered) and "
+     "the stale expiry timer's tick at expiresAt + 1 (the flow does not become expired) leave it failed with its reason and "
+     "no actions; retry returns to idle.",
+     ["PAIR-FLOWA-003", "PAIR-SIG-001"], ["PAIR-FLOWA-003"],
+     [step(start("1d2c3b4a"), D, shown("438026")),
+      step(sig_failed(START + 40000), failed("PAIR-FLOWA-003"), [cancel_timer()]),
+      step(sig_failed(START + 41000), failed("PAIR-FLOWA-003")),
+      step(start("7a3f09c1", START + 42000), failed("PAIR-FLOWA-003")),
+      step(tick(EXP + 1), failed("PAIR-FLOWA-003")),
+      step(RETRY, IDLE)])
+
 case(fa, "flow-a", "retry-after-completed-ignored",
      "Retry is defined only from failed and expired: after completed it is ignored and the flow stays completed.",
      ["PAIR-FLOWA-001"], [],
@@ -590,6 +622,17 @@ case(mc, "manual", "peer-offline-after-timeout",
      [step(submit("731904"), submitting("731904"), submitted("731904")),
       step(offline(DEADLINE + 10), failed("PAIR-MAN-003"))], ["boundary"])
 
+case(mc, "manual", "send-failed-after-timeout",
+     "A send-failed at exactly submittedAt + 300000 is still the ack's failure (PAIR-MAN-001, timer cancelled). After retry and "
+     "a new submit, a send-failed at submittedAt + 300001, before the tick, finds the flow timed out: failed PAIR-MAN-003, "
+     "not PAIR-MAN-001, with no actions (PAIR-MAN-003: a late send-failed included).",
+     ["PAIR-MAN-003", "PAIR-MAN-001", "PAIR-SIG-001"], ["PAIR-MAN-001", "PAIR-MAN-003"],
+     [step(submit("731904"), submitting("731904"), submitted("731904")),
+      step(ko(DEADLINE), failed("PAIR-MAN-001"), [cancel_timer()]),
+      step(RETRY, ENTERING),
+      step(submit("731904", DEADLINE + 1000), submitting("731904"), submitted("731904", DEADLINE + 1000)),
+      step(ko(DEADLINE + 1000 + 300001), failed("PAIR-MAN-003"))], ["boundary"])
+
 case(mc, "manual", "code-five-digits",
      "A 5-digit code fails the submit with PAIR-CODE-001 at /code (the event's member); nothing is registered or sent.",
      ["PAIR-CODE-001"], ["PAIR-CODE-001"],
@@ -651,6 +694,17 @@ case(mc, "manual", "events-in-the-wrong-state",
       step(offline(SUB + 6000), m_success()),
       step(tick(DEADLINE + 1), m_success()),
       step(submit("731904", DEADLINE + 2), m_success())])
+
+case(mc, "manual", "events-after-failure",
+     "A failed flow ignores everything but retry: a late send-succeeded, a second peer-offline and a new submit (nothing "
+     "registered or sent) leave it failed with its reason PAIR-MAN-002 and no actions; retry returns to entering.",
+     ["PAIR-MAN-002", "PAIR-SIG-001"], ["PAIR-MAN-002"],
+     [step(submit("731904"), submitting("731904"), submitted("731904")),
+      step(offline(SUB + 350), failed("PAIR-MAN-002"), [cancel_timer()]),
+      step(ok(SUB + 400), failed("PAIR-MAN-002")),
+      step(offline(SUB + 500), failed("PAIR-MAN-002")),
+      step(submit("731904", SUB + 600), failed("PAIR-MAN-002")),
+      step(RETRY, ENTERING)])
 
 case(mc, "manual", "retry-after-success-ignored",
      "Retry is defined only from failed: after success it is ignored and the flow stays in success.",

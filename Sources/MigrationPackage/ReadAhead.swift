@@ -42,6 +42,14 @@ final class ReadAhead: @unchecked Sendable {
         return nil
     }
 
+    /// Blocks until filling has stopped: the last batch, a failure, or `close`. Lets a caller
+    /// (a test) order its reads after the failure was recorded without guessing a delay.
+    func waitUntilEnded() {
+        condition.lock()
+        while !ended && !exited { condition.wait() }
+        condition.unlock()
+    }
+
     func recycle(_ batch: Data) {
         condition.lock()
         free.append(batch)

@@ -27,23 +27,18 @@ struct ReadAheadTests {
     }
 
     /// The Spec reports the first failure in file order, so a failure reading segment n must not
-    /// overtake the batches of segments before it. The consumer starts only after the filler has
-    /// thrown (and had 50 ms to record it), so a reader that let the failure jump the queue fails.
+    /// overtake the batches of segments before it. The consumer starts only once the filler has
+    /// recorded the failure, so a reader that let the failure jump the queue fails.
     @Test func aFailureComesAfterEveryBatchFilledBeforeIt() throws {
         let log = FillLog()
-        let thrown = DispatchSemaphore(value: 0)
         let ahead = ReadAhead(depth: 3, capacity: 8) { batch in
             let index = log.enter(batch)
-            if index == 2 {
-                thrown.signal()
-                throw Broken.segment(2)
-            }
+            if index == 2 { throw Broken.segment(2) }
             batch.append(UInt8(index))
             return true
         }
         defer { ahead.close() }
-        thrown.wait()
-        Thread.sleep(forTimeInterval: 0.05)
+        ahead.waitUntilEnded()
         let first = try #require(try ahead.next())
         ahead.recycle(first)
         let second = try #require(try ahead.next())

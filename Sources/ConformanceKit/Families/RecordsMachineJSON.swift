@@ -147,14 +147,9 @@ enum RecordsMachineJSON {
                 }
             },
             handle: { machine, event in
-                let before = machine.state
-                let actions = machine.handle(event)
-                if actions.isEmpty && machine.state == before {
-                    // An event the flow does not expect here: ignored (REC-INIT-001).
-                    return [["action": "drop", "rule": .string(RecordRule.initialSync.rawValue)]]
-                }
-                return actions.map { action -> JSONValue in
+                machine.handle(event).map { action -> JSONValue in
                     switch action {
+                    case .ignored: return ["action": "drop", "rule": .string(RecordRule.initialSync.rawValue)]
                     case .perform(let op): return ["action": "perform", "operation": .string(op.rawValue)]
                     case .promptRestore: return ["action": "prompt-restore"]
                     case .promptRetryOrDelete: return ["action": "prompt-retry-or-delete"]

@@ -37,6 +37,9 @@ public struct InitialSyncMachine: Sendable {
         case uploadLocal
         case setTimer(at: EpochMillis)
         case showError(String)
+        /// The event means nothing in this state and changed nothing (REC-INIT-001): said by the
+        /// machine, so an edge or a vector need not infer it from an empty answer.
+        case ignored
     }
 
     /// Attempts of one operation before giving up; delays 1, 2, 4, 8, 16 s between them (REC-INIT-002).
@@ -86,7 +89,7 @@ public struct InitialSyncMachine: Sendable {
             // A choice the prompt did not offer changes nothing.
             if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords, in: .restoring) }
             if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords, in: .deletingCloud) }
-            return []
+            return [.ignored]
         case (.restoring, .succeeded):
             state = .ready
             return []
@@ -114,7 +117,7 @@ public struct InitialSyncMachine: Sendable {
             // Ignored (seed 004 §4.1): a result of an operation that is not under way, a choice
             // with no prompt, a timer with no retry pending; `ready` and `failed` end the flow.
             // (12 states by 9 events: the pairs are too many for the compiler to check a list.)
-            return []
+            return [.ignored]
         }
     }
 

@@ -34,7 +34,7 @@ struct RelayReplay: Sendable {
     /// After the last step, how long to wait for frames nobody asked for.
     static let drain: Duration = .milliseconds(300)
     /// The kinds a relay sends (Spec pairing.md 3.5): unasked, they break PAIR-RELAY-001.
-    static let relayKinds: Set<String> = ["registered", "peer-offline", "error", "message", "pong"]
+    static let relayKinds = PairingKind.types(carriedAs: .relayFrame)
 
     /// Whom a `wss://` relay must prove to be.
     var trust: TLSClientTrust = .system

@@ -9,6 +9,8 @@ import WireCore
 /// a connection that registers an alias or confirms is a desktop's, one that sends a `pair-ack`
 /// a phone's, a later connection that registers the same id the same client's.
 public struct PairingWatch: Sendable {
+    /// What a relay sends a client (3.5): judged as documents; anything else is a note.
+    static let relayFrames = PairingKind.types(carriedAs: .relayFrame)
     public struct Options: Sendable {
         /// The keepalive interval the clients state (`--keepalive-ms`); nil: any the Spec allows.
         public var keepaliveInterval: EpochMillis?
@@ -491,8 +493,8 @@ public struct PairingWatch: Sendable {
                     found: "a bare \(JSONSerializer.quoted(type)) frame delivered"))
             return
         }
-        guard let type = json["type"]?.stringValue, ["registered", "peer-offline", "error", "message"].contains(type) else {
-            // Presence broadcasts, pongs and other extensions: the Spec allows them (3.5).
+        guard let type = json["type"]?.stringValue, Self.relayFrames.contains(type) else {
+            // Presence broadcasts and other extensions: the Spec allows them (3.5).
             notes.append("connection \(c): the relay sent \(quoted) (not a frame the Spec defines; not judged)")
             return
         }

@@ -18,6 +18,35 @@ public enum PairingKind: String, CaseIterable, Sendable {
 
     /// Whether documents of this kind carry a `type` member naming the kind.
     public var hasTypeMember: Bool { self != .pairedDesktop }
+
+    /// Where a document of a kind travels (Spec pairing.md section 1): the kind table's one fact
+    /// that the relay's, the watch's and the runner's lists are derived from.
+    public enum Carrier: Sendable, Hashable {
+        /// Inside a signaling `message` or a QR code.
+        case payload
+        /// A frame a client sends to a relay.
+        case clientFrame
+        /// A frame a relay sends to a client.
+        case relayFrame
+        /// Stored on the phone, never sent.
+        case record
+    }
+
+    public var carriers: Set<Carrier> {
+        switch self {
+        case .desktopPairing, .pairAck, .devicePairing, .pairingConfirmation: return [.payload]
+        case .register, .ping: return [.clientFrame]
+        // A client's message names its target; the relay's delivery of it names the sender.
+        case .message: return [.clientFrame, .relayFrame]
+        case .registered, .peerOffline, .relayError, .pong: return [.relayFrame]
+        case .pairedDesktop: return [.record]
+        }
+    }
+
+    /// The type names of the kinds `carrier` carries.
+    public static func types(carriedAs carrier: Carrier) -> Set<String> {
+        Set(allCases.filter { $0.carriers.contains(carrier) }.map(\.rawValue))
+    }
 }
 
 /// A decoded, valid pairing document.

@@ -138,6 +138,7 @@ struct Run: AsyncParsableCommand {
             }
         }
         guard var report = repeatCount == 1 ? runs.first : RepeatedRuns.combine(runs) else { throw ValidationError("no run") }
+        report.replay = Self.replayCommand(CommandLine.arguments)
         if let shard = filter.shard {
             report.notes.insert("shard \(shard.index)/\(shard.count) of the selected cases, split by case id", at: 0)
         }
@@ -156,6 +157,27 @@ struct Run: AsyncParsableCommand {
             try writeOutput(ExpectedFailures.render(report.results), to: path)
         }
         if !report.ok { throw ExitCode(Status.violations) }
+    }
+
+    /// This command as typed, without what selects cases or shapes the report: the replay of a
+    /// failing case adds `--case ID` to it.
+    static func replayCommand(_ arguments: [String]) -> String {
+        let dropped: Set<String> = ["--case", "--exclude", "--family", "--shard", "--repeat", "--output", "--format", "--write-expected-failures", "--spec-base"]
+        var kept: [String] = []
+        var skipNext = false
+        for argument in arguments {
+            if skipNext {
+                skipNext = false
+                continue
+            }
+            let name = argument.split(separator: "=", maxSplits: 1).first.map(String.init) ?? argument
+            if dropped.contains(name) {
+                skipNext = !argument.contains("=")
+                continue
+            }
+            kept.append(argument)
+        }
+        return kept.map(ShellWord.quoted).joined(separator: " ")
     }
 
     func liveOptions(_ role: LiveRole) throws -> LiveOptions {

@@ -153,6 +153,36 @@ struct ExecRunnerTests {
         #expect(steady.stdout.contains("each case run 3 times"), "\(steady.stdout)")
     }
 
+    /// Issue 31.3: every failing case prints the command that plays it again, and that command,
+    /// run as printed by a shell, plays exactly that case with the same outcome.
+    @Test(.timeLimit(.minutes(2))) func aFailureNamesTheCommandThatReplaysIt() throws {
+        let reference = "'\(Fixture.executable("reference-peer"))' testee"
+        let peer = "exec:python3 '\(Self.testee("wrap.py"))' --wrong pairing/pair-ack/seed-example -- \(reference)"
+        let run = try Fixture.run(
+            "conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--exclude", "pairing/pair-ack/zzz", "--format", "json"])
+        #expect(run.status == 1)
+        let report = try JSONParser.parse(Array(run.stdout.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
+        let failing = (report["cases"]?.arrayValue ?? []).filter { $0["status"] == "failed" }
+        #expect(failing.count == 1)
+        let replay = try #require(failing.first?["replay"]?.stringValue)
+        #expect(!replay.contains("--exclude") && !replay.contains("--format") && replay.hasSuffix(" --case pairing/pair-ack/seed-example"), "\(replay)")
+        // As a user pastes it: through a shell, from the checkout.
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+        shell.arguments = ["-c", replay]
+        shell.currentDirectoryURL = Fixture.root
+        let out = Pipe()
+        shell.standardOutput = out
+        shell.standardError = FileHandle.nullDevice
+        try shell.run()
+        let again = (stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), stderr: "")
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 1, "\(again.stdout)")
+        #expect(again.stdout.contains("conformance run: 1 case against"), "\(again.stdout)")
+        #expect(again.stdout.contains("FAIL  pairing/pair-ack/seed-example\n"), "\(again.stdout)")
+        #expect(again.stdout.contains("       replay: \(replay)\n"), "\(again.stdout)")
+    }
+
     /// A testee that only says accept or reject: the verdicts are graded, the diagnosis is "not
     /// given", per kind, and the run passes.
     @Test(.timeLimit(.minutes(2))) func verdictOnlyAnswersAreGradedApart() throws {

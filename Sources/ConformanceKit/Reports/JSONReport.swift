@@ -15,6 +15,7 @@ public enum JSONReport {
                 o["grade"] = .object(JSONObject(Grade.Level.allCases.map { JSONObject.Member(key: $0.rawValue, value: .string(grade[$0].rawValue)) }))
             }
             if !r.notes.isEmpty { o["notes"] = .array(r.notes.map { .string($0) }) }
+            if !r.isOK, let replay = report.replay(r.vector.id) { o["replay"] = .string(replay) }
             return .object(o)
         }
         func count(_ n: Int) -> JSONValue { .number(JSONNumber(Int64(n))) }

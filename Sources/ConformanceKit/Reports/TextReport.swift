@@ -53,6 +53,7 @@ public enum TextReport {
                 out += "       \(r.summary)\n"
             }
             for note in r.notes { out += "       note: \(note)\n" }
+            if !r.isOK, let replay = report.replay(r.vector.id) { out += "       replay: \(replay)\n" }
         }
         for entry in report.unknownExpectedFailures {
             out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID), which matches no case\n"

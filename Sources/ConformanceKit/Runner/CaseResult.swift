@@ -160,6 +160,12 @@ public struct RunReport: Sendable {
     public var notes: [String]
     /// With `--repeat`: the cases whose outcome was not the same in every run.
     public var varied: [VariedCase] = []
+    /// The command that ran this report, without its case selection: a failing case's replay is
+    /// it with `--case ID`.
+    public var replay: String?
+
+    /// The command that plays exactly one case again.
+    public func replay(_ caseID: String) -> String? { replay.map { "\($0) --case \(ShellWord.quoted(caseID))" } }
 
     public init(peer: String, results: [CaseResult], seconds: Double, unknownExpectedFailures: [ExpectedFailures.Entry], notes: [String] = []) {
         self.peer = peer

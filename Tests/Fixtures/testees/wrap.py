@@ -2,7 +2,8 @@
   --verdict-only        drop the violations of every `reject` (accept/reject only, rule unknown)
   --hello JSON          answer hello with this object instead
   --flaky CASE          answer CASE wrongly every second time it is asked (a flaky testee)
-Usage: python3 wrap.py [--verdict-only] [--hello JSON] [--flaky CASE] -- COMMAND..."""
+  --wrong CASE          answer CASE wrongly every time
+Usage: python3 wrap.py [--verdict-only] [--hello JSON] [--flaky CASE] [--wrong CASE] -- COMMAND..."""
 import json, subprocess, sys
 
 args = sys.argv[1:]
@@ -11,6 +12,7 @@ options, command = args[:split], args[split + 1:]
 verdict_only = "--verdict-only" in options
 hello = json.loads(options[options.index("--hello") + 1]) if "--hello" in options else None
 flaky = options[options.index("--flaky") + 1] if "--flaky" in options else None
+wrong = options[options.index("--wrong") + 1] if "--wrong" in options else None
 asked = 0
 inner = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 for line in sys.stdin:
@@ -24,13 +26,13 @@ for line in sys.stdin:
         answer = hello
     if verdict_only and answer.get("outcome") == "reject":
         answer.pop("violations", None)
-    if flaky is not None and request.get("case") == flaky:
+    if request.get("case") is not None and request.get("case") in (flaky, wrong):
         asked += 1
-        if asked % 2 == 0:
+        if request.get("case") == wrong or asked % 2 == 0:
             # The opposite verdict: an accept becomes a reject naming a rule, a reject an accept.
             if answer.get("outcome") == "accept":
-                answer = {"case": flaky, "outcome": "reject", "violations": [{"path": "", "rule": "CORE-JSON-001"}]}
+                answer = {"case": request["case"], "outcome": "reject", "violations": [{"path": "", "rule": "CORE-JSON-001"}]}
             else:
-                answer = {"case": flaky, "outcome": "accept", "canonical": {}}
+                answer = {"case": request["case"], "outcome": "accept", "canonical": {}}
     print(json.dumps(answer), flush=True)
 inner.wait(timeout=5)

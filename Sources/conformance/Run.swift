@@ -62,7 +62,7 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Seconds to wait for a testee's answer (default 10); with --role relay for each expected frame, with --role phone or desktop for the peer's registrations and each quiet spell (default 3).")
     var timeout: Double?
     @Flag(help: "Also list expected failures and not-implemented cases in the text report.") var verbose = false
-    @Flag(help: "With --role relay: also play the cases that take minutes of the relay's clock (alias lifetime, guess window).")
+    @Flag(help: "Also play the cases that take minutes: with --role relay those of the relay's clock (alias lifetime, guess window), with --role desktop the ack after the code expired (late-ack).")
     var includeSlow = false
     @Option(help: "With --role relay: the relay's alias lifetime and guess window in ms, when it was started with shorter ones for testing (default 300000).")
     var relayWindowMs: Int64 = 300_000

@@ -57,7 +57,8 @@ struct Phone: AsyncParsableCommand {
             what `conformance run --role phone --handoff-out` writes); --show-qr, or `show-qr` in the handoff \
             file, shows the phone's own QR instead (Flow A), written to --qr-file too. Registers its own DID, sends the pair-ack, \
             reconnects with back-off and registers again after a drop, and sends {"type":"ping"} every 30 s. \
-            Prints the outcome and what it stores. Exit 0 when every pairing succeeded, 1 otherwise.
+            Prints the outcome and what it stores. With --webrtc it then offers to the desktop (Spec pairing.md 4.6). \
+            Exit 0 when every pairing (and, with --webrtc, every exchange) succeeded, 1 otherwise.
             """)
 
     @Option(help: "The text of the desktop's QR code (Flow B).") var qr: String?
@@ -122,7 +123,9 @@ struct Desktop: AsyncParsableCommand {
         discussion: """
             Registers its own id and the code's pairing-code: alias on --relay, shows the QR (as a QR image in the \
             terminal when `qrencode` is installed, and as text), writes the QR text to --qr-file, confirms a typed \
-            code, and prints the phone it paired with. A code lives 5 minutes. Exit 0 when every pairing succeeded.
+            code, and prints the phone it paired with. A code lives 5 minutes. With --webrtc, after each pairing it waits \
+            up to 30 s for the phone's offer and answers it before it shows the next code. Exit 0 when every pairing \
+            (and, with --webrtc, every exchange) succeeded.
             """)
 
     @Option(help: "The signaling relay, ws:// or wss://.") var relay: String

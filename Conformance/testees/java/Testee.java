@@ -31,7 +31,7 @@
  *     FIRST failing check in the Spec's order (core.md "Order of checks", pairing.md section 1).
  *  3. Narrow what you are asked in hello() (HELLO_FAMILIES, HELLO_KINDS, HELLO_MACHINES): a kind
  *     you leave out is reported "not implemented" instead of failed. Once you have machines
- *     (flow-a, flow-b, manual, relay, connection, mobile-bridge), add them to HELLO_MACHINES and answer run-machine with a
+ *     (flow-a, flow-b, manual, relay, connection, mobile-bridge, webrtc), add them to HELLO_MACHINES and answer run-machine with a
  *     trace (see runMachine).
  *  4. Known JVM traps this file avoids, which your code must avoid too:
  *     - java.util.regex \d, \s and String.trim() are not what the Spec means (PAIR-CODE-001 wants

@@ -18,7 +18,7 @@
 //   1. Keep the protocol part (section 1) as it is; change IMPLEMENTATION to your name/version.
 //   2. In `hello`, list what you implement: FAMILIES, and KINDS if you only have some of them
 //      (a kind you leave out is reported "not implemented", never failed). MACHINES is empty:
-//      this template does not drive the flow state machines (flow-a, flow-b, manual, relay, connection, mobile-bridge), so
+//      this template does not drive the flow state machines (flow-a, flow-b, manual, relay, connection, mobile-bridge, webrtc), so
 //      those cases are reported not implemented. To add them, list them and answer `run-machine`
 //      with {outcome: "trace", steps: [{state, actions}, ...]} (Spec/pairing.md section 4).
 //   3. Replace the example codecs (section 3, one function per kind in PAIRING_KINDS) with calls

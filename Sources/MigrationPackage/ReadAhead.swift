@@ -42,12 +42,16 @@ final class ReadAhead: @unchecked Sendable {
         return nil
     }
 
-    /// Blocks until filling has stopped: the last batch, a failure, or `close`. Lets a caller
-    /// (a test) order its reads after the failure was recorded without guessing a delay.
-    func waitUntilEnded() {
+    /// Blocks until filling has stopped (the last batch, a failure, or `close`), or `deadline`
+    /// passed; returns whether it stopped. Lets a caller (a test) order its reads after the
+    /// failure was recorded without guessing a delay.
+    func waitUntilEnded(before deadline: Date) -> Bool {
         condition.lock()
-        while !ended && !exited { condition.wait() }
-        condition.unlock()
+        defer { condition.unlock() }
+        while !ended && !exited {
+            if !condition.wait(until: deadline) { return ended || exited }
+        }
+        return true
     }
 
     func recycle(_ batch: Data) {

@@ -38,7 +38,7 @@ struct ReadAheadTests {
             return true
         }
         defer { ahead.close() }
-        ahead.waitUntilEnded()
+        #expect(ahead.waitUntilEnded(before: Date(timeIntervalSinceNow: 30)), "the filler never recorded its failure")
         let first = try #require(try ahead.next())
         ahead.recycle(first)
         let second = try #require(try ahead.next())

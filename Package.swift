@@ -64,12 +64,21 @@ let package = Package(
         .target(
             name: "SwiftDataModel",
             dependencies: ["WireCore", .product(name: "SwiftSyntax", package: "swift-syntax"), .product(name: "SwiftParser", package: "swift-syntax")]),
-        // The kit: vectors, runner, peers, reporters (file and process I/O live here).
+        // The testee protocol (Conformance/testee-protocol.md): requests, answers, the line channel.
+        .target(name: "TesteeProtocol", dependencies: ["WireCore"]),
+        // The reference behind the testee protocol: each family's JSON adapter, and the server
+        // `reference-peer testee` runs. Knows nothing of the runner.
+        .target(
+            name: "Reference",
+            dependencies: [
+                "TesteeProtocol", "WireCore", "Pairing", "Migration", "MigrationPackage", "Records", .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        // The kit: vectors, runner, peers, reporters, check and watch (file and process I/O live here).
         .target(
             name: "ConformanceKit",
             dependencies: [
-                "WireCore", "Pairing", "Migration", "MigrationPackage", "Records", .product(name: "Crypto", package: "swift-crypto"),
-                "ZIPFoundation",
+                "TesteeProtocol", "Reference", "WireCore", "Pairing", "Migration", "MigrationPackage", "Records",
+                .product(name: "Crypto", package: "swift-crypto"), "ZIPFoundation",
             ]),
         // The kit against live peers: relay vectors and migration scenarios over WebSocket.
         .target(
@@ -85,7 +94,7 @@ let package = Package(
         .executableTarget(
             name: "reference-peer",
             dependencies: [
-                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "PairingPeer", "WebSocketTransport", "WireCore",
+                "Reference", "TesteeProtocol", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "PairingPeer", "WebSocketTransport", "WireCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -106,7 +115,7 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore", "ZIPFoundation"]),
-        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
+        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "Reference", "TesteeProtocol", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

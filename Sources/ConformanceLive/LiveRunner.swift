@@ -144,7 +144,7 @@ public enum LiveRunner {
                 host: host, port: port, maxFrameSize: RelayServer.maxFrameSize, tls: options.tlsIdentity, admit: { observer.admit($0) })
             let scheme = options.tlsIdentity == nil ? "ws" : "wss"
             let url = options.relayURL ?? "\(scheme)://\(host.contains(":") ? "[\(host)]" : host):\(listener.port)"
-            let relay = RelayServer(clock: { epochMillisNow() }, log: { _ in }, tap: { observer.tap($0) })
+            let relay = RelayServer(clock: { SystemClock().now() }, log: { _ in }, tap: { observer.tap($0) })
             let serving = Task { try? await relay.serve(listener) }
             defer { serving.cancel() }
             options.announce("relay for the \(options.role.rawValue) under test: \(url)")

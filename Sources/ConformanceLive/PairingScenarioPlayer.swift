@@ -228,7 +228,7 @@ struct PairingScenarioPlayer {
         observer.claim(did)
         // The QR as a phone reads it: every rule of desktop-pairing (PAIR-DESK-001's "valid QR").
         var scan = ScanDesktopPairingMachine(phone: phoneContext(did))
-        _ = scan.handle(.scanned(text: Array(qrText.utf8), at: epochMillisNow()))
+        _ = scan.handle(.scanned(text: Array(qrText.utf8), at: SystemClock().now()))
         guard case .sending(let sending) = scan.state else {
             if case .failed(let reason) = scan.state { collector.add(Self.violation(reason, subject: "the desktop's QR")) }
             return
@@ -250,7 +250,7 @@ struct PairingScenarioPlayer {
         }
         if scenario.lateAck {
             // The right code, once it is no longer valid.
-            try await Task.sleep(for: .milliseconds(max(0, qr.timestamp + options.desktopValidityMs - epochMillisNow() + 1000)))
+            try await Task.sleep(for: .milliseconds(max(0, qr.timestamp + options.desktopValidityMs - SystemClock().now() + 1000)))
             // To the code's alias, as a typed code goes: a desktop that took it would confirm (4.3).
             return try await sendRefusedAck(
                 to: PeerID.alias(forCode: qr.code), code: qr.code, from: did, collector, subject: "the desktop's answer to an ack after its code expired")
@@ -319,9 +319,9 @@ struct PairingScenarioPlayer {
     private func sendRefusedAck(to target: String, code: String, from did: String, _ collector: Collector, subject: String) async throws {
         let frames = FrameLog()
         let client = SignalingClient(
-            url: relayURL, policy: .seed, trust: options.trust, now: epochMillisNow, log: { _ in }, onFrame: { text in frames.add(text) })
+            url: relayURL, policy: .seed, trust: options.trust, now: SystemClock().now, log: { _ in }, onFrame: { text in frames.add(text) })
         await client.register(did)
-        let ack = PairAck(pairingCode: code, mobileDid: did, deviceInfo: phoneContext(did).device, timestamp: epochMillisNow())
+        let ack = PairAck(pairingCode: code, mobileDid: did, deviceInfo: phoneContext(did).device, timestamp: SystemClock().now())
         _ = await client.send(JSONSerializer.compact(SignalMessage(to: target, payload: .pairAck(ack)).canonical))
         try await Task.sleep(for: options.frameTimeout)
         await client.stop()
@@ -384,7 +384,7 @@ struct PairingScenarioPlayer {
             }
             switch frame.type {
             case "register":
-                let context = PairingContext(now: epochMillisNow(), localPeerId: scenario.role == .desktop ? nil : own)
+                let context = PairingContext(now: SystemClock().now(), localPeerId: scenario.role == .desktop ? nil : own)
                 do throws(Violation) {
                     let register = try Register.decode(json, context: context)
                     // Only a desktop registers aliases (PAIR-SIG-001, the role is known here).
@@ -403,7 +403,7 @@ struct PairingScenarioPlayer {
                 if !WebRTCSignal.payloadTypes.contains(json["payload"]?["type"]?.stringValue ?? "") { messages += 1 }
                 do throws(Violation) {
                     // With the peer's own id: a signal it sends to itself is the echo loop (PAIR-RTC-004).
-                    _ = try SignalMessage.decode(json, context: PairingContext(now: epochMillisNow(), localPeerId: own))
+                    _ = try SignalMessage.decode(json, context: PairingContext(now: SystemClock().now(), localPeerId: own))
                 } catch {
                     var v = error
                     v.subject = subject
@@ -438,9 +438,6 @@ struct SkipScenario: Error {
     var reason: String
     init(_ reason: String) { self.reason = reason }
 }
-
-/// The wall clock in epoch milliseconds, for the live edges (the pure targets take time as input).
-public func epochMillisNow() -> EpochMillis { Int64(Date().timeIntervalSince1970 * 1000) }
 
 /// Text frames one client received, in order.
 final class FrameLog: @unchecked Sendable {

@@ -57,7 +57,7 @@ public enum Watcher {
         if let upstream = options.upstream {
             serving = Task { await proxy(listener, to: upstream, options, sink, backlog) }
         } else {
-            let relay = RelayServer(clock: epochMillisNow, log: { _ in }, tap: { event in sink.yield(.event(Self.event(event))) })
+            let relay = RelayServer(clock: SystemClock().now, log: { _ in }, tap: { event in sink.yield(.event(Self.event(event))) })
             serving = Task { try? await relay.serve(listener) }
         }
         let (ends, end) = AsyncStream.makeStream(of: Void.self)
@@ -116,7 +116,7 @@ public enum Watcher {
                     }
                 }
             case .tick:
-                judge.tick(at: epochMillisNow())
+                judge.tick(at: SystemClock().now())
             }
             if let wanted = options.sessions, judge.endedSessions >= wanted { break }
         }
@@ -124,7 +124,7 @@ public enum Watcher {
         sink.finish()
         ticking.cancel()
         backlog.close()
-        let endedAt = epochMillisNow()
+        let endedAt = SystemClock().now()
         serving.cancel()
         stopping.cancel()
         timing?.cancel()
@@ -135,7 +135,7 @@ public enum Watcher {
     }
 
     static func event(_ tap: RelayTapEvent) -> WireEvent {
-        let now = epochMillisNow()
+        let now = SystemClock().now()
         switch tap {
         case .connected(let id, let source): return WireEvent(at: now, connection: id, .open(peer: source, path: "/"))
         case .text(let id, let text): return WireEvent(at: now, connection: id, .text(from: .client, text))
@@ -153,20 +153,20 @@ public enum Watcher {
         let numbers = ConnectionNumbers()
         await listener.accept { client in
             let id = numbers.next()
-            sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .open(peer: client.remoteAddress, path: "/"))))
+            sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .open(peer: client.remoteAddress, path: "/"))))
             guard let server = try? await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust) else {
-                sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .close(by: .server, code: nil))))
+                sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .close(by: .server, code: nil))))
                 return
             }
             let closer = Closer()
-            try? await client.run(onPing: { sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .client)))) }) { fromClient, toClient in
-                try await server.run(onPing: { sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .ping(from: .server)))) }) { fromServer, toServer in
+            try? await client.run(onPing: { sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .ping(from: .client)))) }) { fromClient, toClient in
+                try await server.run(onPing: { sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .ping(from: .server)))) }) { fromServer, toServer in
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {
                             var frames = fromClient.makeAsyncIterator()
                             do {
                                 while let message = try await frames.next() {
-                                    let at = epochMillisNow()
+                                    let at = SystemClock().now()
                                     // Recorded before it is passed on: the answer it causes can
                                     // only be recorded after it (the judge reads causal order).
                                     await backlog.add(message.byteCount)
@@ -182,7 +182,7 @@ public enum Watcher {
                             var frames = fromServer.makeAsyncIterator()
                             do {
                                 while let message = try await frames.next() {
-                                    let at = epochMillisNow()
+                                    let at = SystemClock().now()
                                     // Recorded before it is passed on: the answer it causes can
                                     // only be recorded after it (the judge reads causal order).
                                     await backlog.add(message.byteCount)
@@ -198,7 +198,7 @@ public enum Watcher {
                     }
                 }
             }
-            sink.yield(.event(WireEvent(at: epochMillisNow(), connection: id, .close(by: closer.side, code: closer.code))))
+            sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .close(by: closer.side, code: closer.code))))
         }
     }
 

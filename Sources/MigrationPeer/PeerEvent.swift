@@ -19,12 +19,6 @@ public struct TransferProgress: Sendable {
     }
 }
 
-/// The wall clock, read at the edge and handed to the machines as events' `at`.
-public struct SystemClock: Clock {
-    public init() {}
-    public func now() -> EpochMillis { EpochMillis((Date().timeIntervalSince1970 * 1000).rounded()) }
-}
-
 /// Why a peer stopped without finishing.
 public struct TransferFailure: Error, CustomStringConvertible, Sendable {
     public var description: String

@@ -26,7 +26,7 @@ public actor DesktopPeer {
         public var client = ClientFaults()
         public var faults = DesktopFaults()
         public var trust: TLSClientTrust = .system
-        public var now: @Sendable () -> EpochMillis = { Int64(Date().timeIntervalSince1970 * 1000) }
+        public var now: @Sendable () -> EpochMillis = SystemClock().now
         public var log: @Sendable (String) -> Void = { _ in }
         /// Hears of every pair-ack or message the machine dropped, with its rule and path.
         public var report: @Sendable (FailureReason) -> Void = { _ in }

@@ -23,7 +23,7 @@ public actor PhonePeer {
         public var confirmationWait: EpochMillis = PairingTimeouts.validity
         public var faults = ClientFaults()
         public var trust: TLSClientTrust = .system
-        public var now: @Sendable () -> EpochMillis = { Int64(Date().timeIntervalSince1970 * 1000) }
+        public var now: @Sendable () -> EpochMillis = SystemClock().now
         public var log: @Sendable (String) -> Void = { _ in }
         /// Hears of every confirmation the machine dropped, with its rule and path.
         public var report: @Sendable (FailureReason) -> Void = { _ in }

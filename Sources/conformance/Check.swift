@@ -2,6 +2,8 @@ import ArgumentParser
 import ConformanceKit
 import Foundation
 import Migration
+import Reference
+import WebSocketTransport
 import WireCore
 
 struct Check: ParsableCommand {
@@ -68,7 +70,7 @@ struct Check: ParsableCommand {
     func run() throws {
         if let session { return try judgeSession(session) }
         let accepted = try baseline.map(Self.readBaseline)
-        let clock = now ?? Int64((Date().timeIntervalSince1970 * 1000).rounded())
+        let clock = now ?? SystemClock().now()
         var context = JSONObject([
             "now": .number(JSONNumber(clock)), "activeDid": noActiveDid ? .null : .string(activeDid),
         ])

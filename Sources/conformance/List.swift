@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConformanceKit
 import Foundation
+import Reference
 import WireCore
 
 struct List: ParsableCommand {

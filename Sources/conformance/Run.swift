@@ -1,9 +1,10 @@
 import ArgumentParser
 import ConformanceKit
-import Migration
 import ConformanceLive
 import Foundation
+import Migration
 import Pairing
+import Reference
 import WebSocketTransport
 
 struct Run: AsyncParsableCommand {

@@ -89,7 +89,7 @@ struct Watch: AsyncParsableCommand {
                 options.maxFrameSize = BackupChunk.headerLength + BackupChunk.maxLength
                 var migration = MigrationWatch.Options()
                 migration.ackTimeout = ackTimeoutMs
-                let header = SessionLog.Header(family: family, startedAt: epochMillisNow(), names: names, binaryCap: options.binaryCap, judge: migration.json)
+                let header = SessionLog.Header(family: family, startedAt: SystemClock().now(), names: names, binaryCap: options.binaryCap, judge: migration.json)
                 result = try await Watcher.run(options, judge: MigrationWatch(options: migration), header: header, stop: Self.interrupts())
             } else {
                 var pairing = PairingWatch.Options()
@@ -98,7 +98,7 @@ struct Watch: AsyncParsableCommand {
                 pairing.judgeRelay = upstream != nil
                 pairing.frameTimeout = EpochMillis(timeout * 1000)
                 pairing.names = names
-                let header = SessionLog.Header(family: family, startedAt: epochMillisNow(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
+                let header = SessionLog.Header(family: family, startedAt: SystemClock().now(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
                 result = try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())
             }
         } catch {

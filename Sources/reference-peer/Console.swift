@@ -1,5 +1,6 @@
 import Foundation
 import MigrationPeer
+import Reference
 
 /// What a peer shows its user on the terminal: log lines and violations on stderr, and a
 /// progress bar (bytes, rate, ETA) when stderr is a terminal.

@@ -3,6 +3,7 @@ import Foundation
 import Migration
 import MigrationPackage
 import MigrationPeer
+import WebSocketTransport
 import WireCore
 
 struct Receive: AsyncParsableCommand {

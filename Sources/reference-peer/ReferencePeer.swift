@@ -1,8 +1,8 @@
 import ArgumentParser
-import ConformanceKit
 import Foundation
 import Migration
 import MigrationPackage
+import Reference
 import WireCore
 
 @main

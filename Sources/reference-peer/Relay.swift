@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import MigrationPeer
 import Pairing
 import PairingPeer
 import WebSocketTransport

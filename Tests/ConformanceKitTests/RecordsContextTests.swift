@@ -1,4 +1,5 @@
 import ConformanceKit
+import Reference
 import Testing
 import WireCore
 

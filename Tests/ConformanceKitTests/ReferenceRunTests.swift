@@ -1,5 +1,7 @@
 import ConformanceKit
 import Foundation
+import Reference
+import TesteeProtocol
 import Testing
 import WireCore
 

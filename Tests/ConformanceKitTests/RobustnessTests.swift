@@ -1,5 +1,6 @@
 import ConformanceKit
 import Foundation
+import Reference
 import Testing
 import WireCore
 

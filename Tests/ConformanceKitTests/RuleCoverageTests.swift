@@ -1,6 +1,7 @@
 import ConformanceKit
 import Foundation
 import Pairing
+import Reference
 import Testing
 import WireCore
 

@@ -1,3 +1,5 @@
+import Reference
+import TesteeProtocol
 import WireCore
 
 /// `check --baseline`: findings a team has accepted for now, so `check` can gate CI from the

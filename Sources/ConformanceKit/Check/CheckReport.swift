@@ -1,3 +1,5 @@
+import Reference
+import TesteeProtocol
 import WireCore
 
 /// Output of `conformance check`.

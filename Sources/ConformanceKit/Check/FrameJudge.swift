@@ -1,3 +1,4 @@
+import Reference
 import WireCore
 
 /// Judges one document a live peer sent against the document a case expects it to send, with

@@ -1,5 +1,6 @@
 import Foundation
 import Records
+import Reference
 import WireCore
 
 /// `conformance check` on Xcode's Core Data model files: an `.xcdatamodeld` folder (its current

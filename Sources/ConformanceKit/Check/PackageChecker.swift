@@ -1,6 +1,7 @@
 import Foundation
 import Migration
 import MigrationPackage
+import Reference
 import WireCore
 
 /// `conformance check` on whole migration packages: an `.enc` (with its password), a `.zip`,

@@ -1,4 +1,5 @@
 import Foundation
+import TesteeProtocol
 import WireCore
 
 /// Another implementation, started as a child process that speaks the testee protocol on

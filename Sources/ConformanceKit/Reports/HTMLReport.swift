@@ -1,4 +1,5 @@
 import Foundation
+import Reference
 import WireCore
 
 /// The report of a run as one self-contained HTML file (`--format html`): no network, no

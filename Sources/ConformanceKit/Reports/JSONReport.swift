@@ -1,3 +1,4 @@
+import Reference
 import WireCore
 
 /// The machine-readable report of a run (`--format json`).

@@ -1,3 +1,4 @@
+import Reference
 import WireCore
 
 /// JUnit XML (the Ant/Surefire dialect CI systems read): one `testsuite` per family and

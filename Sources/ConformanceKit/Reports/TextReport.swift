@@ -1,3 +1,4 @@
+import Reference
 import WireCore
 
 /// The human summary of a run: one line per family and kind, then every case that did not meet

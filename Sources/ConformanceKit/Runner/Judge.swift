@@ -1,3 +1,4 @@
+import TesteeProtocol
 import WireCore
 
 /// How far an implementation's answer agreed with a case, level by level, so real code that

@@ -1,4 +1,5 @@
 import Foundation
+import TesteeProtocol
 import WireCore
 
 /// Replays vector cases against a peer and judges each answer.

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Migration
+import TesteeProtocol
 import WireCore
 
 /// A vector file that does not follow `Vectors/README.md`.

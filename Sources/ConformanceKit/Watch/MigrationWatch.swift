@@ -1,4 +1,5 @@
 import Migration
+import Reference
 import WireCore
 
 /// Judges a migration as it passes between a real new phone (the client, the receiver) and a

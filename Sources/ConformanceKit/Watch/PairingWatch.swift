@@ -1,4 +1,5 @@
 import Pairing
+import Reference
 import WireCore
 
 /// Judges what passes between real pairing clients and a relay (Spec pairing.md sections 3 to 5)

@@ -1,4 +1,5 @@
 import Foundation
+import Reference
 import WireCore
 
 /// The reports of `conformance watch` and `conformance check --session`: text, JSON, JUnit and

@@ -1,4 +1,5 @@
 import Records
+import TesteeProtocol
 import WireCore
 
 /// JSON forms of the records machines' events, states and actions (Spec records.md section 5).

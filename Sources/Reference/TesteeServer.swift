@@ -1,4 +1,5 @@
 import Foundation
+import TesteeProtocol
 import WireCore
 
 /// The answering side of the testee protocol, for `reference-peer testee`: reads requests

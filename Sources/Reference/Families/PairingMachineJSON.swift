@@ -1,4 +1,5 @@
 import Pairing
+import TesteeProtocol
 import WireCore
 
 /// JSON forms of the pairing machines' events, states and actions (Spec pairing.md section 4).

@@ -1,4 +1,5 @@
 import Foundation
+import TesteeProtocol
 import WireCore
 
 /// Deliberately wrong behaviours of `reference-peer testee --fault NAME`. They exist to prove

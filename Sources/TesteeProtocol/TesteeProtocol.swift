@@ -18,16 +18,6 @@ public enum TesteeRequest: Sendable, Hashable {
         }
     }
 
-    /// The request for one vector case.
-    public init(_ vector: VectorCase) {
-        switch vector.body {
-        case .document(let kind, let input, _):
-            self = .validate(caseID: vector.id, family: vector.family, kind: kind, document: input, context: vector.context)
-        case .machine(let name, let events, _):
-            self = .runMachine(caseID: vector.id, family: vector.family, machine: name, context: vector.context, events: events)
-        }
-    }
-
     public var json: JSONValue {
         switch self {
         case .hello:
@@ -164,7 +154,7 @@ public enum TesteeAnswer {
     }
 
     /// An answer line's limits: a canonical form may be as large as a package's largest document.
-    static let limits = JSONLimits(maxBytes: 64 << 20, maxDepth: 128)
+    public static let limits = JSONLimits(maxBytes: 64 << 20, maxDepth: 128)
 
     /// Reads an answer already parsed (the runner parses each line once to find the answer).
     public static func decode(_ value: JSONValue, caseID: String) throws(Violation) -> Outcome {

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Migration
 import MigrationPackage
+import TesteeProtocol
 import WireCore
 
 /// The migration family (Spec migration.md) behind the kit's JSON interface. Kinds: the

@@ -1,5 +1,6 @@
 import Foundation
 import Migration
+import TesteeProtocol
 import WireCore
 
 /// JSON forms of the transfer machines (Spec migration.md §5.3) and of the chunk kind.

@@ -9,12 +9,12 @@ import Foundation
 /// Reads a file descriptor on a thread of its own and hands each chunk to `deliver` (nil at end
 /// of file). The thread polls, so `stop()` ends it within about 200 ms even when a process that
 /// escaped the testee's group still holds the pipe open.
-final class PipeReader: @unchecked Sendable {
+public final class PipeReader: @unchecked Sendable {
     private let lock = NSLock()
     private var stopped = false
 
     /// `deliver` returns false to stop reading.
-    init(fd: Int32, ownsDescriptor: Bool, deliver: @escaping @Sendable ([UInt8]?) -> Bool) {
+    public init(fd: Int32, ownsDescriptor: Bool, deliver: @escaping @Sendable ([UInt8]?) -> Bool) {
         let thread = Thread { [self] in
             var chunk = [UInt8](repeating: 0, count: 1 << 16)
             while !lock.withLock({ stopped }) {
@@ -31,12 +31,12 @@ final class PipeReader: @unchecked Sendable {
         thread.start()
     }
 
-    func stop() { lock.withLock { stopped = true } }
+    public func stop() { lock.withLock { stopped = true } }
 }
 
 /// Reads newline-terminated lines from a file descriptor, so the runner can wait for one with
 /// a timeout (a hung testee must not hang the run).
-final class LineChannel: @unchecked Sendable {
+public final class LineChannel: @unchecked Sendable {
     private let condition = NSCondition()
     /// Bytes read; those before `head` were handed out as lines already.
     private var buffer: [UInt8] = []
@@ -47,9 +47,9 @@ final class LineChannel: @unchecked Sendable {
     private var closed = false
     private var reader: PipeReader?
     /// A line longer than this is a garbled answer, not a reason to grow without bound.
-    let maxLineBytes: Int
+    public let maxLineBytes: Int
 
-    enum ReadResult: Equatable {
+    public enum ReadResult: Equatable {
         case line([UInt8])
         case endOfFile
         case timedOut
@@ -57,7 +57,7 @@ final class LineChannel: @unchecked Sendable {
     }
 
     /// Reads `fd` until end of file or `stop()`, then closes it when `ownsDescriptor`.
-    init(fd: Int32, ownsDescriptor: Bool = true, maxLineBytes: Int = 64 << 20) {
+    public init(fd: Int32, ownsDescriptor: Bool = true, maxLineBytes: Int = 64 << 20) {
         self.maxLineBytes = maxLineBytes
         reader = PipeReader(fd: fd, ownsDescriptor: ownsDescriptor) { [self] chunk in
             condition.lock()
@@ -75,7 +75,7 @@ final class LineChannel: @unchecked Sendable {
     }
 
     /// The next line; waits at most `timeout` seconds, or forever when it is nil.
-    func readLine(timeout: TimeInterval?) -> ReadResult {
+    public func readLine(timeout: TimeInterval?) -> ReadResult {
         let deadline = timeout.map { Date(timeIntervalSinceNow: $0) }
         condition.lock()
         defer { condition.unlock() }
@@ -104,12 +104,12 @@ final class LineChannel: @unchecked Sendable {
     }
 
     /// What arrived after the last full line (for reports), without waiting.
-    var pending: [UInt8] {
+    public var pending: [UInt8] {
         condition.lock()
         defer { condition.unlock() }
         return Array(buffer[head...])
     }
 
     /// Ends the reading thread within about 200 ms.
-    func stop() { reader?.stop() }
+    public func stop() { reader?.stop() }
 }

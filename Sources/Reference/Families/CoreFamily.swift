@@ -1,3 +1,4 @@
+import TesteeProtocol
 import WireCore
 
 /// The core chapter as a family: its one kind, `auto`, is a document whose kind the receiver

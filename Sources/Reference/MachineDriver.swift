@@ -1,3 +1,4 @@
+import TesteeProtocol
 import WireCore
 
 /// Plays a vector's events into a machine, one by one, and records the state and actions after

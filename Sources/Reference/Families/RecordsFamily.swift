@@ -1,5 +1,6 @@
 import Foundation
 import Records
+import TesteeProtocol
 import WireCore
 
 /// The records family (Spec records.md) behind the kit's JSON interface. Kinds: each record

@@ -1,4 +1,5 @@
 import Pairing
+import TesteeProtocol
 import WireCore
 
 /// The pairing family (Spec pairing.md) behind the kit's JSON interface.

@@ -1,4 +1,5 @@
 import Foundation
+import PairingPeer
 import Pairing
 
 /// The desktop under test's QR texts, scenario after scenario. A desktop shows a new code once a

@@ -29,7 +29,7 @@ public enum Packer {
         afterReading: (URL) -> Void = { _ in }
     ) throws -> Result {
         guard let idBytes = random.next(16) else { throw PackageError.io("the random source ran out") }
-        let backupId = uuidV4(idBytes)
+        let backupId = uuidV4Text(random: idBytes)
         let fm = FileManager.default
 
         // The entities: read once, checked as the receiver will check them.
@@ -94,15 +94,5 @@ public enum Packer {
             "brokenMedia": .array(broken.map { ["mediaId": .string($0.id), "fileName": .string($0.fileName), "reason": "FILE_NOT_FOUND"] }),
         ]
         return Array(JSONSerializer.pretty(document).utf8)
-    }
-
-    /// A version-4 UUID (RFC 9562) from 16 random bytes, lower-case.
-    static func uuidV4(_ bytes: [UInt8]) -> String {
-        var b = bytes
-        b[6] = b[6] & 0x0F | 0x40
-        b[8] = b[8] & 0x3F | 0x80
-        let hex = b.hexEncoded
-        let i = Array(hex)
-        return String(i[0..<8]) + "-" + String(i[8..<12]) + "-" + String(i[12..<16]) + "-" + String(i[16..<20]) + "-" + String(i[20..<32])
     }
 }

@@ -32,7 +32,7 @@ public enum SampleStore {
         try fm.createDirectory(at: store.data, withIntermediateDirectories: true)
         try fm.createDirectory(at: store.media, withIntermediateDirectories: true)
         try fm.createDirectory(at: store.masterKey.deletingLastPathComponent(), withIntermediateDirectories: true)
-        func uuid() -> String { Packer.uuidV4((0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }) }
+        func uuid() -> String { uuidV4Text(random: (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }) }
         func text() -> String { (0..<Int.random(in: 1...4, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined(separator: " ") }
         func time() -> Int64 { Int64.random(in: 1_600_000_000...1_760_000_000, using: &rng) }
         func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }

@@ -137,7 +137,7 @@ public enum ReceiverPeer {
 
         return try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await connect(after: .zero) }
-            var alarm = DeadlineAlarm()
+            let alarm = DeadlineAlarm()
             defer {
                 alarm.cancel()
                 group.cancelAll()
@@ -200,7 +200,6 @@ public enum ReceiverPeer {
                 case .passwordChecked(let check):
                     pending.append(.passwordChecked(check, at: now))
                 case .tick:
-                    alarm.rang()
                     pending.append(.tick(at: now))
                 }
                 while !pending.isEmpty {

@@ -64,7 +64,7 @@ public enum SenderPeer {
                     }
                 }
             }
-            var alarm = DeadlineAlarm()
+            let alarm = DeadlineAlarm()
             defer {
                 alarm.cancel()
                 group.cancelAll()
@@ -133,7 +133,6 @@ public enum SenderPeer {
                     hooks.report(.log(why))
                     actions = machine.handle(.userCancel(at: now))
                 case .tick:
-                    alarm.rang()
                     actions = machine.handle(.tick(at: now))
                 }
                 if case .received = input {

@@ -52,7 +52,7 @@ public actor DesktopPeer {
     private var relay: SignalingClient?
     /// The alias's own connection, with `aliasConnection`.
     private var aliasRelay: SignalingClient?
-    private var timer = FlowTimer()
+    private let timer = DeadlineAlarm()
     private var finished: CheckedContinuation<PairingOutcome, Never>?
     /// Ids asked for, and those the relay answered `registered`: the QR is shown once they match,
     /// so that a phone as fast as a script never finds the alias missing.
@@ -123,7 +123,7 @@ public actor DesktopPeer {
                 ownURL = url
                 _ = await client(url).send(JSONSerializer.compact(message.canonical))
             case .setTimer(let at):
-                timer.arm(at: at, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
+                timer.set(at, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
             case .cancelTimer:
                 timer.cancel()
             case .drop(let reason):

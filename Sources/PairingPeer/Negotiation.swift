@@ -1,4 +1,5 @@
 import Pairing
+import WebSocketTransport
 import WireCore
 
 /// The WebRTC exchange after pairing at a reference peer's edge (Spec pairing.md 4.6): the
@@ -6,7 +7,7 @@ import WireCore
 /// drives it as the offerer, the desktop as the answerer.
 struct Negotiation {
     var machine: WebRTCNegotiationMachine
-    var timer = FlowTimer()
+    let timer = DeadlineAlarm()
     /// The pairing's outcome, returned once the exchange has ended.
     let paired: PairingOutcome
 
@@ -72,7 +73,7 @@ extension NegotiatingPeer {
             case .send(let url, let message):
                 await sendSignal(JSONSerializer.compact(message.canonical), url: url)
             case .setTimer(let at):
-                negotiation?.timer.arm(at: at, now: clock()) { await self.negotiate(.tick(at: self.clock())) }
+                negotiation?.timer.set(at, now: clock()) { await self.negotiate(.tick(at: self.clock())) }
             case .cancelTimer:
                 negotiation?.timer.cancel()
             case .drop(let reason):
@@ -82,7 +83,7 @@ extension NegotiatingPeer {
                 break
             }
         }
-        guard var n = negotiation, n.ended else { return }
+        guard let n = negotiation, n.ended else { return }
         n.timer.cancel()
         if case .failed(let reason) = n.machine.state { signalReport(reason) }
         negotiation = nil

@@ -45,7 +45,7 @@ public actor PhonePeer {
     private let options: Options
     private var flow: Flow
     private var clients: [String: SignalingClient] = [:]
-    private var timer = FlowTimer()
+    private let timer = DeadlineAlarm()
     private var stored: String?
     private var finished: CheckedContinuation<PairingOutcome, Never>?
     /// The id a faulty phone registers after a reconnection (the QR's `pcPeerId`, or the alias).
@@ -163,7 +163,7 @@ public actor PhonePeer {
                 for client in clients.values { await client.stop() }
                 clients = [:]
             case .setTimer(let at):
-                timer.arm(at: at, now: options.now()) { await self.tick() }
+                timer.set(at, now: options.now()) { await self.tick() }
             case .cancelTimer:
                 timer.cancel()
             case .persist(let record):
@@ -200,15 +200,15 @@ public actor PhonePeer {
     private func frame(_ text: String) async {
         guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits), let type = value["type"]?.stringValue else { return }
         let at = options.now()
-        switch type {
-        case "registered":
+        switch PairingKind.named(type) {
+        case .registered?:
             if let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
-        case "message" where negotiation != nil:
+        case .message? where negotiation != nil:
             await negotiate(.signal(document: value, at: at))
-        case "peer-offline" where negotiation != nil:
+        case .peerOffline? where negotiation != nil:
             await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: at))
-        case "message":
-            if let payload = value["payload"], payload["type"]?.stringValue == PairingKind.pairingConfirmation.rawValue {
+        case .message?:
+            if let payload = value["payload"], payload["type"]?.stringValue.flatMap(PairingKind.named) == .pairingConfirmation {
                 confirmedBy = payload["pcPeerId"]?.stringValue
                 if case .display = flow {
                     await handleDisplay(.confirmation(document: payload, at: at))
@@ -216,9 +216,10 @@ public actor PhonePeer {
                     await handleManual(.confirmation(document: payload, at: at))
                 }
             }
-        case "peer-offline":
+        case .peerOffline?:
             await handleManual(.peerOffline(at: at))
-        default:
+        case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .relayError?, .pairedDesktop?, .ping?, .pong?, nil:
+            // Not for the phone's flow: the relay's errors and keepalives are the client's.
             break
         }
     }

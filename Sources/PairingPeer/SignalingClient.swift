@@ -36,7 +36,7 @@ public actor SignalingClient {
     private var writer: WebSocketWriter?
     /// Connections opened so far (the first registers; later ones register again).
     private var opens = 0
-    private var timer = FlowTimer()
+    private let timer = DeadlineAlarm()
     private var connection: Task<Void, Never>?
     /// Senders waiting for the attempt under way: true when it opened.
     private var waiting: [CheckedContinuation<Bool, Never>] = []
@@ -110,7 +110,7 @@ public actor SignalingClient {
             case .ping:
                 if !faults.noKeepalive { try? await writer?.send(text: #"{"type":"ping"}"#) }
             case .setTimer(let at, _):
-                timer.arm(at: at, now: now()) { await self.tick() }
+                timer.set(at, now: now()) { await self.tick() }
             case .close:
                 timer.cancel()
                 resumeWaiting(false)

@@ -37,6 +37,20 @@ enum MachineDriver {
             return s
         }
 
+        func integer(_ key: String) throws(Problem) -> Int64 {
+            guard case .number(let n)? = object[key], let v = n.int64 else {
+                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"\(key)\"")
+            }
+            return v
+        }
+
+        func flag(_ key: String) throws(Problem) -> Bool {
+            guard case .bool(let b)? = object[key] else {
+                throw Problem(message: "events[\(index)] (\(name)) needs a boolean \"\(key)\"")
+            }
+            return b
+        }
+
         func document() throws(Problem) -> JSONValue {
             guard let d = object["document"] else { throw Problem(message: "events[\(index)] (\(name)) needs a \"document\"") }
             return d

@@ -43,6 +43,17 @@ public struct ObjectReader: Sendable {
         return value
     }
 
+    /// The declared members among `keys` that are given (not absent, not null), values as
+    /// received: the canonical form of every document whose members are copied as they came
+    /// (exports, the manifest, local documents, a record's stamps; Spec core.md "Canonical form").
+    public func givenMembers(_ keys: [String]) -> JSONValue {
+        var o = JSONObject()
+        for key in keys {
+            if let value = optional(key) { o[key] = value }
+        }
+        return .object(o)
+    }
+
     public func string(_ key: String) throws(Violation) -> String {
         try asString(required(key, expecting: "string"), at: pointer(key))
     }

@@ -195,13 +195,7 @@ enum Handoff {
 
     /// Waits for `path` to appear with content, reads it and removes it.
     static func take(_ path: String) async throws -> String {
-        while true {
-            if let data = FileManager.default.contents(atPath: path), !data.isEmpty, let text = String(validating: data, as: UTF8.self) {
-                try? FileManager.default.removeItem(atPath: path)
-                return text
-            }
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        try await HandoffFile.take(URL(fileURLWithPath: path), within: nil) ?? ""
     }
 
     /// Shows a QR text: as a QR image on the terminal when qrencode is installed, always as text

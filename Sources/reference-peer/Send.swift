@@ -79,7 +79,7 @@ struct Send: AsyncParsableCommand {
         let hooks = SenderPeer.Hooks(
             enterPIN: { left in
                 if let pinFile { return try await PINFile.read(URL(fileURLWithPath: pinFile)) }
-                let prompt = left < ReceiverMachine.pinAttempts ? "Wrong PIN; \(left) attempts left. PIN: " : "PIN shown on the new phone: "
+                let prompt = left < PINLockout.attemptsPerSession ? "Wrong PIN; \(left) attempts left. PIN: " : "PIN shown on the new phone: "
                 guard let line = await Console.readLine(prompt: prompt) else { throw TransferFailure("no PIN entered") }
                 return line.trimmingCharacters(in: .whitespaces)
             },

@@ -86,27 +86,27 @@ public struct Export: Sendable {
                 case .categories:
                     let c = try CategoryRecord.decode(r)
                     export.categories.append(c)
-                    canonical.append(r.canonical(CategoryRecord.keys))
+                    canonical.append(r.givenMembers(CategoryRecord.keys))
                     return (c.id.lowercased(), "id")
                 case .stories:
                     let s = try StoryRecord.decode(r)
                     export.stories.append(s)
-                    canonical.append(r.canonical(StoryRecord.keys))
+                    canonical.append(r.givenMembers(StoryRecord.keys))
                     return (s.id.lowercased(), "id")
                 case .media:
                     let m = try MediaRecord.decode(r)
                     export.media.append(m)
-                    canonical.append(r.canonical(MediaRecord.keys))
+                    canonical.append(r.givenMembers(MediaRecord.keys))
                     return (m.id.lowercased(), "id")
                 case .settings:
                     let s = try SettingRecord.decode(r)
                     export.settings.append(s)
-                    canonical.append(r.canonical(SettingRecord.keys))
+                    canonical.append(r.givenMembers(SettingRecord.keys))
                     return (s.key, "key")
                 case .relations:
                     let rel = try RelationRecord.decode(r)
                     export.relations.append(rel)
-                    canonical.append(r.canonical(RelationRecord.keys))
+                    canonical.append(r.givenMembers(RelationRecord.keys))
                     return (rel.storyId.lowercased() + "|" + rel.categoryId.lowercased(), "categoryId")
                 }
             }

@@ -100,7 +100,7 @@ public struct Manifest: Sendable, Hashable {
                 backupId: backupId, appVersion: appVersion, schemaVersion: schemaVersion, createdAt: createdAt, entityCounts: counts,
                 totalFiles: totals.0, totalBytes: totals.1, files: files, hasBrokenMedia: flags.0, brokenMediaCount: flags.1,
                 brokenMedia: broken,
-                canonical: r.canonical(["backupId", "appVersion", "schemaVersion", "createdAt", "entityStats", "mediaStats", "integrity", "options", "brokenMedia"]))
+                canonical: r.givenMembers(["backupId", "appVersion", "schemaVersion", "createdAt", "entityStats", "mediaStats", "integrity", "options", "brokenMedia"]))
         }
     }
 

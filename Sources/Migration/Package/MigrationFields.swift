@@ -66,15 +66,3 @@ enum MigrationFields {
     }
 
 }
-
-extension ObjectReader {
-    /// The declared members that are given (not absent, not null), as received: the canonical
-    /// form of an export element (Spec core.md, "Canonical form").
-    func canonical(_ keys: [String]) -> JSONValue {
-        var o = JSONObject()
-        for key in keys {
-            if let value = optional(key) { o[key] = value }
-        }
-        return .object(o)
-    }
-}

@@ -84,7 +84,7 @@ public struct BackupChunk: Sendable, Hashable {
             throw Violation(rule: MigrationRule.chunkBounds, path: .root / "length", byteOffset: 36, expected: "a frame of \(headerLength + length) bytes", found: "\(frameLength)")
         }
         return BackupChunk(
-            backupId: uuidString(Array(bytes[8..<24])), index: Int(bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }),
+            backupId: uuidText(Array(bytes[8..<24])), index: Int(bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }),
             // The bit pattern, never a trap: an offset of 2^63 or more is no chunk's place (MIG-CHUNK-003).
             // (Found by fuzzing: `Int64(_:)` of such a u64 stopped the receiver.)
             offset: Int64(bitPattern: bytes[28..<36].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }), data: [], digest: Array(bytes[40..<72]), length: length)
@@ -122,10 +122,5 @@ public struct BackupChunk: Sendable, Hashable {
 
     static func uuidBytes(_ uuid: String) -> [UInt8] {
         Hex.decode(uuid.replacingOccurrences(of: "-", with: "")) ?? Array(repeating: 0, count: 16)
-    }
-
-    static func uuidString(_ bytes: [UInt8]) -> String {
-        let h = Array(bytes.hexEncoded)
-        return String(h[0..<8]) + "-" + String(h[8..<12]) + "-" + String(h[12..<16]) + "-" + String(h[16..<20]) + "-" + String(h[20..<32])
     }
 }

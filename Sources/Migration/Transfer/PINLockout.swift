@@ -10,6 +10,8 @@ public struct PINLockout: Sendable, Hashable {
     /// doubles with each further one in a row, up to `longestWait`.
     public let firstWait: EpochMillis
     public static let longestWait: EpochMillis = 3_600_000
+    /// Wrong PINs a session takes before it locks (MIG-PIN-002); both machines count to it.
+    public static let attemptsPerSession = 5
     /// The Spec's wait after one locked session.
     public static let standardFirstWait: EpochMillis = 30_000
 

@@ -141,8 +141,6 @@ public struct ReceiverMachine: Sendable {
         case notChecked
     }
 
-    public static let pinAttempts = 5
-
     public private(set) var state: State = .idle
     public let configuration: Configuration
     /// The PIN this receiver shows; empty when the random source ran out (it will not start).
@@ -178,7 +176,7 @@ public struct ReceiverMachine: Sendable {
         let drawn = pin != nil && token != nil && session != nil
         self.pin = drawn ? pin ?? "" : ""
         resumeToken = journal?.resumeToken ?? (drawn ? (token ?? []).hexEncoded : "")
-        sessionId = drawn ? session.map(Self.uuid) ?? "" : ""
+        sessionId = drawn ? session.map { uuidV4Text(random: $0) } ?? "" : ""
         if let journal {
             senderSessionId = journal.senderSessionId
             state = .disconnected(Reception(meta: journal.meta, have: ChunkSet(journal.have), lastActivity: 0))
@@ -330,7 +328,7 @@ public struct ReceiverMachine: Sendable {
             guard h.role == .sender else { return fail(.protocolError, violation(MigrationRule.handshake, "a sender's Handshake", "role receiver")) }
             window = min(configuration.maxWindow, h.maxWindow)
             senderSessionId = h.sessionId
-            state = .awaitingPIN(attemptsLeft: Self.pinAttempts)
+            state = .awaitingPIN(attemptsLeft: PINLockout.attemptsPerSession)
             return [.showPIN(pin)]
         case (.resuming(var r), .handshake(let h)):
             // MIG-XFER-003: the token goes only to the sender that was authenticated with the PIN.
@@ -351,7 +349,7 @@ public struct ReceiverMachine: Sendable {
                 state = .locked
                 return [
                     .send(.authPIN(.locked)), .close(reason: "too many wrong PINs"),
-                    .reject(violation(MigrationRule.pinAttempts, "at most \(Self.pinAttempts) attempts", "\(Self.pinAttempts) wrong PINs")),
+                    .reject(violation(MigrationRule.pinAttempts, "at most \(PINLockout.attemptsPerSession) attempts", "\(PINLockout.attemptsPerSession) wrong PINs")),
                 ]
             }
             state = .awaitingPIN(attemptsLeft: left - 1)
@@ -462,12 +460,5 @@ public struct ReceiverMachine: Sendable {
 
     private func violation(_ rule: RuleID, _ expected: String, _ found: String) -> Violation {
         Violation(rule: rule, path: .root, expected: expected, found: found)
-    }
-
-    static func uuid(_ bytes: [UInt8]) -> String {
-        var b = bytes
-        b[6] = b[6] & 0x0F | 0x40
-        b[8] = b[8] & 0x3F | 0x80
-        return BackupChunk.uuidString(b)
     }
 }

@@ -146,9 +146,9 @@ public struct SenderMachine: Sendable {
     /// MIG-PIN-002: after `wrongPINs` wrong PINs the receiver owes `attemptsLeft` 5 - wrongPINs, and
     /// `locked` instead of `rejected` at the fifth.
     private func pinCountViolation(rejectedWith left: Int) -> [TransferAction] {
-        let due = ReceiverMachine.pinAttempts - wrongPINs
+        let due = PINLockout.attemptsPerSession - wrongPINs
         if due <= 0 {
-            return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(ReceiverMachine.pinAttempts)", found: "\"rejected\" at wrong PIN \(wrongPINs)"))]
+            return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(PINLockout.attemptsPerSession)", found: "\"rejected\" at wrong PIN \(wrongPINs)"))]
         }
         guard left != due else { return [] }
         return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "attemptsLeft", expected: "\(due) after \(wrongPINs) wrong PIN(s)", found: "\(left)"))]
@@ -156,7 +156,7 @@ public struct SenderMachine: Sendable {
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
         self.configuration = configuration
-        sessionId = ReceiverMachine.uuid(random.next(16) ?? Array(repeating: 0, count: 16))
+        sessionId = uuidV4Text(random: random.next(16) ?? [])
     }
 
     public var phase: Phase { state.phase }
@@ -303,7 +303,7 @@ public struct SenderMachine: Sendable {
                 return [.send(.handshake(handshake))]
             }
             state = .awaitingPINEntry
-            return [.send(.handshake(handshake)), .askPIN(attemptsLeft: ReceiverMachine.pinAttempts)]
+            return [.send(.handshake(handshake)), .askPIN(attemptsLeft: PINLockout.attemptsPerSession)]
         case (.awaitingPINResult, .authPIN(.accepted(let token))):
             state = .preparing(resumeToken: token)
             return [.send(.startBackup), .prepareBackup]
@@ -316,9 +316,9 @@ public struct SenderMachine: Sendable {
             state = .locked
             wrongPINs += 1
             let early =
-                wrongPINs == ReceiverMachine.pinAttempts
+                wrongPINs == PINLockout.attemptsPerSession
                 ? []
-                : [TransferAction.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(ReceiverMachine.pinAttempts)", found: "\"locked\" at wrong PIN \(wrongPINs)"))]
+                : [TransferAction.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(PINLockout.attemptsPerSession)", found: "\"locked\" at wrong PIN \(wrongPINs)"))]
             return [.close(reason: "the receiver locked the session after too many wrong PINs")] + early
         case (.metaSent(let t), .startTransfer(let id, let w)):
             guard id == t.meta.backupId else { return fail(.protocolError, violation(MigrationRule.transferControl, t.meta.backupId, id)) }

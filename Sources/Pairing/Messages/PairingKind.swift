@@ -16,6 +16,12 @@ public enum PairingKind: String, CaseIterable, Sendable {
     case ping = "ping"
     case pong = "pong"
 
+    /// The kind a `type` member (or a vector's kind) names, compared byte for byte: a spelling
+    /// that is only canonically equivalent names no kind.
+    public static func named(_ type: String) -> PairingKind? {
+        allCases.first { $0.rawValue.bytesEqual(type) }
+    }
+
     /// Whether documents of this kind carry a `type` member naming the kind.
     public var hasTypeMember: Bool { self != .pairedDesktop }
 

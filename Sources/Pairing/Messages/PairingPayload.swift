@@ -17,7 +17,7 @@ public enum PairingPayload: Sendable, Hashable {
         if case .string(let type)? = reader.raw("type"), WebRTCSignal.payloadTypes.contains(type) {
             return .webRTC(try WebRTCSignal.decode(reader, type: type))
         }
-        guard case .string(let type)? = reader.raw("type"), let kind = PairingKind(rawValue: type) else { return .other(value) }
+        guard case .string(let type)? = reader.raw("type"), let kind = PairingKind.named(type) else { return .other(value) }
         switch kind {
         case .desktopPairing: return .desktopPairing(try DesktopPairing.decode(reader, context: context))
         case .pairAck: return .pairAck(try PairAck.decode(reader, context: context))

@@ -142,14 +142,3 @@ public struct SyncLogDocument: Sendable, Hashable {
         return SyncLogDocument(id: id, ideaId: ideaId, eventType: type, timestamp: timestamp)
     }
 }
-
-extension ObjectReader {
-    /// Declared members that are given, values as received: the canonical form of local documents.
-    public func givenMembers(_ keys: [String]) -> JSONValue {
-        var o = JSONObject()
-        for key in keys {
-            if let value = optional(key) { o[key] = value }
-        }
-        return .object(o)
-    }
-}

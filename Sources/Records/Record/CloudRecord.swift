@@ -81,7 +81,7 @@ public struct CloudRecord: Sendable {
                 }
                 _ = try stamp.optionalString("userRecordName")
                 _ = try stamp.optionalString("deviceID")
-                return (ms, stamp.canonicalMembers(["timestamp", "userRecordName", "deviceID"]))
+                return (ms, stamp.givenMembers(["timestamp", "userRecordName", "deviceID"]))
             }
             if let (ms, value) = stamp ?? nil {
                 stamps[key] = ms
@@ -100,7 +100,7 @@ public struct CloudRecord: Sendable {
                 throw Violation(rule: RecordRule.zone, path: zone.pointer("zoneName"), expected: "1 to 255 bytes", found: JSONSerializer.quoted(name))
             }
             _ = try zone.optionalString("ownerRecordName")
-            return zone.canonicalMembers(["zoneName", "ownerRecordName"])
+            return zone.givenMembers(["zoneName", "ownerRecordName"])
         }) ?? nil {
             canonical["zoneID"] = zone
         }
@@ -214,16 +214,5 @@ extension RecordModel {
     /// Whether `name` is one of this type's fields, or the asset form of one.
     func declares(_ name: String) -> Bool {
         fields.contains { $0.name == name || ($0.assetAlternative && $0.name + "_ckAsset" == name) }
-    }
-}
-
-extension ObjectReader {
-    /// The given members among `keys`, values as received.
-    func canonicalMembers(_ keys: [String]) -> JSONValue {
-        var o = JSONObject()
-        for key in keys {
-            if let value = optional(key) { o[key] = value }
-        }
-        return .object(o)
     }
 }

@@ -54,71 +54,115 @@ public struct InitialSyncMachine: Sendable {
 
     public init() {}
 
+    /// Every (state, event) pair is answered by name, state by state; `ignored` where the event
+    /// means nothing (seed 004 §4.1): a result of an operation that is not under way, a choice
+    /// with no prompt, a timer with no retry pending; `ready` and `failed` end the flow.
     public mutating func handle(_ event: Event) -> [Action] {
-        switch (state, event) {
-        case (.start, .launched(let reinstall, _)):
-            // §5: a first install starts normally, no iCloud query; a reinstall restores the purchase first.
-            guard reinstall else {
-                state = .localOnly
+        switch state {
+        case .start:
+            switch event {
+            case .launched(let reinstall, _):
+                // §5: a first install starts normally, no iCloud query; a reinstall restores the purchase first.
+                guard reinstall else {
+                    state = .localOnly
+                    return []
+                }
+                return begin(.restorePurchases, in: .checkingPurchase)
+            case .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed, .timer: return [.ignored]
+            }
+        case .localOnly:
+            switch event {
+            case .proPurchased: return begin(.fetchAccountStatus, in: .checkingAccount)
+            case .launched, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed, .timer: return [.ignored]
+            }
+        case .checkingPurchase:
+            switch event {
+            case .purchaseRestored(let pro, _):
+                guard pro else {
+                    state = .localOnly
+                    return []
+                }
+                return begin(.fetchAccountStatus, in: .checkingAccount)
+            case .failed(let at): return retryLater(at)
+            case .launched, .proPurchased, .accountStatus, .queryResult, .userChoice, .succeeded, .timer: return [.ignored]
+            }
+        case .checkingAccount:
+            switch event {
+            case .accountStatus(let available, _):
+                guard available else {
+                    state = .failed
+                    return [.showError("icloud-account-unavailable")]
+                }
+                return begin(.queryRecords, in: .querying)
+            case .failed(let at): return retryLater(at)
+            case .launched, .proPurchased, .purchaseRestored, .queryResult, .userChoice, .succeeded, .timer: return [.ignored]
+            }
+        case .querying:
+            switch event {
+            case .queryResult(let found, _):
+                if found {
+                    state = .awaitingChoice
+                    return [.promptRestore]
+                }
+                // §4.1: nothing in iCloud: the local data is the initial data.
+                state = .ready
+                return [.uploadLocal]
+            case .failed(let at): return retryLater(at)
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .userChoice, .succeeded, .timer: return [.ignored]
+            }
+        case .awaitingChoice, .restoreFailed:
+            switch event {
+            case .userChoice(let choice, _):
+                // A choice the prompt did not offer changes nothing.
+                if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords, in: .restoring) }
+                if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords, in: .deletingCloud) }
+                return [.ignored]
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .succeeded, .failed, .timer: return [.ignored]
+            }
+        case .restoring:
+            switch event {
+            case .succeeded:
+                state = .ready
                 return []
+            case .failed:
+                // §4.1: a failed restore offers retry or deleting the iCloud data.
+                state = .restoreFailed
+                return [.promptRetryOrDelete]
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .timer: return [.ignored]
             }
-            return begin(.restorePurchases, in: .checkingPurchase)
-        case (.localOnly, .proPurchased):
-            return begin(.fetchAccountStatus, in: .checkingAccount)
-        case (.checkingPurchase, .purchaseRestored(let pro, _)):
-            guard pro else {
-                state = .localOnly
-                return []
+        case .deletingCloud:
+            switch event {
+            case .succeeded:
+                state = .ready
+                return [.uploadLocal]
+            case .failed(let at): return retryLater(at)
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .timer: return [.ignored]
             }
-            return begin(.fetchAccountStatus, in: .checkingAccount)
-        case (.checkingAccount, .accountStatus(let available, _)):
-            guard available else {
-                state = .failed
-                return [.showError("icloud-account-unavailable")]
+        case .waitingRetry:
+            switch event {
+            case .timer:
+                state = resume
+                return operation.map { [.perform($0)] } ?? []
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
             }
-            return begin(.queryRecords, in: .querying)
-        case (.querying, .queryResult(let found, _)):
-            if found {
-                state = .awaitingChoice
-                return [.promptRestore]
+        case .ready, .failed:
+            switch event {
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed, .timer: return [.ignored]
             }
-            // §4.1: nothing in iCloud: the local data is the initial data.
-            state = .ready
-            return [.uploadLocal]
-        case (.awaitingChoice, .userChoice(let choice, _)), (.restoreFailed, .userChoice(let choice, _)):
-            // A choice the prompt did not offer changes nothing.
-            if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords, in: .restoring) }
-            if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords, in: .deletingCloud) }
-            return [.ignored]
-        case (.restoring, .succeeded):
-            state = .ready
-            return []
-        case (.restoring, .failed):
-            // §4.1: a failed restore offers retry or deleting the iCloud data.
-            state = .restoreFailed
-            return [.promptRetryOrDelete]
-        case (.deletingCloud, .succeeded):
-            state = .ready
-            return [.uploadLocal]
-        case (.checkingPurchase, .failed(let at)), (.checkingAccount, .failed(let at)), (.querying, .failed(let at)),
-            (.deletingCloud, .failed(let at)):
-            failures += 1
-            guard failures < Self.maxAttempts else {
-                state = .failed
-                return [.showError("sync-unavailable")]
-            }
-            resume = state
-            state = .waitingRetry
-            return [.setTimer(at: at + Self.delay(afterFailure: failures))]
-        case (.waitingRetry, .timer):
-            state = resume
-            return operation.map { [.perform($0)] } ?? []
-        default:
-            // Ignored (seed 004 §4.1): a result of an operation that is not under way, a choice
-            // with no prompt, a timer with no retry pending; `ready` and `failed` end the flow.
-            // (12 states by 9 events: the pairs are too many for the compiler to check a list.)
-            return [.ignored]
         }
+    }
+
+    /// REC-INIT-002: the operation under way failed; it is tried again after the backoff, or the
+    /// flow gives up after `maxAttempts`.
+    private mutating func retryLater(_ at: EpochMillis) -> [Action] {
+        failures += 1
+        guard failures < Self.maxAttempts else {
+            state = .failed
+            return [.showError("sync-unavailable")]
+        }
+        resume = state
+        state = .waitingRetry
+        return [.setTimer(at: at + Self.delay(afterFailure: failures))]
     }
 
     private mutating func begin(_ op: Operation, in next: State) -> [Action] {

@@ -90,8 +90,8 @@ public enum MigrationTransferJSON {
                 if let event: ReceiverMachine.Event = try sharedEvent(e) { return event }
                 switch e.name {
                 case "chunk", "binary": return .chunk(try frame(e), at: try e.at())
-                case "user-confirmed": return .userConfirmed(try RecordsMachineJSON.flag(e, "yes"), at: try e.at())
-                case "file-verified": return .fileVerified(try RecordsMachineJSON.flag(e, "ok"), at: try e.at())
+                case "user-confirmed": return .userConfirmed(try e.flag("yes"), at: try e.at())
+                case "file-verified": return .fileVerified(try e.flag("ok"), at: try e.at())
                 case "password-checked": return .passwordChecked(try passwordCheck(e), at: try e.at())
                 default: throw e.unknown
                 }

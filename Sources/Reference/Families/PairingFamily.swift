@@ -24,12 +24,12 @@ public struct PairingFamily: ConformanceFamily {
     public var rules: [RuleID] { PairingRule.all }
 
     public func kind(forType type: String) -> String? {
-        guard let kind = PairingKind(rawValue: type), kind.hasTypeMember else { return nil }
+        guard let kind = PairingKind.named(type), kind.hasTypeMember else { return nil }
         return kind.rawValue
     }
 
     public func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome {
-        guard let pairingKind = PairingKind(rawValue: kind) else {
+        guard let pairingKind = PairingKind.named(kind) else {
             return .unsupported(reason: "the pairing family has no kind \(kind)")
         }
         let reader = ContextReader(value: context)

@@ -9,20 +9,6 @@ enum RecordsMachineJSON {
 
     static func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }
 
-    static func integer(_ e: Events, _ key: String) throws(Problem) -> Int64 {
-        guard case .number(let n)? = e.object[key], let v = n.int64 else {
-            throw Problem(message: "events[\(e.index)] (\(e.name)) needs an integer \"\(key)\"")
-        }
-        return v
-    }
-
-    static func flag(_ e: Events, _ key: String) throws(Problem) -> Bool {
-        guard case .bool(let b)? = e.object[key] else {
-            throw Problem(message: "events[\(e.index)] (\(e.name)) needs a boolean \"\(key)\"")
-        }
-        return b
-    }
-
     // MARK: sync-state
 
     static func runSyncState(context: JSONValue, events: [JSONValue]) throws(Problem) -> [MachineStep] {
@@ -34,8 +20,8 @@ enum RecordsMachineJSON {
             decode: { e throws(Problem) -> SyncStateMachine.Event in
                 switch e.name {
                 case "local-change": return .localChange(at: try e.at())
-                case "sync-succeeded": return .syncSucceeded(remoteVersion: try integer(e, "remoteVersion"), recordName: try e.string("recordName"), at: try e.at())
-                case "sync-failed": return .syncFailed(errorCode: try integer(e, "errorCode"), at: try e.at())
+                case "sync-succeeded": return .syncSucceeded(remoteVersion: try e.integer("remoteVersion"), recordName: try e.string("recordName"), at: try e.at())
+                case "sync-failed": return .syncFailed(errorCode: try e.integer("errorCode"), at: try e.at())
                 case "retry": return .retry(at: try e.at())
                 case "conflict": return .conflict(at: try e.at())
                 case "tick": return .tick(at: try e.at())
@@ -105,7 +91,7 @@ enum RecordsMachineJSON {
                 case "flush": return .flush
                 case "uploaded": return .uploaded
                 case "upload-failed": return .uploadFailed
-                case "download": return .download(total: Int(try integer(e, "total")))
+                case "download": return .download(total: Int(try e.integer("total")))
                 default: throw e.unknown
                 }
             },
@@ -135,11 +121,11 @@ enum RecordsMachineJSON {
             InitialSyncMachine(), events: events,
             decode: { e throws(Problem) -> InitialSyncMachine.Event in
                 switch e.name {
-                case "launched": return .launched(reinstall: try flag(e, "reinstall"), at: try e.at())
+                case "launched": return .launched(reinstall: try e.flag("reinstall"), at: try e.at())
                 case "pro-purchased": return .proPurchased(at: try e.at())
-                case "purchase-restored": return .purchaseRestored(pro: try flag(e, "pro"), at: try e.at())
-                case "account-status": return .accountStatus(available: try flag(e, "available"), at: try e.at())
-                case "query-result": return .queryResult(found: try flag(e, "found"), at: try e.at())
+                case "purchase-restored": return .purchaseRestored(pro: try e.flag("pro"), at: try e.at())
+                case "account-status": return .accountStatus(available: try e.flag("available"), at: try e.at())
+                case "query-result": return .queryResult(found: try e.flag("found"), at: try e.at())
                 case "user-choice": return .userChoice(try e.string("choice"), at: try e.at())
                 case "succeeded": return .succeeded(at: try e.at())
                 case "failed": return .failed(at: try e.at())

@@ -1,0 +1,49 @@
+import Foundation
+import WireCore
+
+/// Wakes an edge when its machine next needs the clock: the one timer every peer uses, whether
+/// its machine states `nextDeadline` (as quinn-proto's `poll_timeout`) or asks for a
+/// `set-timer`. One sleeping task; setting another deadline replaces it, setting the same one
+/// keeps it, and once it has rung the same deadline arms it again (the clock may not have
+/// reached it yet). The edge feeds the machine its tick when `ring` runs.
+public final class DeadlineAlarm: @unchecked Sendable {
+    private let lock = NSLock()
+    private var armed: EpochMillis?
+    private var task: Task<Void, Never>?
+
+    public init() {}
+
+    /// Sleeps until `deadline` (nothing when nil) and then runs `ring`.
+    public func set(_ deadline: EpochMillis?, now: EpochMillis, ring: @escaping @Sendable () async -> Void) {
+        lock.withLock {
+            guard deadline != armed else { return }
+            task?.cancel()
+            armed = deadline
+            guard let deadline else {
+                task = nil
+                return
+            }
+            let delay = max(0, deadline - now)
+            task = Task { [weak self] in
+                try? await Task.sleep(for: .milliseconds(delay))
+                guard !Task.isCancelled else { return }
+                self?.rang(deadline)
+                await ring()
+            }
+        }
+    }
+
+    private func rang(_ deadline: EpochMillis) {
+        lock.withLock { if armed == deadline { armed = nil } }
+    }
+
+    public func cancel() {
+        lock.withLock {
+            task?.cancel()
+            task = nil
+            armed = nil
+        }
+    }
+
+    deinit { task?.cancel() }
+}

@@ -9,7 +9,7 @@ struct Conformance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Checks implementations of the device-data protocols against the Spec's golden vectors.",
-        subcommands: [Run.self, Check.self, Watch.self, List.self],
+        subcommands: [Run.self, Check.self, Watch.self, List.self, Report.self],
         defaultSubcommand: Run.self)
 
     /// The kit's version; `--version` adds the digest of the vector set it judges with.

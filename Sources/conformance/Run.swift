@@ -28,6 +28,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Leave out cases whose id matches this glob (repeatable).") var exclude: [String] = []
     @Option(name: .customLong("repeat"), help: "Run the selected cases this many times; a case whose outcome varied is reported FLAKY and fails the run.")
     var repeatCount = 1
+    @Option(help: "Play the vector cases in N workers, each with its own testee process (exec:) or in-process; live cases (--role) share one peer and run one at a time.")
+    var jobs = 1
     @Option(help: "Run shard I of N (1-based) of the selected cases, e.g. 2/4: every case falls in one shard, by its id, the same on every machine.")
     var shard: String?
     @Option(help: "Report format: text, json, junit or html (one self-contained file; use --output).") var format: Format = .text
@@ -107,6 +109,10 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("cannot load the rule catalog: \(error)")
         }
         guard repeatCount >= 1 else { throw ValidationError("--repeat must be 1 or more") }
+        guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be 1 to 64") }
+        if role != nil && jobs > 1 {
+            throw ValidationError("--jobs plays vector cases in parallel; live cases (--role) share one peer and run one at a time")
+        }
         var runs: [RunReport] = []
         if let role {
             do {
@@ -126,8 +132,8 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("\(error)")
             }
         } else {
-            let implementation = try makePeer()
-            defer { implementation.close() }
+            let implementations = try (0..<jobs).map { _ in try makePeer() }
+            defer { implementations.forEach { $0.close() } }
             // A shard may hold none of a small selection; the selection itself must hold some.
             var unsharded = filter
             unsharded.shard = nil
@@ -135,13 +141,13 @@ struct Run: AsyncParsableCommand {
                 throw ValidationError("no case matches the selection")
             }
             for _ in 0..<repeatCount {
-                runs.append(Runner.run(cases, against: implementation, expectedFailures: expected, filter: filter, levels: levels))
+                runs.append(Runner.run(cases, across: implementations, expectedFailures: expected, filter: filter, levels: levels))
             }
         }
         guard var report = repeatCount == 1 ? runs.first : RepeatedRuns.combine(runs) else { throw ValidationError("no run") }
         report.replay = Self.replayCommand(CommandLine.arguments)
         if let shard = filter.shard {
-            report.notes.insert("shard \(shard.index)/\(shard.count) of the selected cases, split by case id", at: 0)
+            report.notes.insert(ShardMerge.note(index: shard.index, count: shard.count), at: 0)
         }
         switch format {
         case .text: try writeOutput(TextReport.render(report, color: output == nil && isTerminal(.standardOutput), verbose: verbose), to: output)
@@ -163,7 +169,7 @@ struct Run: AsyncParsableCommand {
     /// This command as typed, without what selects cases or shapes the report: the replay of a
     /// failing case adds `--case ID` to it.
     static func replayCommand(_ arguments: [String]) -> String {
-        let dropped: Set<String> = ["--case", "--exclude", "--family", "--shard", "--repeat", "--output", "--format", "--write-expected-failures", "--spec-base"]
+        let dropped: Set<String> = ["--case", "--exclude", "--family", "--shard", "--repeat", "--jobs", "--output", "--format", "--write-expected-failures", "--spec-base"]
         var kept: [String] = []
         var skipNext = false
         for argument in arguments {

@@ -6,10 +6,12 @@ import Testing
 /// both reports are written.
 @Suite("CI recipe", .serialized)
 struct CIRecipeTests {
-    static func recipe(expectedFailures: String?) throws -> (status: Int32, output: String, reports: URL) {
-        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("ci-recipe-\(UUID().uuidString)")
+    static func recipe(
+        expectedFailures: String?, script: String = "run-conformance", shard: String? = nil,
+        reports: URL = FileManager.default.temporaryDirectory.appendingPathComponent("ci-recipe-\(UUID().uuidString)")
+    ) throws -> (status: Int32, output: String, reports: URL) {
         let process = Process()
-        process.executableURL = Fixture.root.appendingPathComponent("Conformance/ci/run-conformance")
+        process.executableURL = Fixture.root.appendingPathComponent("Conformance/ci/" + script)
         process.currentDirectoryURL = Fixture.root
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_BUNDLE"] = Fixture.executable("conformance")
@@ -17,6 +19,8 @@ struct CIRecipeTests {
         environment["FAMILY"] = "pairing"
         environment["REPORTS"] = reports.path
         environment["EXPECTED_FAILURES"] = expectedFailures
+        environment["SHARD"] = shard
+        environment["SHARDS"] = shard == nil && script == "merge-conformance" ? "4" : nil
         process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
@@ -42,5 +46,37 @@ struct CIRecipeTests {
         #expect(unknown.status == 1, "\(unknown.output)")
         let failing = try String(contentsOf: unknown.reports.appendingPathComponent("conformance.xml"), encoding: .utf8)
         #expect(failing.contains("PAIR-CODE-001"))
+    }
+
+    /// The sharded recipe (github-actions-sharded.yml): four shard steps and the merge decide
+    /// as the one run does, with the list and without it, and the merged JUnit report is the
+    /// one run's.
+    @Test func shardsAndTheirMergeDecideAsOneRun() throws {
+        for list in ["Conformance/expected-failures/example-accepts-five-digit-codes.txt", nil] {
+            let reports = FileManager.default.temporaryDirectory.appendingPathComponent("ci-shards-\(UUID().uuidString)")
+            defer { try? FileManager.default.removeItem(at: reports) }
+            for i in 1...4 {
+                let shard = try Self.recipe(expectedFailures: list, shard: "\(i)/4", reports: reports)
+                #expect(shard.status == 0, "a shard step leaves the verdict to the merge: \(shard.output)")
+            }
+            let merged = try Self.recipe(expectedFailures: list, script: "merge-conformance", reports: reports)
+            let whole = try Self.recipe(expectedFailures: list)
+            defer { try? FileManager.default.removeItem(at: whole.reports) }
+            #expect(merged.status == (list == nil ? 1 : 0), "\(merged.output)")
+            #expect(whole.status == merged.status)
+            func junit(_ folder: URL) throws -> String {
+                try String(contentsOf: folder.appendingPathComponent("conformance.xml"), encoding: .utf8)
+                    .replacingOccurrences(of: #"time="[0-9.]+""#, with: "time", options: .regularExpression)
+            }
+            let sameJUnit = try junit(reports) == junit(whole.reports)
+            #expect(sameJUnit, "the merged JUnit report differs from the unsharded run's")
+            #expect(FileManager.default.fileExists(atPath: reports.appendingPathComponent("conformance.html").path))
+        }
+        // A shard missing is not a pass.
+        let reports = FileManager.default.temporaryDirectory.appendingPathComponent("ci-shards-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: reports) }
+        _ = try Self.recipe(expectedFailures: nil, shard: "1/4", reports: reports)
+        let partial = try Self.recipe(expectedFailures: nil, script: "merge-conformance", reports: reports)
+        #expect(partial.status == 2 && partial.output.contains("1 shard reports in"), "\(partial.output)")
     }
 }

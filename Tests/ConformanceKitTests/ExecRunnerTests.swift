@@ -324,4 +324,22 @@ extension ExecRunnerTests {
         #expect(run.stdout.utf8.count < 64 << 10, "the report holds \(run.stdout.utf8.count) bytes")
         #expect(run.stdout.contains("… (16777216 bytes)"), "\(run.stdout.prefix(3000))")
     }
+
+    /// `--jobs 3` plays the cases in three testee processes and reports exactly what one
+    /// process does, case for case in the same order; a crashing testee is restarted in each.
+    @Test func jobsReportWhatOneWorkerReports() throws {
+        let faulty = "exec:'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes"
+        func report(_ jobs: Int) throws -> JSONValue {
+            let run = try Fixture.run("conformance", ["run", "--peer", faulty, "--family", "pairing", "--jobs", "\(jobs)", "--format", "json"], limit: 600)
+            #expect(run.status == 1, "\(run.stderr)")
+            return try ReportMergeTests.timeless(run.stdout)
+        }
+        let one = try report(1)
+        let three = try report(3)
+        #expect(ReportMergeTests.differences(one, three) == "")
+        #expect((three["cases"]?.arrayValue ?? []).count > 300)
+        let live = try Fixture.run("conformance", ["run", "--peer", "ws://127.0.0.1:9", "--role", "relay", "--jobs", "2"])
+        #expect(live.status == 2)
+        #expect(live.stderr.contains("live cases (--role) share one peer and run one at a time"), "\(live.stderr)")
+    }
 }

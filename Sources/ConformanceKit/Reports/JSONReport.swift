@@ -1,17 +1,25 @@
 import Reference
 import WireCore
 
-/// The machine-readable report of a run (`--format json`).
+/// The machine-readable report of a run (`--format json`), published as
+/// `Conformance/report.schema.json`. It holds everything the other formats show, so that
+/// `conformance report merge` can read shard reports back (`ReportReader`) and render any format.
 public enum JSONReport {
+    /// The report format's version, `version` in the report; a reader refuses any other.
+    public static let version: Int64 = 1
+
     public static func render(_ report: RunReport) -> String {
         let cases: [JSONValue] = report.results.map { r in
             var o = JSONObject([
                 "id": .string(r.vector.id), "family": .string(r.vector.family), "subject": .string(r.vector.subject),
+                "comment": .string(r.vector.comment),
                 "verdict": .string(word(r.verdict)), "status": .string(r.statusWord),
                 "seconds": .number(JSONNumber(literal: milliseconds(r.seconds))),
             ])
             if !r.violations.isEmpty { o["violations"] = .array(r.violations.map(violationJSON)) }
             if case .passed = r.status {} else if r.violations.isEmpty { o["detail"] = .string(r.summary) }
+            if let reason = r.statusReason { o["reason"] = .string(reason) }
+            if let entry = r.expectedEntry { o["expectedEntry"] = entryJSON(entry) }
             if let grade = r.grade {
                 o["grade"] = .object(JSONObject(Grade.Level.allCases.map { JSONObject.Member(key: $0.rawValue, value: .string(grade[$0].rawValue)) }))
             }
@@ -49,13 +57,14 @@ public enum JSONReport {
                 "passed": count(group.filter { $0.verdict == .pass }.count), "levels": .object(levels),
             ]
         }
-        var root = JSONObject(["summary": summary, "kinds": .array(kinds), "cases": .array(cases)])
+        var root = JSONObject(["version": .number(JSONNumber(version)), "summary": summary, "kinds": .array(kinds), "cases": .array(cases)])
+        if let command = report.replay { root["command"] = .string(command) }
         if !report.notes.isEmpty { root["notes"] = .array(report.notes.map { .string($0) }) }
         if !report.varied.isEmpty {
             root["varied"] = .array(report.varied.map { ["id": .string($0.id), "outcomes": .array($0.outcomes.map { .string($0) })] })
         }
         if !report.unknownExpectedFailures.isEmpty {
-            root["staleExpectedFailures"] = .array(report.unknownExpectedFailures.map { .string($0.caseID) })
+            root["staleExpectedFailures"] = .array(report.unknownExpectedFailures.map(entryJSON))
         }
         return JSONSerializer.pretty(.object(root)) + "\n"
     }
@@ -65,6 +74,14 @@ public enum JSONReport {
         let ms = Int64((max(0, seconds) * 1000).rounded())
         let fraction = String(ms % 1000)
         return "\(ms / 1000).\(String(repeating: "0", count: 3 - fraction.count))\(fraction)"
+    }
+
+    /// An expected-failure line as the report keeps it.
+    static func entryJSON(_ e: ExpectedFailures.Entry) -> JSONValue {
+        [
+            "caseID": .string(e.caseID), "signatures": .array(e.signatures.sorted().map { .string($0) }), "reason": .string(e.reason),
+            "line": .number(JSONNumber(Int64(e.line))),
+        ]
     }
 
     public static func violationJSON(_ v: Violation) -> JSONValue {

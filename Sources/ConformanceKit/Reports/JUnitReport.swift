@@ -8,7 +8,7 @@ public enum JUnitReport {
         let groups = Dictionary(grouping: report.results, by: { "\($0.vector.family).\($0.vector.subject)" })
         let failures = report.results.filter { !$0.isOK }.count
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<testsuites name=\"conformance\" tests=\"\(report.results.count)\" failures=\"\(failures)\" time=\"\(report.seconds)\">\n"
+        out += "<testsuites name=\"conformance\" tests=\"\(report.results.count)\" failures=\"\(failures)\" time=\"\(JSONReport.milliseconds(report.seconds))\">\n"
         for name in groups.keys.sorted() {
             let results = groups[name] ?? []
             let suiteFailures = results.filter { !$0.isOK }.count

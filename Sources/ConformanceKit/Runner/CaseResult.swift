@@ -119,6 +119,15 @@ public struct CaseResult: Sendable {
         }
     }
 
+    /// The status's own words, for the statuses that carry them (the JSON report's `reason`).
+    public var statusReason: String? {
+        switch status {
+        case .passed, .nonStrict, .informational, .failed: return nil
+        case .unsupported(let reason), .invalidRequest(let reason), .notImplemented(let reason), .skipped(let reason): return reason
+        case .broken(.crashed(let detail)), .broken(.timeout(let detail)), .broken(.garbled(let detail)): return detail
+        }
+    }
+
     public var summary: String {
         switch status {
         case .passed: return "passed"

@@ -4,6 +4,11 @@ public struct VariedCase: Sendable, Hashable {
     public var id: String
     /// The case's status word in each run, in order (`passed`, `failed`, `testee-timeout`, ...).
     public var outcomes: [String]
+
+    public init(id: String, outcomes: [String]) {
+        self.id = id
+        self.outcomes = outcomes
+    }
 }
 
 public enum RepeatedRuns {

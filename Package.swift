@@ -83,7 +83,10 @@ let package = Package(
         // The kit against live peers: relay vectors and migration scenarios over WebSocket.
         .target(
             name: "ConformanceLive",
-            dependencies: ["ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "PairingPeer", "WebSocketTransport", "WireCore"]),
+            dependencies: [
+                "ConformanceKit", "Migration", "MigrationPackage", "MigrationPeer", "Pairing", "PairingPeer", "WebSocketTransport", "WireCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]),
         .executableTarget(
             name: "conformance",
             dependencies: [

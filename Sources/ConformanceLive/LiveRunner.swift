@@ -98,7 +98,7 @@ public enum LiveRunner {
             results.append(
                 .judged(
                     vector, status: outcome.status, violations: outcome.violations, entry: expectedFailures.entry(for: vector.id), notes: outcome.notes,
-                    seconds: Date().timeIntervalSince(began)))
+                    seconds: Date().timeIntervalSince(began), wire: outcome.wire))
         }
 
         // A wss:// peer proves who it is before any case: a certificate problem is one outcome
@@ -155,7 +155,10 @@ public enum LiveRunner {
                 options.announce("\(scenario.id)")
                 let began = Date()
                 let start = options.role == .phone ? ContinuousClock.now : since
-                record(scenario.vector, await player.play(scenario, since: start), since: began)
+                observer.wire.begin()
+                var outcome = await player.play(scenario, since: start)
+                outcome.wire = observer.wire.take()
+                record(scenario.vector, outcome, since: began)
                 since = ContinuousClock.now
             }
             await listener.close()

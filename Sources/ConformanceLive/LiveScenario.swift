@@ -22,6 +22,8 @@ struct LiveOutcome: Sendable {
     var status: CaseResult.Status
     var violations: [Violation]
     var notes: [String] = []
+    /// The frames both ways while the case played.
+    var wire: WireLog?
 }
 
 /// A migration scenario from `Conformance/scenarios/migration.json` (format: the README there).

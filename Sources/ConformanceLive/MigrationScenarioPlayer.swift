@@ -26,6 +26,13 @@ struct MigrationScenarioPlayer {
         // The runner's machine judges what the peer under test sends: its violations point into
         // that peer's message or chunk.
         let collector = Collector(subject: "a message from the \(scenario.role.rawValue) under test")
+        collector.wire.begin()
+        var outcome = await play(scenario, collector)
+        outcome.wire = collector.wire.take()
+        return outcome
+    }
+
+    private func play(_ scenario: MigrationScenario, _ collector: Collector) async -> LiveOutcome {
         let result: Result<String, any Error>
         do {
             let state = try await withDeadline(Self.timeout) {
@@ -87,9 +94,7 @@ struct MigrationScenarioPlayer {
         peer.faults = scenario.faults
         let password = options.password
         let pins = scenario.pins
-        let ending = try await ReceiverPeer.run(
-            options: peer,
-            hooks: .init(
+        var hooks = ReceiverPeer.Hooks(
                 showPIN: { shown in
                     Task { await PINFile.write(pins.map { $0 == "right" ? shown : PINFile.wrong(shown) }, to: pinOut) }
                 },
@@ -107,7 +112,9 @@ struct MigrationScenarioPlayer {
                     // Without the sender's password the runner cannot check; the sender's header is still read.
                     guard let password else { return .notChecked }
                     return ReceiverPeer.check(header: header, password: password, policy: EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound))
-                }))
+                })
+        hooks.frame = { collector.wire.record($0, runner: .client) }
+        let ending = try await ReceiverPeer.run(options: peer, hooks: hooks)
         return ending.state.phase.rawValue
     }
 
@@ -137,7 +144,7 @@ struct MigrationScenarioPlayer {
                 if case .violation(let v) = event, v.rule == MigrationRule.greeting { closedIdle.yield() }
             }
             return try await withThrowingTaskGroup(of: String?.self) { group in
-                group.addTask { try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, asked, report) }
+                group.addTask { try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, asked, report, wire: collector.wire) }
                 group.addTask {
                     for await _ in idle { return nil }
                     return nil
@@ -180,11 +187,9 @@ struct MigrationScenarioPlayer {
 
     private static func sender(
         on listener: WebSocketListener, _ package: PreparedPackage, _ peer: SenderPeer.Options, _ typed: PINSequence, _ pinFile: URL, _ pinTaken: PINTaken,
-        _ asked: FirstCall, _ report: @escaping @Sendable (PeerEvent) -> Void
+        _ asked: FirstCall, _ report: @escaping @Sendable (PeerEvent) -> Void, wire: WireRecorder
     ) async throws -> String {
-        let state = try await SenderPeer.run(
-            on: listener, options: peer,
-            hooks: .init(
+        var hooks = SenderPeer.Hooks(
                 enterPIN: { _ in
                     asked.mark()
                     // The receiver shows one PIN per session: read it once, then type from memory.
@@ -196,13 +201,17 @@ struct MigrationScenarioPlayer {
                     return await typed.next() == "right" ? shown : PINFile.wrong(shown)
                 },
                 prepare: { package },
-                report: report))
+                report: report)
+        hooks.frame = { wire.record($0, runner: .server) }
+        let state = try await SenderPeer.run(on: listener, options: peer, hooks: hooks)
         return state.phase.rawValue
     }
 }
 
 /// What the runner's own peer reported during a scenario.
 final class Collector: @unchecked Sendable {
+    /// The frames of the runner's own peer while the case plays.
+    let wire = WireRecorder()
     private let lock = NSLock()
     private var list: [Violation] = []
     private var remarks: [String] = []

@@ -34,6 +34,8 @@ final class RelayObserver: @unchecked Sendable {
     /// The path of the runner's "LAN" URL, whose every attempt is refused (PAIR-FLOWB-001).
     static let lanPath = "/lan"
 
+    /// Every frame the runner's relay saw or sent, for the case being played.
+    let wire = WireRecorder()
     private let lock = NSLock()
     private var connections: [Int: Connection] = [:]
     private var attempts: [Attempt] = []
@@ -60,6 +62,7 @@ final class RelayObserver: @unchecked Sendable {
     func claim(_ id: String) { _ = lock.withLock { own.insert(ByteString(id)) } }
 
     func tap(_ event: RelayTapEvent) {
+        wire.record(Watcher.event(event))
         let now = ContinuousClock.now
         lock.withLock {
             switch event {

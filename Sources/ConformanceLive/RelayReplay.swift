@@ -100,6 +100,14 @@ struct RelayReplay: Sendable {
     }
 
     func run(_ vector: VectorCase, index: Int, schedule: RelaySchedule?) async -> LiveOutcome {
+        let wire = WireRecorder()
+        wire.begin()
+        var outcome = await play(vector, index: index, schedule: schedule, wire: wire)
+        outcome.wire = wire.take()
+        return outcome
+    }
+
+    private func play(_ vector: VectorCase, index: Int, schedule: RelaySchedule?, wire: WireRecorder) async -> LiveOutcome {
         guard case .machine(_, let rawEvents, let expected) = vector.body else { return LiveOutcome(status: .skipped("not a machine case"), violations: []) }
         var random = SystemRandomNumberGenerator()
         let documents = rawEvents.compactMap { $0["document"] } + expected.flatMap { $0.actions.compactMap { $0["document"] } }
@@ -125,7 +133,7 @@ struct RelayReplay: Sendable {
                 while due - clock.now > Self.keepaliveEvery {
                     try? await clock.sleep(until: clock.now + Self.keepaliveEvery)
                     for (id, live) in connections {
-                        try? await live.writer.send(text: #"{"type":"ping"}"#)
+                        try? await live.send(text: #"{"type":"ping"}"#)
                         pings[id, default: 0] += 1
                     }
                 }
@@ -140,7 +148,9 @@ struct RelayReplay: Sendable {
                 sources[source] = n
                 let local = sourceBase.map { "127.\($0.0).\((Int($0.1) + index) % 255).\(n)" }
                 do {
-                    connections[connection] = try await LiveConnection.open(url, from: local, trust: trust)
+                    connections[connection] = try await LiveConnection.open(url, from: local, trust: trust) { body in
+                        wire.record(WireEvent(at: SystemClock().now(), connection: Int(clamping: connection), body))
+                    }
                 } catch {
                     for live in connections.values { await live.close() }
                     return LiveOutcome(status: .broken(.crashed("cannot connect to \(url): \(error)")), violations: Self.grouped(found))
@@ -153,7 +163,7 @@ struct RelayReplay: Sendable {
                     sent.append(
                         (i, payload, refusal.flatMap { a in a["rule"]?.stringValue.map { (RuleID($0), isolation.apply(a["document"] ?? .null)) } }))
                 }
-                try? await connections[connection]?.writer.send(text: text)
+                try? await connections[connection]?.send(text: text)
             case "disconnected":
                 if let live = connections[connection] {
                     for frame in await live.inbox.leftovers() { unasked.append(Unasked(connection: connection, step: i, frame: frame)) }

@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import WebSocketTransport
 import WireCore
 
 /// What a running peer tells its user interface: lines for a log, rule violations by the other
@@ -17,6 +19,17 @@ public struct TransferProgress: Sendable {
         self.bytes = bytes
         self.total = total
     }
+}
+
+/// A frame as a peer sent or received it on its current connection, for a wire log (the
+/// conformance runner's reports keep one per live case).
+public enum PeerFrame: Sendable {
+    case connected
+    case sent(WebSocketMessage)
+    /// A chunk as the sender writes it (not copied out unless the hook reads it).
+    case sentChunk(ByteBuffer)
+    case received(WebSocketMessage)
+    case disconnected
 }
 
 /// Why a peer stopped without finishing.

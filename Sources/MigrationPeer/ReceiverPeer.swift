@@ -38,6 +38,8 @@ public enum ReceiverPeer {
         /// Restores the verified package into the store.
         public var restore: @Sendable (URL, ControlMessage.BackupMeta) async throws -> Void
         public var report: @Sendable (PeerEvent) -> Void
+        /// Every frame on the current connection, both ways, in order (for a wire log).
+        public var frame: @Sendable (PeerFrame) -> Void = { _ in }
         /// Checks the password against the envelope header BackupMeta carries (MIG-META-002),
         /// before any chunk is asked for.
         public var checkPassword: @Sendable ([UInt8]) async -> ReceiverMachine.PasswordCheck
@@ -159,6 +161,7 @@ public enum ReceiverPeer {
                 switch input {
                 case .connected(let writer, let id):
                     current = (writer, id)
+                    hooks.frame(.connected)
                     failedConnects = 0
                     hooks.report(.log("connected to \(options.url)"))
                     pending.append(.connected(at: now))
@@ -172,6 +175,7 @@ public enum ReceiverPeer {
                     group.addTask { await connect(after: options.reconnectDelay) }
                 case .received(let message, let id):
                     guard current?.id == id else { continue }
+                    hooks.frame(.received(message))
                     switch message {
                     case .text(let text):
                         switch ControlFrame.parse(text) {
@@ -192,6 +196,7 @@ public enum ReceiverPeer {
                 case .disconnected(let id, let error):
                     guard current?.id == id else { continue }
                     current = nil
+                    hooks.frame(.disconnected)
                     lostConnection = true
                     hooks.report(.log("disconnected" + (error.map { ": \($0)" } ?? "")))
                     pending.append(.disconnected(at: now))
@@ -206,7 +211,9 @@ public enum ReceiverPeer {
                     for action in machine.handle(pending.removeFirst()) {
                         switch action {
                         case .send(let message):
-                            try? await current?.writer.send(text: ControlFrame.encode(message))
+                            let text = ControlFrame.encode(message)
+                        hooks.frame(.sent(.text(text)))
+                        try? await current?.writer.send(text: text)
                         case .showPIN(let pin):
                             hooks.showPIN(pin)
                         case .confirmWipe(let meta):

@@ -22,6 +22,8 @@ public enum SenderPeer {
         /// Builds the package once the receiver is authenticated.
         public var prepare: @Sendable () async throws -> PreparedPackage
         public var report: @Sendable (PeerEvent) -> Void
+        /// Every frame on the current connection, both ways, in order (for a wire log).
+        public var frame: @Sendable (PeerFrame) -> Void = { _ in }
         public init(
             enterPIN: @escaping @Sendable (Int) async throws -> String, prepare: @escaping @Sendable () async throws -> PreparedPackage,
             report: @escaping @Sendable (PeerEvent) -> Void
@@ -95,10 +97,12 @@ public enum SenderPeer {
                         continue
                     }
                     current = (writer, id)
+                    hooks.frame(.connected)
                     hooks.report(.log("receiver connected"))
                     actions = machine.handle(.connected(at: now))
                 case .received(let message, let id):
                     guard current?.id == id else { continue }
+                    hooks.frame(.received(message))
                     switch message {
                     case .text(let text):
                         switch ControlFrame.parse(text) {
@@ -111,6 +115,7 @@ public enum SenderPeer {
                 case .disconnected(let id, let error):
                     guard current?.id == id else { continue }
                     current = nil
+                    hooks.frame(.disconnected)
                     hooks.report(.log("receiver disconnected" + (error.map { ": \($0)" } ?? "")))
                     actions = machine.handle(.disconnected(at: now))
                 case .pin(let pin):
@@ -141,13 +146,18 @@ public enum SenderPeer {
                 for action in actions {
                     switch action {
                     case .send(let message):
-                        try? await current?.writer.send(text: ControlFrame.encode(message))
+                        let text = ControlFrame.encode(message)
+                        hooks.frame(.sent(.text(text)))
+                        try? await current?.writer.send(text: text)
                     case .sendChunk(let index):
                         guard let reader, let writer = current?.writer else { continue }
                         if machine.state.transfer?.acked.contains(index) == true { sentAfterAck += 1 }
                         if options.faults.corruptChunks.contains(line.count + 1) { corruptedLast.insert(index) } else { corruptedLast.remove(index) }
                         let (frames, disconnect) = line.pass(try reader.frame(index))
-                        for frame in frames { try? await writer.send(binary: frame) }
+                        for frame in frames {
+                            hooks.frame(.sentChunk(frame))
+                            try? await writer.send(binary: frame)
+                        }
                         if disconnect {
                             hooks.report(.log("dropping the connection after \(line.count) chunks (fault injection)"))
                             writer.abort()

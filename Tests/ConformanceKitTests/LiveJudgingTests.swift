@@ -99,7 +99,29 @@ extension LiveRunTests {
         let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
         await proxy.close()
         #expect(run.status == 1)
-        let violations = Self.violations(try Self.json(run.stdout))
+        let report = try Self.json(run.stdout)
+        // Each failing case carries its frames both ways (issue 31.3): what the relay delivered
+        // without its from is there, from the server, after the runner's own frames.
+        let failing = (report["cases"]?.arrayValue ?? []).filter { $0["verdict"] == "fail" }
+        #expect(!failing.isEmpty)
+        for c in failing {
+            let events = c["wire"]?["events"]?.arrayValue ?? []
+            #expect(events.first?["open"] != nil, "\(c["id"] ?? .null): \(events.prefix(2))")
+            #expect(events.contains { $0["from"] == "client" && $0["text"] != nil }, "\(c["id"] ?? .null)")
+            let delivered = events.compactMap { $0["from"] == "server" ? $0["text"]?.stringValue : nil }.filter { $0.contains(#""type":"message""#) }
+            #expect(!delivered.isEmpty && delivered.allSatisfy { !$0.contains(#""from""#) }, "\(c["id"] ?? .null): \(delivered.prefix(2))")
+        }
+        // A live report with wire logs matches the published schema too.
+        let saved = scratch.appendingPathComponent("live-report.json")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        try run.stdout.write(to: saved, atomically: true, encoding: .utf8)
+        let schema = Fixture.root.appendingPathComponent("Conformance/report.schema.json").path
+        let checked = try PythonToolsTests().python([
+            "-c", "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))", schema,
+            saved.path,
+        ])
+        #expect(checked.status == 0, "\(checked.output.prefix(2000))")
+        let violations = Self.violations(report)
         #expect(!violations.isEmpty)
         for v in violations {
             #expect(v["rule"] == "PAIR-RELAY-001", "\(v)")
@@ -189,6 +211,11 @@ extension LiveRunTests {
         #expect(violations.first?["path"] == "/payload/chunkCount", "\(violations)")
         #expect(violations.first?["subject"] == "a message from the sender under test", "\(violations)")
         #expect(!run.stdout.contains("/steps/"))
+        // The wire log holds the BackupMeta as the sender under test (the server) sent it.
+        let events = (try Self.json(run.stdout)["cases"]?.arrayValue?.first?["wire"]?["events"]?.arrayValue) ?? []
+        let meta = events.first { $0["from"] == "server" && ($0["text"]?.stringValue?.contains(#""BackupMeta""#) ?? false) }
+        #expect(meta != nil && !(meta?["text"]?.stringValue?.contains("chunkCount") ?? true), "\(events.prefix(8))")
+        #expect(events.first?["open"] != nil && events.contains { $0["from"] == "client" }, "\(events.prefix(3))")
     }
 
     /// MIG-PIN-003 at the edge: a receiver that serves sessions waits after a locked one (shortened

@@ -53,6 +53,12 @@ struct ReportMergeTests {
         report.varied = [VariedCase(id: five[2], outcomes: ["passed", "failed"])]
         report.notes = ["a note"]
         report.replay = "conformance run --peer 'exec:x y'"
+        // A live case's wire log, every kind of event.
+        report.results[0].wire = WireLog(events: [
+            WireEvent(at: 1, connection: 1, .open(peer: "ws://x", path: "/")), WireEvent(at: 2, connection: 1, .text(from: .client, #"{"type":"ping"}"#)),
+            WireEvent(at: 3, connection: 1, .binary(from: .server, .init(Array(repeating: 7, count: 100), cap: 0))),
+            WireEvent(at: 4, connection: 1, .ping(from: .server)), WireEvent(at: 5, connection: 1, .close(by: .client, code: 1000)),
+        ], omitted: 12)
         // A report keeps milliseconds; the run's own total is a Double with more digits.
         report.seconds = 1.5
         #expect(report.count(.expectedFailure) == 1 && report.count(.failedDifferently) == 1 && report.unknownExpectedFailures.count == 1)

@@ -102,6 +102,13 @@ public enum HTMLReport {
         if status == "failed", case .document(let kind, let input, _) = r.vector.body {
             out += "<details><summary>the \(escape(kind)) document sent</summary><pre>\(escape(shown(input)))</pre></details>\n"
         }
+        if let wire = r.wire {
+            // Open on a failure: the frames are what the violations are about.
+            out += "<details class=\"wire\"\(status == "failed" ? " open" : "")><summary>wire log: \(wire.count) events (session-log lines)</summary><pre>"
+            out += wire.events.map { escape(SessionLog.line($0)) }.joined(separator: "\n")
+            if wire.omitted > 0 { out += "\n… and \(wire.omitted) more" }
+            out += "</pre></details>\n"
+        }
         return out + "</section>\n"
     }
 

@@ -20,6 +20,9 @@ public enum JSONReport {
             if case .passed = r.status {} else if r.violations.isEmpty { o["detail"] = .string(r.summary) }
             if let reason = r.statusReason { o["reason"] = .string(reason) }
             if let entry = r.expectedEntry { o["expectedEntry"] = entryJSON(entry) }
+            if let wire = r.wire {
+                o["wire"] = ["events": .array(wire.events.map(SessionLog.json)), "omitted": .number(JSONNumber(Int64(wire.omitted)))]
+            }
             if let grade = r.grade {
                 o["grade"] = .object(JSONObject(Grade.Level.allCases.map { JSONObject.Member(key: $0.rawValue, value: .string(grade[$0].rawValue)) }))
             }

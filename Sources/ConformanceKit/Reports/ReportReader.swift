@@ -87,6 +87,17 @@ public enum ReportReader {
             verdict: verdict, expectedEntry: try c["expectedEntry"].map { try entry($0, fail: { fail("\(path)/expectedEntry: \($0)") }) },
             grade: grade, notes: (c["notes"]?.arrayValue ?? []).compactMap(\.stringValue), seconds: seconds)
         result.verdict = verdict
+        if let wire = c["wire"] {
+            var events: [WireEvent] = []
+            for (i, e) in (wire["events"]?.arrayValue ?? []).enumerated() {
+                do throws(Violation) {
+                    events.append(try SessionLog.event(from: e))
+                } catch {
+                    throw fail("\(path)/wire/events/\(i): \(error)")
+                }
+            }
+            result.wire = WireLog(events: events, omitted: Int(wire["omitted"]?.integerValue ?? 0))
+        }
         return result
     }
 

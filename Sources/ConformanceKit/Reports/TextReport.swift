@@ -54,6 +54,7 @@ public enum TextReport {
                 out += "       \(r.summary)\n"
             }
             for note in r.notes { out += "       note: \(note)\n" }
+            if !r.isOK, let wire = r.wire { out += "       wire: \(wire.count) events both ways, in the JSON and HTML reports\n" }
             if !r.isOK, let replay = report.replay(r.vector.id) { out += "       replay: \(replay)\n" }
         }
         for entry in report.unknownExpectedFailures {

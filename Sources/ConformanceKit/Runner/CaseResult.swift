@@ -45,11 +45,14 @@ public struct CaseResult: Sendable {
     public var notes: [String]
     /// Wall time the case took.
     public var seconds: Double
+    /// A live case's frames both ways, in order (nil for vector cases played over stdio).
+    public var wire: WireLog?
 
     public init(
         vector: VectorCase, status: Status, violations: [Violation], verdict: Verdict, expectedEntry: ExpectedFailures.Entry?,
-        grade: Grade? = nil, notes: [String] = [], seconds: Double = 0
+        grade: Grade? = nil, notes: [String] = [], seconds: Double = 0, wire: WireLog? = nil
     ) {
+        self.wire = wire
         self.vector = vector
         self.status = status
         self.violations = violations
@@ -71,10 +74,11 @@ public struct CaseResult: Sendable {
     /// A result judged against `entry`.
     public static func judged(
         _ vector: VectorCase, status: Status, violations: [Violation], entry: ExpectedFailures.Entry?, grade: Grade? = nil, notes: [String] = [],
-        seconds: Double = 0
+        seconds: Double = 0, wire: WireLog? = nil
     ) -> CaseResult {
         var result = CaseResult(
-            vector: vector, status: status, violations: violations, verdict: .pass, expectedEntry: entry, grade: grade, notes: notes, seconds: seconds)
+            vector: vector, status: status, violations: violations, verdict: .pass, expectedEntry: entry, grade: grade, notes: notes, seconds: seconds,
+            wire: wire)
         result.verdict = Runner.verdict(result, entry: entry)
         return result
     }

@@ -38,7 +38,10 @@ public enum SessionLog {
         return JSONSerializer.compact(.object(o))
     }
 
-    public static func line(_ event: WireEvent) -> String {
+    public static func line(_ event: WireEvent) -> String { JSONSerializer.compact(json(event)) }
+
+    /// An event as its line's object (a live case's wire log in a report holds these).
+    public static func json(_ event: WireEvent) -> JSONValue {
         var o = JSONObject(["t": .number(JSONNumber(event.at)), "conn": .number(JSONNumber(Int64(event.connection)))])
         switch event.body {
         case .open(let peer, let path):
@@ -76,7 +79,12 @@ public enum SessionLog {
             if let code { c["code"] = .number(JSONNumber(Int64(code))) }
             o["close"] = .object(c)
         }
-        return JSONSerializer.compact(.object(o))
+        return .object(o)
+    }
+
+    /// An event read back from its line's object.
+    public static func event(from value: JSONValue) throws(Violation) -> WireEvent {
+        try event(try ObjectReader(document: value))
     }
 
     /// The last line: when the watch ended (what was still open is judged as of then).

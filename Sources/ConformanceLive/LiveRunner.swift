@@ -74,7 +74,7 @@ public struct LiveOptions: Sendable {
         try SampleStore.generate(at: store, seed: 42, options: sample)
         var random = GeneratorBytes(SystemRandomNumberGenerator())
         let result = try Packer.pack(
-            DeviceStore(store), to: file, password: password ?? LiveRunner.defaultPassword, now: Int64(Date().timeIntervalSince1970), random: &random)
+            DeviceStore(store), to: file, password: password ?? LiveRunner.defaultPassword, now: SystemClock().now() / 1000, random: &random)
         return try PreparedPackage(file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: 16 << 10, schemaVersion: 1, appVersion: "1.0.0")
     }
 }

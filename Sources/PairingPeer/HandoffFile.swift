@@ -1,7 +1,8 @@
 import Foundation
 
 /// The files through which QR texts and codes pass between the runner and a peer under test
-/// (`--qr-file`, `--code-file`): both ends poll, since the other side may be any program.
+/// (`--handoff-file`/`--handoff-out`, `--qr-file`, `--scan-file`/`--scan-out`): both ends poll,
+/// since the other side may be any program.
 public enum HandoffFile {
     /// Reads and removes `file` once it has content; nil when none came within `limit` (no
     /// limit: waits until it comes or the task is cancelled).

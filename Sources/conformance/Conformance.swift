@@ -9,7 +9,7 @@ struct Conformance: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "conformance",
         abstract: "Checks implementations of the device-data protocols against the Spec's golden vectors.",
-        subcommands: [Run.self, Check.self, Watch.self, List.self, Report.self],
+        subcommands: [Run.self, Check.self, Watch.self, List.self, Report.self, Matrix.self],
         defaultSubcommand: Run.self)
 
     /// The kit's version; `--version` adds the digest of the vector set it judges with.
@@ -69,6 +69,17 @@ struct RepositoryOption: ParsableArguments {
             throw ValidationError("cannot find Vectors/ and Spec/catalog.json; run inside the checkout or pass --repo")
         }
         return repo
+    }
+}
+
+extension Repository {
+    /// The kit's vector cases, or the usage error that says why they cannot be read.
+    func cases() throws -> [VectorCase] {
+        do {
+            return try VectorLoader.load(root: vectors)
+        } catch {
+            throw ValidationError("cannot load vectors: \(error)")
+        }
     }
 }
 

@@ -11,9 +11,10 @@ struct Report: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Merge the JSON reports of a run's shards (--shard I/N --format json) into the report the unsharded run writes.",
             discussion: """
-                Every case must be in exactly one report, and all must have run against the same peer. \
-                The merged report lists the cases in the kit's order and exits as the run would: 0 when every case met \
-                its expectation, 1 otherwise, 2 on a usage error (an unreadable or overlapping report).
+                No case may be in two reports, and all must be version-1 reports of the same peer; a missing shard is \
+                not detected (its cases are absent). The merged report lists the cases in the kit's order and exits as \
+                the run would: 0 when every case met its expectation, 1 otherwise, 2 on a usage error (a report \
+                unreadable, of another version or peer, overlapping another, or naming a case unlike this kit's).
                 """)
 
         @OptionGroup var repo: RepositoryOption
@@ -25,12 +26,7 @@ struct Report: ParsableCommand {
         func run() throws {
             guard !reports.isEmpty else { throw ValidationError("name at least one report") }
             let repository = try repo.locate()
-            let cases: [VectorCase]
-            do {
-                cases = try VectorLoader.load(root: repository.vectors)
-            } catch {
-                throw ValidationError("cannot load vectors: \(error)")
-            }
+            let cases = try repository.cases()
             let vectors = Dictionary(cases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             var read: [RunReport] = []
             for path in reports {

@@ -28,9 +28,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "Leave out cases whose id matches this glob (repeatable).") var exclude: [String] = []
     @Option(name: .customLong("repeat"), help: "Run the selected cases this many times; a case whose outcome varied is reported FLAKY and fails the run.")
     var repeatCount = 1
-    @Option(help: "Play the vector cases in N workers, each with its own testee process (exec:) or in-process; live cases (--role) share one peer and run one at a time.")
+    @Option(help: "Play the vector cases in N workers (1 to 64), each with its own testee process (exec:) or in-process; the report is what one worker writes. Not with --role: live cases share one peer.")
     var jobs = 1
-    @Option(help: "Run shard I of N (1-based) of the selected cases, e.g. 2/4: every case falls in one shard, by its id, the same on every machine.")
+    @Option(help: "Run shard I of N (1-based) of the selected cases, e.g. 2/4: every case falls in one shard, by its id, the same on every machine. Merge the shards' --format json reports with `conformance report merge`.")
     var shard: String?
     @Option(help: "Report format: text, json, junit or html (one self-contained file; use --output).") var format: Format = .text
     @Option(help: "With --format html: where the rule links point, e.g. a URL of the Spec folder (default: this checkout's Spec/).")
@@ -80,12 +80,7 @@ struct Run: AsyncParsableCommand {
         if let family, Families.named(family) == nil {
             throw ValidationError("unknown family \(family); known: \(Families.all.map(\.name).joined(separator: ", "))")
         }
-        let cases: [VectorCase]
-        do {
-            cases = try VectorLoader.load(root: repository.vectors)
-        } catch {
-            throw ValidationError("cannot load vectors: \(error)")
-        }
+        let cases = try repository.cases()
         var expected = ExpectedFailures()
         if let path = expectedFailures {
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {

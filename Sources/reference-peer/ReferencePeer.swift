@@ -3,6 +3,7 @@ import Foundation
 import Migration
 import MigrationPackage
 import Reference
+import WebSocketTransport
 import WireCore
 
 @main
@@ -135,7 +136,7 @@ struct Pack: ParsableCommand {
         var options = Packer.Options()
         options.iterations = iterations
         options.segmentSize = segmentSize
-        let now = createdAt ?? Int64(Date().timeIntervalSince1970)
+        let now = createdAt ?? SystemClock().now() / 1000
         let secret = try password.password(confirm: true)
         let result: Packer.Result
         if let deterministic {

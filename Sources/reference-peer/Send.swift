@@ -86,7 +86,7 @@ struct Send: AsyncParsableCommand {
             prepare: {
                 let file = scratch.appendingPathComponent("package.enc")
                 var random = GeneratorBytes(SystemRandomNumberGenerator())
-                let result = try Packer.pack(store, to: file, password: secret, options: packOptions, now: Int64(Date().timeIntervalSince1970), random: &random)
+                let result = try Packer.pack(store, to: file, password: secret, options: packOptions, now: SystemClock().now() / 1000, random: &random)
                 return try PreparedPackage(
                     file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: chunk,
                     schemaVersion: packOptions.schemaVersion, appVersion: packOptions.appVersion)

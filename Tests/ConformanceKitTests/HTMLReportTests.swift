@@ -10,8 +10,22 @@ struct HTMLReportTests {
         ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    @Test func failuresShowAndPassesHideInTheRenderedPage() throws {
+    /// The page as headless Chromium renders it (its DOM after the scripts ran).
+    static func renderedDOM(_ page: URL) throws -> String {
         let browser = try #require(Self.chromium(), "headless Chromium is needed: apt-get install -y chromium (.ci/run does)")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: browser)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.absoluteString]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return dom
+    }
+
+    @Test func failuresShowAndPassesHideInTheRenderedPage() throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("html-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -22,15 +36,7 @@ struct HTMLReportTests {
             ["run", "--family", "pairing", "--case", "pairing/desktop-pairing/*", "--peer", "exec:\(testee)", "--format", "html", "--output", html.path])
         #expect(run.status == 1, "\(run.stderr)")
 
-        let page = Process()
-        page.executableURL = URL(fileURLWithPath: browser)
-        page.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", html.absoluteString]
-        let pipe = Pipe()
-        page.standardOutput = pipe
-        page.standardError = FileHandle.nullDevice
-        try page.run()
-        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        page.waitUntilExit()
+        let dom = try Self.renderedDOM(html)
 
         #expect(dom.contains(#"<span class="fail" id="verdict">FAIL</span>"#), "\(dom.prefix(400))")
         // The fault fails exactly the three five-digit cases of the kind.

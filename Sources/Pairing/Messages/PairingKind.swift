@@ -1,6 +1,8 @@
 import WireCore
 
-/// Every document kind of the pairing family (Spec pairing.md section 1).
+/// Every document kind of the pairing family (Spec pairing.md section 1): the kind table. A row
+/// names the kind, where it travels and the type that decodes it; the codec, the watch's and the
+/// relay replay's frame lists, the payload decoder and the reference family read it from here.
 public enum PairingKind: String, CaseIterable, Sendable {
     case desktopPairing = "desktop-pairing"
     case pairAck = "pair-ack"
@@ -46,6 +48,24 @@ public enum PairingKind: String, CaseIterable, Sendable {
         case .message: return [.clientFrame, .relayFrame]
         case .registered, .peerOffline, .relayError, .pong: return [.relayFrame]
         case .pairedDesktop: return [.record]
+        }
+    }
+
+    /// The type that decodes and holds a document of this kind (its checks in the Spec's order).
+    public var documentType: any PairingDocument.Type {
+        switch self {
+        case .desktopPairing: return DesktopPairing.self
+        case .pairAck: return PairAck.self
+        case .devicePairing: return DevicePairing.self
+        case .pairingConfirmation: return PairingConfirmation.self
+        case .register: return Register.self
+        case .message: return SignalMessage.self
+        case .registered: return Registered.self
+        case .peerOffline: return PeerOffline.self
+        case .relayError: return RelayError.self
+        case .pairedDesktop: return PairedDesktop.self
+        case .ping: return Ping.self
+        case .pong: return Pong.self
         }
     }
 

@@ -1,0 +1,118 @@
+import Foundation
+import WireCore
+
+/// The matrix: implementations by roles, each cell a run's counts and a link to its reports,
+/// in text, JSON and HTML (the QUIC interop runner's table, Autobahn's agents by cases).
+public struct MatrixReport: Sendable {
+    public struct Cell: Sendable {
+        public var implementation: String
+        public var role: MatrixFile.Role
+        /// The run's report, when it wrote one.
+        public var report: RunReport?
+        /// Why the cell has no report (the peer did not start, the run exited 2), or nil.
+        public var error: String?
+        /// The cell's files, relative to the matrix's folder: `cells/<implementation>--<role>`.
+        public var stem: String
+
+        public init(implementation: String, role: MatrixFile.Role, report: RunReport?, error: String?, stem: String) {
+            self.implementation = implementation
+            self.role = role
+            self.report = report
+            self.error = error
+            self.stem = stem
+        }
+
+        public var ok: Bool { error == nil && (report?.ok ?? false) }
+
+        /// `passed/cases` with the failures, or the error.
+        public var summary: String {
+            guard let report, error == nil else { return "error: \(error ?? "no report")" }
+            let judged = report.results.filter { $0.verdict != .skipped }
+            let passed = judged.filter { $0.verdict == .pass || $0.verdict == .expectedFailure }.count
+            var text = "\(passed)/\(judged.count) passed"
+            if report.failedCount > 0 { text += ", \(report.failedCount) failed" }
+            let skipped = report.results.count - judged.count
+            if skipped > 0 { text += ", \(skipped) skipped" }
+            return text
+        }
+    }
+
+    public var implementations: [String]
+    public var cells: [Cell]
+
+    public init(implementations: [String], cells: [Cell]) {
+        self.implementations = implementations
+        self.cells = cells
+    }
+
+    public var ok: Bool { cells.allSatisfy(\.ok) }
+
+    /// The roles some implementation plays, in the file format's order.
+    public var roles: [MatrixFile.Role] { MatrixFile.Role.allCases.filter { role in cells.contains { $0.role == role } } }
+
+    public func cell(_ implementation: String, _ role: MatrixFile.Role) -> Cell? {
+        cells.first { $0.implementation == implementation && $0.role == role }
+    }
+
+    public func text() -> String {
+        var out = "conformance matrix: \(implementations.count) implementations, \(cells.count) cells\n\n"
+        for name in implementations {
+            for role in roles {
+                guard let c = cell(name, role) else { continue }
+                out += "\(c.ok ? "PASS" : "FAIL")  \(name) as \(role.rawValue): \(c.summary)  (\(c.stem).html)\n"
+            }
+        }
+        let failed = cells.filter { !$0.ok }.count
+        out += "\n\(failed == 0 ? "PASS" : "FAIL")  \(cells.count - failed) of \(cells.count) cells passed\n"
+        return out
+    }
+
+    public func json() -> String {
+        let list: [JSONValue] = cells.map { c in
+            var o = JSONObject([
+                "implementation": .string(c.implementation), "role": .string(c.role.rawValue), "ok": .bool(c.ok), "summary": .string(c.summary),
+                "report": .string(c.stem + ".json"), "html": .string(c.stem + ".html"),
+            ])
+            if let error = c.error { o["error"] = .string(error) }
+            if let r = c.report {
+                o["cases"] = .number(JSONNumber(Int64(r.results.count)))
+                o["failed"] = .number(JSONNumber(Int64(r.failedCount)))
+            }
+            return .object(o)
+        }
+        let root: JSONValue = [
+            "matrix": .number(JSONNumber(MatrixFile.version)), "ok": .bool(ok), "implementations": .array(implementations.map { .string($0) }),
+            "roles": .array(roles.map { .string($0.rawValue) }), "cells": .array(list),
+        ]
+        return JSONSerializer.pretty(root) + "\n"
+    }
+
+    /// One self-contained page: rows are implementations, columns roles, each played cell a link
+    /// to its run's HTML report.
+    public func html() -> String {
+        func escape(_ s: String) -> String { Markup.escape(s) }
+        var rows = ""
+        for name in implementations {
+            rows += "<tr><th>\(escape(name))</th>"
+            for role in roles {
+                if let c = cell(name, role) {
+                    rows += "<td class=\"\(c.ok ? "pass" : "fail")\"><a href=\"\(escape(c.stem)).html\">\(escape(c.summary))</a></td>"
+                } else {
+                    rows += "<td class=\"none\">not played</td>"
+                }
+            }
+            rows += "</tr>\n"
+        }
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>conformance matrix</title>
+            <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.4em .8em}
+            td.pass{background:#e6f4ea}td.fail{background:#fce8e6}td.none{color:#888}</style></head>
+            <body><h1>conformance matrix</h1>
+            <p id="verdict">\(ok ? "PASS" : "FAIL"): \(cells.filter(\.ok).count) of \(cells.count) cells passed</p>
+            <table id="matrix"><tr><th></th>\(roles.map { "<th>\(escape($0.rawValue))</th>" }.joined())</tr>
+            \(rows)</table></body></html>
+
+            """
+    }
+}

@@ -18,8 +18,8 @@ struct Matrix: AsyncParsableCommand {
         discussion: """
             Each cell is one `conformance run` in the role, with the implementation's peer started from the file's command \
             and stopped after. Writes OUT/matrix.json, OUT/matrix.html and, per cell, OUT/cells/NAME--ROLE.{json,html,log}. \
-            Exits 0 when every cell passed, 1 otherwise, 2 on a usage error. Pairs of implementations (through `watch`) \
-            are not played.
+            Every phone is then paired with every desktop through `conformance watch` (OUT/pairs/PHONE--DESKTOP.*). \
+            Exits 0 when every cell and pair passed, 1 otherwise, 2 on a usage error. Senders are not paired with receivers.
             """)
 
     @OptionGroup var repo: RepositoryOption
@@ -27,6 +27,8 @@ struct Matrix: AsyncParsableCommand {
     @Option(help: "The folder the matrix and each cell's reports go to.") var out = "conformance-matrix"
     @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, in every cell (repeatable).") var caseGlobs: [String] = []
     @Option(help: "Seconds a cell may take before its run is stopped.") var cellTimeout: Double = 900
+    @Option(help: "Seconds the watch judges a phone-desktop pair: the pairing and what the peers send after it (the WebRTC exchange).")
+    var pairSeconds: Int = 20
 
     func run() async throws {
         let repository = try repo.locate()
@@ -38,6 +40,7 @@ struct Matrix: AsyncParsableCommand {
             throw ValidationError("\(file): \(error.description)")
         }
         guard cellTimeout > 0 else { throw ValidationError("--cell-timeout must be more than 0 seconds") }
+        guard (1...3600).contains(pairSeconds) else { throw ValidationError("--pair-seconds must be 1 to 3600") }
         let cases = try repository.cases()
         let vectors = Dictionary(cases.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         let folder = URL(fileURLWithPath: out)
@@ -65,7 +68,22 @@ struct Matrix: AsyncParsableCommand {
                 cells.append(MatrixReport.Cell(implementation: implementation.name, role: entry.role, report: report, error: error, stem: "cells/" + stem))
             }
         }
-        let result = MatrixReport(implementations: matrix.implementations.map(\.name), cells: cells)
+        // Every phone with every desktop, through the watch.
+        var pairs: [MatrixReport.Pair] = []
+        let pairsFolder = folder.appendingPathComponent("pairs")
+        let phones = matrix.implementations.compactMap { i in i.entries.first { $0.role == .phone }.map { (i.name, $0) } }
+        let desktops = matrix.implementations.compactMap { i in i.entries.first { $0.role == .desktop }.map { (i.name, $0) } }
+        if !phones.isEmpty && !desktops.isEmpty {
+            try? FileManager.default.createDirectory(at: pairsFolder, withIntermediateDirectories: true)
+        }
+        for phone in phones {
+            for desktop in desktops {
+                FileHandle.standardError.write(Data("matrix: \(phone.0) phone with \(desktop.0) desktop\n".utf8))
+                let stem = "\(phone.0)--\(desktop.0)"
+                pairs.append(await playPair(phone: phone, desktop: desktop, base: pairsFolder.appendingPathComponent(stem), stem: "pairs/" + stem))
+            }
+        }
+        let result = MatrixReport(implementations: matrix.implementations.map(\.name), cells: cells, pairs: pairs)
         try writeOutput(result.json(), to: folder.appendingPathComponent("matrix.json").path)
         try writeOutput(result.html(), to: folder.appendingPathComponent("matrix.html").path)
         print(result.text(), terminator: "")
@@ -98,7 +116,7 @@ struct Matrix: AsyncParsableCommand {
         let status: Int32
         do {
             let runner = try Self.start([Self.executable] + arguments, log: base.path + ".runner.log")
-            let deadline = Date().addingTimeInterval(cellTimeout)
+            let deadline = Date().addingTimeInterval(Double(pairSeconds) + 30)
             while runner.isRunning {
                 if Date() > deadline {
                     Self.stop(runner)
@@ -123,6 +141,91 @@ struct Matrix: AsyncParsableCommand {
         }
     }
 
+    /// A phone and a desktop paired through `conformance watch`: the kit starts the watch for
+    /// `--pair-seconds`, then the desktop and the phone with `{url}` the watch's, and carries the
+    /// desktop's QR text to the phone (`{qr}` of the desktop to `{handoff}` of the phone, as a
+    /// camera would); the watch judges both sides, the pairing and what follows it.
+    func playPair(phone: (String, MatrixFile.Entry), desktop: (String, MatrixFile.Entry), base: URL, stem: String) async -> MatrixReport.Pair {
+        func failed(_ why: String) -> MatrixReport.Pair { MatrixReport.Pair(phone: phone.0, desktop: desktop.0, ok: false, summary: "error: \(why)", stem: stem) }
+        func path(_ suffix: String) -> String {
+            let p = base.path + "." + suffix
+            try? FileManager.default.removeItem(atPath: p)
+            return p
+        }
+        let (ready, json, log, html) = (path("url"), base.path + ".json", base.path + ".jsonl", base.path + ".html")
+        for stale in [json, log, html] { try? FileManager.default.removeItem(atPath: stale) }
+        let watchArguments =
+            ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", ready, "--log", log, "--duration", "\(pairSeconds)"]
+            + ["--format", "json", "--output", json, "--repo", repo.path ?? FileManager.default.currentDirectoryPath] + phone.1.watch + desktop.1.watch
+        let watch: Process
+        do {
+            watch = try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log")
+        } catch {
+            return failed("the watch did not start: \(error)")
+        }
+        defer { Self.stop(watch) }
+        var url = ""
+        let listening = Date().addingTimeInterval(20)
+        while url.isEmpty {
+            url = (try? String(contentsOfFile: ready, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if url.isEmpty {
+                if !watch.isRunning || Date() > listening { return failed("the watch did not listen; see \(base.lastPathComponent).watch.log") }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        let (desktopQR, handoff) = (path("desktop-qr"), path("handoff"))
+        let desktopFiles = ["qr": desktopQR, "scan": path("scan"), "pin": path("desktop-pin"), "handoff": path("desktop-handoff"), "dir": path("desktop-dir")]
+        let phoneFiles = ["handoff": handoff, "qr": path("phone-qr"), "scan": path("phone-scan"), "pin": path("phone-pin"), "dir": path("phone-dir")]
+        var peers: [Process] = []
+        defer { peers.forEach(Self.stop) }
+        do {
+            peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(desktop.1, url: url, files: desktopFiles)], log: base.path + ".desktop.log"))
+            peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(phone.1, url: url, files: phoneFiles)], log: base.path + ".phone.log"))
+        } catch {
+            return failed("a peer did not start: \(error)")
+        }
+        // The camera: the desktop's QR, once it shows one, is what the phone scans.
+        let shown = Date().addingTimeInterval(30)
+        var qr: Data?
+        while qr == nil {
+            if let data = FileManager.default.contents(atPath: desktopQR), !data.isEmpty { qr = data } else {
+                if Date() > shown { return failed("the desktop showed no QR within 30 s; see \(base.lastPathComponent).desktop.log") }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        do {
+            try qr?.write(to: URL(fileURLWithPath: handoff), options: .atomic)
+        } catch {
+            return failed("cannot hand the QR to the phone: \(error)")
+        }
+        let deadline = Date().addingTimeInterval(cellTimeout)
+        while watch.isRunning {
+            if Date() > deadline {
+                // Interrupted, the watch still writes its report of what it saw.
+                kill(watch.processIdentifier, SIGINT)
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        watch.waitUntilExit()
+        guard let data = FileManager.default.contents(atPath: json),
+            let report = (try? JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64)))?["watch"]
+        else { return failed("the watch wrote no report (exit \(watch.terminationStatus)); see \(base.lastPathComponent).watch.log") }
+        // The same session judged offline, as the HTML the matrix links to.
+        if let checker = try? Self.start([Self.executable, "check", "--session", log, "--format", "html"], log: base.path + ".check.log", output: html) {
+            checker.waitUntilExit()
+        }
+        let sessions = report["sessions"]?.arrayValue ?? []
+        let outcome = sessions.first?["outcome"]?.stringValue ?? "no session"
+        let violations = report["violations"]?.arrayValue ?? []
+        var bySide: [String] = []
+        for member in report["violationsBySide"]?.objectValue?.members ?? [] {
+            if let n = member.value.integerValue, n > 0 { bySide.append("\(member.key) \(n)") }
+        }
+        let summary = "\(outcome), \(violations.count) violation(s)" + (bySide.isEmpty ? "" : " (\(bySide.joined(separator: ", ")))")
+        return MatrixReport.Pair(phone: phone.0, desktop: desktop.0, ok: report["ok"] == .bool(true) && outcome == "paired", summary: summary, stem: stem)
+    }
+
     /// This program, to run each cell's `conformance run`.
     static var executable: String {
         #if os(Linux)
@@ -131,14 +234,19 @@ struct Matrix: AsyncParsableCommand {
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
     }
 
-    static func start(_ arguments: [String], log: String) throws -> Process {
-        guard FileManager.default.createFile(atPath: log, contents: nil) else { throw ValidationError("cannot write \(log)") }
-        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+    /// Starts a program with its standard error (and output, unless `output` names a file of
+    /// its own) in `log`.
+    static func start(_ arguments: [String], log: String, output: String? = nil) throws -> Process {
+        func handle(_ path: String) throws -> FileHandle {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else { throw ValidationError("cannot write \(path)") }
+            return try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        }
+        let errors = try handle(log)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
-        process.standardOutput = output
-        process.standardError = output
+        process.standardOutput = try output.map(handle) ?? errors
+        process.standardError = errors
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process

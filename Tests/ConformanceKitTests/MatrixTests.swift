@@ -23,15 +23,27 @@ struct MatrixTests {
                     "roles": [
                         "testee": ["command": .string("\(peer) testee")],
                         "relay": ["command": .string("\(peer) relay --listen 127.0.0.1:{port}")],
-                        "phone": [
-                            "command": .string("\(peer) phone --handoff-file {handoff} --qr-file {qr} --signaling {url} --sessions 0 --time-scale 0.1 --webrtc"),
-                            "runner": ["--time-scale", "0.1"],
-                        ],
+                        // The Spec's timers, as the outsiders': a pair is judged with one timing for both.
+                        "phone": ["command": .string("\(peer) phone --handoff-file {handoff} --qr-file {qr} --signaling {url} --sessions 0 --webrtc")],
+                        "desktop": ["command": .string("\(peer) desktop --relay {url} --qr-file {qr} --scan-file {scan} --sessions 0 --webrtc")],
                     ],
                 ],
                 ["name": "five-digit-testee", "roles": ["testee": ["command": .string("\(peer) testee --fault accept-five-digit-codes")]]],
                 ["name": "third-party-relay", "roles": ["relay": ["command": .string("node \(fixture("third-party-relay/relay.js")) --host 127.0.0.1 --port {port}")]]],
                 ["name": "outsider-phone", "roles": ["phone": ["command": .string("python3 \(fixture("outsider-phone/phone.py")) --handoff-file {handoff} --qr-file {qr} --signaling {url}")]]],
+                // Sends its WebRTC offer as a bare frame after pairing (PAIR-RTC-005).
+                [
+                    "name": "bare-offer-phone",
+                    "roles": [
+                        "phone": [
+                            "command": .string("python3 \(fixture("outsider-phone/phone.py")) --handoff-file {handoff} --qr-file {qr} --signaling {url} --webrtc --fault bare-offer")
+                        ]
+                    ],
+                ],
+                [
+                    "name": "outsider-desktop",
+                    "roles": ["desktop": ["command": .string("python3 \(fixture("outsider-desktop/desktop.py")) --relay {url} --qr-file {qr} --scan-file {scan}")]],
+                ],
                 [
                     "name": "outsider-receiver",
                     "roles": [
@@ -43,39 +55,56 @@ struct MatrixTests {
         let matrixFile = scratch.appendingPathComponent("matrix.json")
         try JSONSerializer.pretty(file).write(to: matrixFile, atomically: true, encoding: .utf8)
         let out = scratch.appendingPathComponent("out")
-        let cases = ["pairing/pair-ack/code-five-digits", "pairing/relay/message-before-register", "pairing/live-phone/flow-b", "migration/live-receiver/clean"]
+        let cases = [
+            "pairing/pair-ack/code-five-digits", "pairing/relay/message-before-register", "pairing/live-phone/flow-b", "pairing/live-desktop/flow-b",
+            "migration/live-receiver/clean",
+        ]
         let run = try Fixture.run(
-            "conformance", ["matrix", matrixFile.path, "--out", out.path] + cases.flatMap { ["--case", $0] }, limit: 280)
-        // The faulty testee and the third-party relay fail their cells; the rest pass.
-        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+            "conformance", ["matrix", matrixFile.path, "--out", out.path, "--pair-seconds", "6"] + cases.flatMap { ["--case", $0] }, limit: 280)
+        // The faulty testee, the third-party relay and the bare-offer phone fail their cells, and
+        // that phone fails both its pairs on its own side; the rest pass.
         for line in [
             "PASS  reference as testee: 2/2 passed", "PASS  reference as relay: 1/1 passed", "PASS  reference as phone: 1/1 passed",
-            "FAIL  five-digit-testee as testee: 1/2 passed, 1 failed", "FAIL  third-party-relay as relay: 0/1 passed, 1 failed",
-            "PASS  outsider-phone as phone: 1/1 passed", "PASS  outsider-receiver as receiver: 1/1 passed", "FAIL  5 of 7 cells passed",
+            "PASS  reference as desktop: 1/1 passed", "FAIL  five-digit-testee as testee: 1/2 passed, 1 failed",
+            "FAIL  third-party-relay as relay: 0/1 passed, 1 failed", "PASS  outsider-phone as phone: 1/1 passed",
+            "FAIL  bare-offer-phone as phone: 0/1 passed, 1 failed", "PASS  outsider-desktop as desktop: 1/1 passed",
+            "PASS  outsider-receiver as receiver: 1/1 passed",
+            "PASS  reference phone with reference desktop: paired, 0 violation(s)", "PASS  reference phone with outsider-desktop desktop: paired, 0 violation(s)",
+            "PASS  outsider-phone phone with reference desktop: paired, 0 violation(s)",
+            "PASS  outsider-phone phone with outsider-desktop desktop: paired, 0 violation(s)",
+            "FAIL  bare-offer-phone phone with reference desktop: paired, 1 violation(s) (phone 1)",
+            "FAIL  bare-offer-phone phone with outsider-desktop desktop: paired, 1 violation(s) (phone 1)", "FAIL  11 of 16 cells passed",
         ] {
             #expect(run.stdout.contains(line), "\(line)\n\(run.stdout)")
         }
         let matrix = try JSONParser.parse(Array(try Data(contentsOf: out.appendingPathComponent("matrix.json"))))
         #expect(matrix["ok"] == false)
         let cells = matrix["cells"]?.arrayValue ?? []
-        #expect(cells.count == 7)
-        for cell in cells {
-            // Each cell's own reports are there: the run's JSON and the HTML the matrix links to.
+        let pairs = matrix["pairs"]?.arrayValue ?? []
+        #expect(cells.count == 10 && pairs.count == 6)
+        for cell in cells + pairs {
+            // Each cell's own reports are there: the run's (or the watch's) JSON and the HTML the matrix links to.
             for key in ["report", "html"] {
                 let path = out.appendingPathComponent(cell[key]?.stringValue ?? "?").path
                 #expect(FileManager.default.fileExists(atPath: path), "\(path)")
             }
         }
+        // The watch names the bare offer's rule, on the phone's side.
+        let bare = try JSONParser.parse(Array(try Data(contentsOf: out.appendingPathComponent("pairs/bare-offer-phone--reference.json"))))
+        let found = bare["watch"]?["violations"]?.arrayValue ?? []
+        #expect(found.map { "\($0["side"]?.stringValue ?? "") \($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } == ["phone PAIR-RTC-005 /type"], "\(found)")
 
         let dom = try HTMLReportTests.renderedDOM(out.appendingPathComponent("matrix.html"))
-        #expect(dom.contains(#"<p id="verdict">FAIL: 5 of 7 cells passed</p>"#), "\(dom.prefix(600))")
-        let links = dom.matches(of: /<td class="(pass|fail)"><a href="cells\/([^"]+)\.html">/).map { String($0.output.2) }
+        #expect(dom.contains(#"<p id="verdict">FAIL: 11 of 16 cells passed</p>"#), "\(dom.prefix(600))")
+        let links = dom.matches(of: /<td class="(pass|fail)"><a href="((cells|pairs)\/[^"]+)\.html">/).map { String($0.output.2) }
         #expect(
             Set(links)
                 == [
-                    "reference--testee", "reference--relay", "reference--phone", "five-digit-testee--testee", "third-party-relay--relay", "outsider-phone--phone",
-                    "outsider-receiver--receiver",
+                    "cells/reference--testee", "cells/reference--relay", "cells/reference--phone", "cells/reference--desktop", "cells/five-digit-testee--testee",
+                    "cells/third-party-relay--relay", "cells/outsider-phone--phone", "cells/bare-offer-phone--phone", "cells/outsider-desktop--desktop",
+                    "cells/outsider-receiver--receiver", "pairs/reference--reference", "pairs/reference--outsider-desktop", "pairs/outsider-phone--reference",
+                    "pairs/outsider-phone--outsider-desktop", "pairs/bare-offer-phone--reference", "pairs/bare-offer-phone--outsider-desktop",
                 ], "\(links)")
-        #expect(dom.components(separatedBy: #"<td class="none">not played</td>"#).count - 1 == 5 * 4 - 7, "every other cell says it was not played")
+        #expect(dom.components(separatedBy: #"<td class="none">not played</td>"#).count - 1 == 7 * 5 - 10, "every other cell says it was not played")
     }
 }

@@ -15,6 +15,9 @@ public struct MatrixFile: Sendable {
         public var command: String
         /// More arguments for the runner in this role (e.g. `--time-scale 0.1`).
         public var runner: [String]
+        /// More arguments for `conformance watch` when this phone or desktop is in a pair
+        /// (e.g. `--keepalive-ms 1500` for a peer whose timers run faster).
+        public var watch: [String]
     }
 
     public struct Implementation: Sendable {
@@ -58,14 +61,17 @@ public struct MatrixFile: Sendable {
                 guard !command.utf8.allSatisfy({ $0 == 0x20 }) else {
                     throw Violation(rule: CoreRule.type, path: e.pointer("command"), expected: "a command", found: "an empty one")
                 }
-                var runner: [String] = []
-                for (k, a) in (try e.optionalArray("runner") ?? []).enumerated() {
-                    guard case .string(let s) = a else {
-                        throw Violation(rule: CoreRule.type, path: e.pointer("runner") / String(k), expected: "a string", found: a.typeName)
+                func strings(_ key: String) throws(Violation) -> [String] {
+                    var list: [String] = []
+                    for (k, a) in (try e.optionalArray(key) ?? []).enumerated() {
+                        guard case .string(let s) = a else {
+                            throw Violation(rule: CoreRule.type, path: e.pointer(key) / String(k), expected: "a string", found: a.typeName)
+                        }
+                        list.append(s)
                     }
-                    runner.append(s)
+                    return list
                 }
-                entries.append(Entry(role: role, command: command, runner: runner))
+                entries.append(Entry(role: role, command: command, runner: try strings("runner"), watch: try strings("watch")))
             }
             guard !entries.isEmpty else {
                 throw Violation(rule: CoreRule.type, path: r.pointer("roles"), expected: "at least one role", found: "none")
@@ -92,6 +98,14 @@ public struct MatrixCell: Sendable {
     public var runnerArguments: [String]
     /// The peer listens and the runner connects: wait until the port takes connections.
     public var peerListens: Bool
+    /// The peer's command with its placeholders in place, for a pair through `watch` at `url`.
+    public static func command(_ entry: MatrixFile.Entry, url: String, files: [String: String]) -> String {
+        var values = ["url": url, "port": url.split(separator: ":").last.map(String.init) ?? ""]
+        for (k, v) in files { values[k] = v }
+        var command = entry.command
+        for (key, value) in values { command = command.replacingOccurrences(of: "{\(key)}", with: ShellWord.quoted(value)) }
+        return command
+    }
 
     /// `files` maps `handoff`, `qr`, `scan`, `pin` and `dir` (a folder of the peer's own) to
     /// paths in the matrix's cells folder.
@@ -101,10 +115,7 @@ public struct MatrixCell: Sendable {
         let url = "ws://127.0.0.1:\(port)"
         let listen = "127.0.0.1:\(port)"
         func file(_ key: String) -> String { files[key] ?? key }
-        var values = ["port": "\(port)", "url": url]
-        for (k, v) in files { values[k] = v }
-        var command = entry.command
-        for (key, value) in values { command = command.replacingOccurrences(of: "{\(key)}", with: ShellWord.quoted(value)) }
+        let command = Self.command(entry, url: url, files: files)
         switch entry.role {
         case .testee:
             peerCommand = nil

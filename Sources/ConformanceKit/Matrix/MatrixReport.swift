@@ -37,15 +37,39 @@ public struct MatrixReport: Sendable {
         }
     }
 
-    public var implementations: [String]
-    public var cells: [Cell]
+    /// A phone of one implementation and a desktop of another (or the same) paired through
+    /// `conformance watch`, which judges both.
+    public struct Pair: Sendable {
+        public var phone: String
+        public var desktop: String
+        public var ok: Bool
+        /// The first session's outcome and the violations by side, or the error.
+        public var summary: String
+        /// `pairs/<phone>--<desktop>`: the watch's JSON, HTML and session log.
+        public var stem: String
 
-    public init(implementations: [String], cells: [Cell]) {
-        self.implementations = implementations
-        self.cells = cells
+        public init(phone: String, desktop: String, ok: Bool, summary: String, stem: String) {
+            self.phone = phone
+            self.desktop = desktop
+            self.ok = ok
+            self.summary = summary
+            self.stem = stem
+        }
     }
 
-    public var ok: Bool { cells.allSatisfy(\.ok) }
+    public var implementations: [String]
+    public var cells: [Cell]
+    public var pairs: [Pair]
+
+    public init(implementations: [String], cells: [Cell], pairs: [Pair] = []) {
+        self.implementations = implementations
+        self.cells = cells
+        self.pairs = pairs
+    }
+
+    public var ok: Bool { cells.allSatisfy(\.ok) && pairs.allSatisfy(\.ok) }
+    var played: Int { cells.count + pairs.count }
+    var passed: Int { cells.filter(\.ok).count + pairs.filter(\.ok).count }
 
     /// The roles some implementation plays, in the file format's order.
     public var roles: [MatrixFile.Role] { MatrixFile.Role.allCases.filter { role in cells.contains { $0.role == role } } }
@@ -55,15 +79,17 @@ public struct MatrixReport: Sendable {
     }
 
     public func text() -> String {
-        var out = "conformance matrix: \(implementations.count) implementations, \(cells.count) cells\n\n"
+        var out = "conformance matrix: \(implementations.count) implementations, \(cells.count) cells, \(pairs.count) pairs\n\n"
         for name in implementations {
             for role in roles {
                 guard let c = cell(name, role) else { continue }
                 out += "\(c.ok ? "PASS" : "FAIL")  \(name) as \(role.rawValue): \(c.summary)  (\(c.stem).html)\n"
             }
         }
-        let failed = cells.filter { !$0.ok }.count
-        out += "\n\(failed == 0 ? "PASS" : "FAIL")  \(cells.count - failed) of \(cells.count) cells passed\n"
+        for p in pairs {
+            out += "\(p.ok ? "PASS" : "FAIL")  \(p.phone) phone with \(p.desktop) desktop: \(p.summary)  (\(p.stem).html)\n"
+        }
+        out += "\n\(ok ? "PASS" : "FAIL")  \(passed) of \(played) cells passed\n"
         return out
     }
 
@@ -80,9 +106,15 @@ public struct MatrixReport: Sendable {
             }
             return .object(o)
         }
+        let pairList: [JSONValue] = pairs.map { p in
+            [
+                "phone": .string(p.phone), "desktop": .string(p.desktop), "ok": .bool(p.ok), "summary": .string(p.summary),
+                "report": .string(p.stem + ".json"), "html": .string(p.stem + ".html"), "log": .string(p.stem + ".jsonl"),
+            ]
+        }
         let root: JSONValue = [
             "matrix": .number(JSONNumber(MatrixFile.version)), "ok": .bool(ok), "implementations": .array(implementations.map { .string($0) }),
-            "roles": .array(roles.map { .string($0.rawValue) }), "cells": .array(list),
+            "roles": .array(roles.map { .string($0.rawValue) }), "cells": .array(list), "pairs": .array(pairList),
         ]
         return JSONSerializer.pretty(root) + "\n"
     }
@@ -103,15 +135,35 @@ public struct MatrixReport: Sendable {
             }
             rows += "</tr>\n"
         }
+        var pairTable = ""
+        let phones = implementations.filter { cell($0, .phone) != nil }
+        let desktops = implementations.filter { cell($0, .desktop) != nil }
+        if !pairs.isEmpty {
+            pairTable = "<h2>Pairs through conformance watch</h2>\n<table id=\"pairs\"><tr><th>phone \\ desktop</th>"
+                + desktops.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+            for phone in phones {
+                pairTable += "<tr><th>\(escape(phone))</th>"
+                for desktop in desktops {
+                    if let p = pairs.first(where: { $0.phone == phone && $0.desktop == desktop }) {
+                        pairTable += "<td class=\"\(p.ok ? "pass" : "fail")\"><a href=\"\(escape(p.stem)).html\">\(escape(p.summary))</a></td>"
+                    } else {
+                        pairTable += "<td class=\"none\">not played</td>"
+                    }
+                }
+                pairTable += "</tr>\n"
+            }
+            pairTable += "</table>\n"
+        }
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>conformance matrix</title>
             <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.4em .8em}
             td.pass{background:#e6f4ea}td.fail{background:#fce8e6}td.none{color:#888}</style></head>
             <body><h1>conformance matrix</h1>
-            <p id="verdict">\(ok ? "PASS" : "FAIL"): \(cells.filter(\.ok).count) of \(cells.count) cells passed</p>
+            <p id="verdict">\(ok ? "PASS" : "FAIL"): \(passed) of \(played) cells passed</p>
             <table id="matrix"><tr><th></th>\(roles.map { "<th>\(escape($0.rawValue))</th>" }.joined())</tr>
-            \(rows)</table></body></html>
+            \(rows)</table>
+            \(pairTable)</body></html>
 
             """
     }

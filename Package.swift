@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "Migration", targets: ["Migration"]),
         .library(name: "Records", targets: ["Records"]),
         .library(name: "MigrationPackage", targets: ["MigrationPackage"]),
+        .library(name: "TesteeProtocol", targets: ["TesteeProtocol"]),
+        .library(name: "Reference", targets: ["Reference"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "reference-peer", targets: ["reference-peer"]),

@@ -17,6 +17,8 @@ let package = Package(
             dependencies: [
                 .product(name: "WireCore", package: kit), .product(name: "Migration", package: kit),
                 .product(name: "Records", package: kit),
+                // The reference's family adapters, and the kit's JSON comparison.
+                .product(name: "Reference", package: kit), .product(name: "TesteeProtocol", package: kit),
                 .product(name: "ConformanceKit", package: kit),
             ])
     ],

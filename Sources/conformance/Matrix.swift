@@ -18,8 +18,9 @@ struct Matrix: AsyncParsableCommand {
         discussion: """
             Each cell is one `conformance run` in the role, with the implementation's peer started from the file's command \
             and stopped after. Writes OUT/matrix.json, OUT/matrix.html and, per cell, OUT/cells/NAME--ROLE.{json,html,log}. \
-            Every phone is then paired with every desktop through `conformance watch` (OUT/pairs/PHONE--DESKTOP.*). \
-            Exits 0 when every cell and pair passed, 1 otherwise, 2 on a usage error. Senders are not paired with receivers.
+            Every phone is then paired with every desktop, and every sender migrates to every receiver, through \
+            `conformance watch` (OUT/pairs/PHONE--DESKTOP.*, OUT/transfers/SENDER--RECEIVER.*). \
+            Exits 0 when every cell, pair and transfer passed, 1 otherwise, 2 on a usage error.
             """)
 
     @OptionGroup var repo: RepositoryOption
@@ -29,6 +30,8 @@ struct Matrix: AsyncParsableCommand {
     @Option(help: "Seconds a cell may take before its run is stopped.") var cellTimeout: Double = 900
     @Option(help: "Seconds the watch judges a phone-desktop pair: the pairing and what the peers send after it (the WebRTC exchange).")
     var pairSeconds: Int = 20
+    @Flag(inversion: .prefixedNo, help: "Also pair every phone with every desktop through every relay implementation (the watch forwarding to it).")
+    var throughRelays = true
 
     func run() async throws {
         let repository = try repo.locate()
@@ -71,8 +74,8 @@ struct Matrix: AsyncParsableCommand {
         // Every phone with every desktop, through the watch.
         var pairs: [MatrixReport.Pair] = []
         let pairsFolder = folder.appendingPathComponent("pairs")
-        let phones = matrix.implementations.compactMap { i in i.entries.first { $0.role == .phone }.map { (i.name, $0) } }
-        let desktops = matrix.implementations.compactMap { i in i.entries.first { $0.role == .desktop }.map { (i.name, $0) } }
+        let phones = matrix.playing(.phone)
+        let desktops = matrix.playing(.desktop)
         if !phones.isEmpty && !desktops.isEmpty {
             try? FileManager.default.createDirectory(at: pairsFolder, withIntermediateDirectories: true)
         }
@@ -83,12 +86,48 @@ struct Matrix: AsyncParsableCommand {
                 pairs.append(await playPair(phone: phone, desktop: desktop, base: pairsFolder.appendingPathComponent(stem), stem: "pairs/" + stem))
             }
         }
+        // Every phone with every desktop through every relay implementation: the watch forwards
+        // to the relay and judges it too.
+        let relays = matrix.playing(.relay)
+        let relayedFolder = folder.appendingPathComponent("relayed")
+        if throughRelays && !relays.isEmpty && !phones.isEmpty && !desktops.isEmpty {
+            try? FileManager.default.createDirectory(at: relayedFolder, withIntermediateDirectories: true)
+            for relay in relays {
+                for phone in phones {
+                    for desktop in desktops {
+                        FileHandle.standardError.write(Data("matrix: \(phone.0) phone with \(desktop.0) desktop through \(relay.0) relay\n".utf8))
+                        let stem = "\(relay.0)--\(phone.0)--\(desktop.0)"
+                        pairs.append(
+                            await playPair(
+                                phone: phone, desktop: desktop, through: relay, base: relayedFolder.appendingPathComponent(stem), stem: "relayed/" + stem))
+                    }
+                }
+            }
+        }
+        // Every sender to every receiver, through the watch.
+        let transfersFolder = folder.appendingPathComponent("transfers")
+        let senders = matrix.playing(.sender)
+        let receivers = matrix.playing(.receiver)
+        if !senders.isEmpty && !receivers.isEmpty {
+            try? FileManager.default.createDirectory(at: transfersFolder, withIntermediateDirectories: true)
+        }
+        for sender in senders {
+            for receiver in receivers {
+                FileHandle.standardError.write(Data("matrix: \(sender.0) sender to \(receiver.0) receiver\n".utf8))
+                let stem = "\(sender.0)--\(receiver.0)"
+                pairs.append(
+                    await playTransfer(sender: sender, receiver: receiver, base: transfersFolder.appendingPathComponent(stem), stem: "transfers/" + stem))
+            }
+        }
         let result = MatrixReport(implementations: matrix.implementations.map(\.name), cells: cells, pairs: pairs)
         try writeOutput(result.json(), to: folder.appendingPathComponent("matrix.json").path)
         try writeOutput(result.html(), to: folder.appendingPathComponent("matrix.html").path)
         print(result.text(), terminator: "")
         if !result.ok { throw ExitCode(Status.violations) }
     }
+
+    /// The checkout the matrix runs from, passed to every run and watch it starts.
+    var repositoryRoot: String { (try? repo.locate().root.path) ?? FileManager.default.currentDirectoryPath }
 
     /// Starts the peer, runs the runner, stops the peer; the run's report, or why there is none.
     func play(_ cell: MatrixCell, base: URL, vectors: [String: VectorCase], specBase: String) async -> (RunReport?, String?) {
@@ -111,12 +150,12 @@ struct Matrix: AsyncParsableCommand {
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
-        let arguments = cell.runnerArguments + ["--repo", repo.path ?? FileManager.default.currentDirectoryPath] + caseGlobs.flatMap { ["--case", $0] }
+        let arguments = cell.runnerArguments + ["--repo", repositoryRoot] + caseGlobs.flatMap { ["--case", $0] }
             + ["--format", "json", "--output", json]
         let status: Int32
         do {
             let runner = try Self.start([Self.executable] + arguments, log: base.path + ".runner.log")
-            let deadline = Date().addingTimeInterval(Double(pairSeconds) + 30)
+            let deadline = Date().addingTimeInterval(cellTimeout)
             while runner.isRunning {
                 if Date() > deadline {
                     Self.stop(runner)
@@ -145,18 +184,43 @@ struct Matrix: AsyncParsableCommand {
     /// `--pair-seconds`, then the desktop and the phone with `{url}` the watch's, and carries the
     /// desktop's QR text to the phone (`{qr}` of the desktop to `{handoff}` of the phone, as a
     /// camera would); the watch judges both sides, the pairing and what follows it.
-    func playPair(phone: (String, MatrixFile.Entry), desktop: (String, MatrixFile.Entry), base: URL, stem: String) async -> MatrixReport.Pair {
-        func failed(_ why: String) -> MatrixReport.Pair { MatrixReport.Pair(phone: phone.0, desktop: desktop.0, ok: false, summary: "error: \(why)", stem: stem) }
+    func playPair(
+        phone: (String, MatrixFile.Entry), desktop: (String, MatrixFile.Entry), through relay: (String, MatrixFile.Entry)? = nil, base: URL, stem: String
+    ) async -> MatrixReport.Pair {
+        func failed(_ why: String) -> MatrixReport.Pair {
+            MatrixReport.Pair(kind: .pairing, first: phone.0, second: desktop.0, relay: relay?.0, ok: false, summary: "error: \(why)", stem: stem)
+        }
         func path(_ suffix: String) -> String {
             let p = base.path + "." + suffix
             try? FileManager.default.removeItem(atPath: p)
             return p
         }
-        let (ready, json, log, html) = (path("url"), base.path + ".json", base.path + ".jsonl", base.path + ".html")
-        for stale in [json, log, html] { try? FileManager.default.removeItem(atPath: stale) }
+        // Stale files of an earlier matrix in the same folder go first (the HTML is written last).
+        let (ready, json, log) = (path("url"), path("json"), path("jsonl"))
+        _ = path("html")
+        var peers: [Process] = []
+        defer { peers.reversed().forEach(Self.stop) }
+        var upstream: [String] = []
+        if let relay {
+            // The relay implementation listens on a port of its own; the watch forwards to it.
+            do {
+                let port = try Self.freePort()
+                let files = ["dir": path("relay-dir"), "pin": path("relay-pin"), "handoff": path("relay-handoff"), "qr": path("relay-qr"), "scan": path("relay-scan")]
+                peers.append(
+                    try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(relay.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".relay.log"))
+                let listening = Date().addingTimeInterval(20)
+                while !Self.accepts(port) {
+                    if !peers[0].isRunning || Date() > listening { return failed("the relay did not listen; see \(base.lastPathComponent).relay.log") }
+                    try? await Task.sleep(for: .milliseconds(50))
+                }
+                upstream = ["--upstream", "ws://127.0.0.1:\(port)"] + relay.1.watch
+            } catch {
+                return failed("the relay did not start: \(error)")
+            }
+        }
         let watchArguments =
             ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", ready, "--log", log, "--duration", "\(pairSeconds)"]
-            + ["--format", "json", "--output", json, "--repo", repo.path ?? FileManager.default.currentDirectoryPath] + phone.1.watch + desktop.1.watch
+            + ["--format", "json", "--output", json, "--repo", repositoryRoot] + phone.1.watch + desktop.1.watch + upstream
         let watch: Process
         do {
             watch = try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log")
@@ -176,8 +240,6 @@ struct Matrix: AsyncParsableCommand {
         let (desktopQR, handoff) = (path("desktop-qr"), path("handoff"))
         let desktopFiles = ["qr": desktopQR, "scan": path("scan"), "pin": path("desktop-pin"), "handoff": path("desktop-handoff"), "dir": path("desktop-dir")]
         let phoneFiles = ["handoff": handoff, "qr": path("phone-qr"), "scan": path("phone-scan"), "pin": path("phone-pin"), "dir": path("phone-dir")]
-        var peers: [Process] = []
-        defer { peers.forEach(Self.stop) }
         do {
             peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(desktop.1, url: url, files: desktopFiles)], log: base.path + ".desktop.log"))
             peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(phone.1, url: url, files: phoneFiles)], log: base.path + ".phone.log"))
@@ -198,7 +260,7 @@ struct Matrix: AsyncParsableCommand {
         } catch {
             return failed("cannot hand the QR to the phone: \(error)")
         }
-        let deadline = Date().addingTimeInterval(cellTimeout)
+        let deadline = Date().addingTimeInterval(Double(pairSeconds) + 30)
         while watch.isRunning {
             if Date() > deadline {
                 // Interrupted, the watch still writes its report of what it saw.
@@ -208,11 +270,90 @@ struct Matrix: AsyncParsableCommand {
             try? await Task.sleep(for: .milliseconds(50))
         }
         watch.waitUntilExit()
+        var pair = judged(.pairing, phone.0, desktop.0, watch: watch, base: base, stem: stem, completed: "paired")
+        pair.relay = relay?.0
+        return pair
+    }
+
+    /// A sender and a receiver through `conformance watch --family migration`: the kit starts the
+    /// sender on `{port}`, the watch in front of it, then the receiver with `{url}` the watch's;
+    /// both get the same `{pin}` file (the receiver writes the PIN it shows there, the sender
+    /// reads it, as its user would). One session, at most `--cell-timeout`.
+    func playTransfer(sender: (String, MatrixFile.Entry), receiver: (String, MatrixFile.Entry), base: URL, stem: String) async -> MatrixReport.Pair {
+        func failed(_ why: String) -> MatrixReport.Pair {
+            MatrixReport.Pair(kind: .migration, first: sender.0, second: receiver.0, ok: false, summary: "error: \(why)", stem: stem)
+        }
+        func path(_ suffix: String) -> String {
+            let p = base.path + "." + suffix
+            try? FileManager.default.removeItem(atPath: p)
+            return p
+        }
+        let (ready, json, log, pin) = (path("url"), path("json"), path("jsonl"), path("pin"))
+        _ = path("html")
+        var processes: [Process] = []
+        defer { processes.reversed().forEach(Self.stop) }
+        let port: Int
+        do {
+            port = try Self.freePort()
+            let files = ["pin": pin, "dir": path("sender-dir"), "handoff": path("sender-handoff"), "qr": path("sender-qr"), "scan": path("sender-scan")]
+            processes.append(
+                try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(sender.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".sender.log"))
+        } catch {
+            return failed("the sender did not start: \(error)")
+        }
+        let listening = Date().addingTimeInterval(20)
+        while !Self.accepts(port) {
+            if !processes[0].isRunning || Date() > listening { return failed("the sender did not listen; see \(base.lastPathComponent).sender.log") }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        let watchArguments =
+            ["watch", "--family", "migration", "--listen", "127.0.0.1:0", "--upstream", "ws://127.0.0.1:\(port)", "--ready-file", ready, "--log", log]
+            + ["--sessions", "1", "--duration", "\(Int(cellTimeout))", "--format", "json", "--output", json]
+            + ["--repo", repositoryRoot] + sender.1.watch + receiver.1.watch
+        let watch: Process
+        do {
+            watch = try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log")
+        } catch {
+            return failed("the watch did not start: \(error)")
+        }
+        defer { Self.stop(watch) }
+        var url = ""
+        while url.isEmpty {
+            url = (try? String(contentsOfFile: ready, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if url.isEmpty {
+                if !watch.isRunning || Date() > listening.addingTimeInterval(20) { return failed("the watch did not listen; see \(base.lastPathComponent).watch.log") }
+                try? await Task.sleep(for: .milliseconds(50))
+            }
+        }
+        do {
+            let files = ["pin": pin, "dir": path("receiver-dir"), "handoff": path("receiver-handoff"), "qr": path("receiver-qr"), "scan": path("receiver-scan")]
+            processes.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(receiver.1, url: url, files: files)], log: base.path + ".receiver.log"))
+        } catch {
+            return failed("the receiver did not start: \(error)")
+        }
+        let deadline = Date().addingTimeInterval(cellTimeout + 30)
+        while watch.isRunning {
+            if Date() > deadline {
+                kill(watch.processIdentifier, SIGINT)
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        watch.waitUntilExit()
+        return judged(.migration, sender.0, receiver.0, watch: watch, base: base, stem: stem, completed: "migrated")
+    }
+
+    /// A pair's result from the watch's JSON report, and its session judged again as HTML.
+    func judged(_ kind: MatrixReport.Pair.Kind, _ first: String, _ second: String, watch: Process, base: URL, stem: String, completed: String) -> MatrixReport.Pair {
+        let (json, log, html) = (base.path + ".json", base.path + ".jsonl", base.path + ".html")
         guard let data = FileManager.default.contents(atPath: json),
             let report = (try? JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64)))?["watch"]
-        else { return failed("the watch wrote no report (exit \(watch.terminationStatus)); see \(base.lastPathComponent).watch.log") }
-        // The same session judged offline, as the HTML the matrix links to.
-        if let checker = try? Self.start([Self.executable, "check", "--session", log, "--format", "html"], log: base.path + ".check.log", output: html) {
+        else {
+            return MatrixReport.Pair(
+                kind: kind, first: first, second: second, ok: false,
+                summary: "error: the watch wrote no report (exit \(watch.terminationStatus)); see \(base.lastPathComponent).watch.log", stem: stem)
+        }
+        if let checker = try? Self.start([Self.executable, "check", "--session", log, "--format", "html", "--repo", repositoryRoot], log: base.path + ".check.log", output: html) {
             checker.waitUntilExit()
         }
         let sessions = report["sessions"]?.arrayValue ?? []
@@ -223,7 +364,8 @@ struct Matrix: AsyncParsableCommand {
             if let n = member.value.integerValue, n > 0 { bySide.append("\(member.key) \(n)") }
         }
         let summary = "\(outcome), \(violations.count) violation(s)" + (bySide.isEmpty ? "" : " (\(bySide.joined(separator: ", ")))")
-        return MatrixReport.Pair(phone: phone.0, desktop: desktop.0, ok: report["ok"] == .bool(true) && outcome == "paired", summary: summary, stem: stem)
+        return MatrixReport.Pair(
+            kind: kind, first: first, second: second, ok: report["ok"] == .bool(true) && outcome == completed, summary: summary, stem: stem)
     }
 
     /// This program, to run each cell's `conformance run`.

@@ -28,6 +28,11 @@ public struct MatrixFile: Sendable {
     public static let version: Int64 = 1
     public var implementations: [Implementation]
 
+    /// The implementations that play `role`, each with its entry, in the file's order.
+    public func playing(_ role: Role) -> [(String, Entry)] {
+        implementations.compactMap { i in i.entries.first { $0.role == role }.map { (i.name, $0) } }
+    }
+
     /// Reads a matrix file; the violation names the member that breaks it.
     public static func parse(_ bytes: [UInt8]) throws(Violation) -> MatrixFile {
         let root = try ObjectReader(document: try JSONParser.parse(bytes, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 16)))

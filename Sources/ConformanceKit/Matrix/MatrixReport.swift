@@ -37,23 +37,43 @@ public struct MatrixReport: Sendable {
         }
     }
 
-    /// A phone of one implementation and a desktop of another (or the same) paired through
-    /// `conformance watch`, which judges both.
+    /// Two implementations (or one with itself) through `conformance watch`, which judges both
+    /// sides: a phone pairing with a desktop, or a sender migrating to a receiver.
     public struct Pair: Sendable {
-        public var phone: String
-        public var desktop: String
+        public enum Kind: String, Sendable {
+            /// `first` is the phone, `second` the desktop.
+            case pairing
+            /// `first` is the sender (the old phone), `second` the receiver.
+            case migration
+
+            var roles: (MatrixFile.Role, MatrixFile.Role) { self == .pairing ? (.phone, .desktop) : (.sender, .receiver) }
+        }
+
+        public var kind: Kind
+        public var first: String
+        public var second: String
+        /// The relay implementation the pair went through (the watch forwarding to it), or nil
+        /// when the watch hosted the Spec's relay itself.
+        public var relay: String?
         public var ok: Bool
         /// The first session's outcome and the violations by side, or the error.
         public var summary: String
-        /// `pairs/<phone>--<desktop>`: the watch's JSON, HTML and session log.
+        /// `pairs/<first>--<second>` or `transfers/<first>--<second>`: the watch's JSON, HTML and session log.
         public var stem: String
 
-        public init(phone: String, desktop: String, ok: Bool, summary: String, stem: String) {
-            self.phone = phone
-            self.desktop = desktop
+        public init(kind: Kind, first: String, second: String, relay: String? = nil, ok: Bool, summary: String, stem: String) {
+            self.relay = relay
+            self.kind = kind
+            self.first = first
+            self.second = second
             self.ok = ok
             self.summary = summary
             self.stem = stem
+        }
+
+        var title: String {
+            kind == .pairing
+                ? "\(first) phone with \(second) desktop" + (relay.map { " through \($0) relay" } ?? "") : "\(first) sender to \(second) receiver"
         }
     }
 
@@ -87,7 +107,7 @@ public struct MatrixReport: Sendable {
             }
         }
         for p in pairs {
-            out += "\(p.ok ? "PASS" : "FAIL")  \(p.phone) phone with \(p.desktop) desktop: \(p.summary)  (\(p.stem).html)\n"
+            out += "\(p.ok ? "PASS" : "FAIL")  \(p.title): \(p.summary)  (\(p.stem).html)\n"
         }
         out += "\n\(ok ? "PASS" : "FAIL")  \(passed) of \(played) cells passed\n"
         return out
@@ -107,10 +127,13 @@ public struct MatrixReport: Sendable {
             return .object(o)
         }
         let pairList: [JSONValue] = pairs.map { p in
-            [
-                "phone": .string(p.phone), "desktop": .string(p.desktop), "ok": .bool(p.ok), "summary": .string(p.summary),
-                "report": .string(p.stem + ".json"), "html": .string(p.stem + ".html"), "log": .string(p.stem + ".jsonl"),
-            ]
+            let (a, b) = p.kind.roles
+            var o = JSONObject([
+                "family": .string(p.kind.rawValue), a.rawValue: .string(p.first), b.rawValue: .string(p.second), "ok": .bool(p.ok),
+                "summary": .string(p.summary), "report": .string(p.stem + ".json"), "html": .string(p.stem + ".html"), "log": .string(p.stem + ".jsonl"),
+            ])
+            if let relay = p.relay { o["relay"] = .string(relay) }
+            return .object(o)
         }
         let root: JSONValue = [
             "matrix": .number(JSONNumber(MatrixFile.version)), "ok": .bool(ok), "implementations": .array(implementations.map { .string($0) }),
@@ -136,15 +159,20 @@ public struct MatrixReport: Sendable {
             rows += "</tr>\n"
         }
         var pairTable = ""
-        let phones = implementations.filter { cell($0, .phone) != nil }
-        let desktops = implementations.filter { cell($0, .desktop) != nil }
-        if !pairs.isEmpty {
-            pairTable = "<h2>Pairs through conformance watch</h2>\n<table id=\"pairs\"><tr><th>phone \\ desktop</th>"
-                + desktops.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
-            for phone in phones {
-                pairTable += "<tr><th>\(escape(phone))</th>"
-                for desktop in desktops {
-                    if let p = pairs.first(where: { $0.phone == phone && $0.desktop == desktop }) {
+        // One table per kind and relay: the watch's own relay first, then each relay implementation.
+        var groups: [(Pair.Kind, String?)] = []
+        for p in pairs where !groups.contains(where: { $0.0 == p.kind && $0.1 == p.relay }) { groups.append((p.kind, p.relay)) }
+        for (kind, relay) in groups {
+            let (a, b) = kind.roles
+            let rowsOf = implementations.filter { cell($0, a) != nil }
+            let colsOf = implementations.filter { cell($0, b) != nil }
+            let through = relay.map { "through the \(escape($0)) relay, watched" } ?? "through conformance watch"
+            pairTable += "<h2>\(kind == .pairing ? "Phones with desktops" : "Senders to receivers") \(through)</h2>\n"
+            pairTable += "<table class=\"\(kind.rawValue)\"><tr><th>\(a.rawValue) \\ \(b.rawValue)</th>" + colsOf.map { "<th>\(escape($0))</th>" }.joined() + "</tr>\n"
+            for row in rowsOf {
+                pairTable += "<tr><th>\(escape(row))</th>"
+                for col in colsOf {
+                    if let p = pairs.first(where: { $0.kind == kind && $0.relay == relay && $0.first == row && $0.second == col }) {
                         pairTable += "<td class=\"\(p.ok ? "pass" : "fail")\"><a href=\"\(escape(p.stem)).html\">\(escape(p.summary))</a></td>"
                     } else {
                         pairTable += "<td class=\"none\">not played</td>"

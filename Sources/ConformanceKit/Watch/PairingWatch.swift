@@ -56,6 +56,9 @@ public struct PairingWatch: Sendable {
         var peerId: String?
         var payload: JSONValue?
         var frame: String
+        /// The client closed its connection before the answer was due: an answer on it can no
+        /// longer come (a delivery to the target still can).
+        var senderClosed = false
     }
 
     /// A session's progress.
@@ -118,6 +121,13 @@ public struct PairingWatch: Sendable {
             connections[c]?.closed = event.at
             connections[c]?.closedByClient = by == .client
             judgeKeepalives(c, until: event.at)
+            // A register's answer goes only to its connection: once that is closed, none is due.
+            pending.removeAll { p in
+                guard p.connection == c, p.kind == "register" else { return false }
+                notes.append("connection \(c): closed \(event.at - p.at) ms after \(p.frame), before the relay's answer (not judged)")
+                return true
+            }
+            for i in pending.indices where pending[i].connection == c { pending[i].senderClosed = true }
             for id in connections[c]?.registered ?? [] where holders[ByteString(id)] == c { holders[ByteString(id)] = nil }
         }
     }
@@ -552,6 +562,11 @@ public struct PairingWatch: Sendable {
     private mutating func expire(at: EpochMillis) {
         while let first = pending.first, at - first.at > options.frameTimeout {
             pending.removeFirst()
+            if first.senderClosed {
+                // Only a delivery could still have come; peer-offline or error had nowhere to go.
+                notes.append("connection \(first.connection): no delivery of \(first.frame); the sender had closed, so peer-offline or error could not reach it (not judged)")
+                continue
+            }
             let expected = first.kind == "register" ? "registered or error within \(options.frameTimeout) ms" : "a delivery, peer-offline or error within \(options.frameTimeout) ms"
             add(first.connection, relay: true, at: first.at, frame: first.frame, Violation(rule: PairingRule.relayRouting, path: .root, expected: expected, found: "nothing"))
         }

@@ -2,6 +2,8 @@ import ConformanceKit
 import Foundation
 import Migration
 import Records
+import Reference
+import TesteeProtocol
 import WireCore
 
 /// One libFuzzer entry point for every target; `FUZZ_TARGET` picks which (see `run`). Each

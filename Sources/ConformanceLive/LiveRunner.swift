@@ -25,6 +25,9 @@ public struct LiveOptions: Sendable {
     public var pinFile: URL?
     /// The migration password: role receiver packs with it; role sender restores with it.
     public var password: String?
+    /// Role sender: the fewest PBKDF2 iterations the sender's envelope header may state
+    /// (MIG-ENV-003: the Spec's 600,000; lower only for test senders).
+    public var minimumIterations: UInt32 = EnvelopePolicy.standard.iterations.lowerBound
     /// Progress lines for the person running the kit.
     public var announce: @Sendable (String) -> Void
     /// Role relay: how long to wait for each frame a step expects.

@@ -93,6 +93,7 @@ struct MigrationScenarioPlayer {
         peer.trust = options.trust
         peer.faults = scenario.faults
         let password = options.password
+        let policy = EnvelopePolicy(iterations: options.minimumIterations...EnvelopePolicy.standard.iterations.upperBound)
         let pins = scenario.pins
         var hooks = ReceiverPeer.Hooks(
                 showPIN: { shown in
@@ -104,14 +105,15 @@ struct MigrationScenarioPlayer {
                     guard let password else { return }
                     var restore = Restorer.Options()
                     restore.expectedBackupId = meta.backupId
-                    restore.policy = EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound)
+                    restore.policy = policy
                     _ = try Restorer.restore(file, password: password, into: DeviceStore(folder.appendingPathComponent("store")), options: restore)
                 },
                 report: collector.report,
                 checkPassword: { header in
-                    // Without the sender's password the runner cannot check; the sender's header is still read.
-                    guard let password else { return .notChecked }
-                    return ReceiverPeer.check(header: header, password: password, policy: EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound))
+                    // Without the sender's password the runner still judges the header's parameters
+                    // (MIG-ENV-003: iterations at least the floor), as any receiver must.
+                    guard let password else { return ReceiverPeer.check(header: header, policy: policy) }
+                    return ReceiverPeer.check(header: header, password: password, policy: policy)
                 })
         hooks.frame = { collector.wire.record($0, runner: .client) }
         let ending = try await ReceiverPeer.run(options: peer, hooks: hooks)

@@ -62,6 +62,8 @@ struct Run: AsyncParsableCommand {
     var desktopValidityMs: Int64 = 300_000
     @Option(help: "With --role sender or receiver: a file whose first line is the migration password (default \"conformance\").")
     var passwordFile: String?
+    @Option(help: "With --role sender: the fewest PBKDF2 iterations the sender's envelope header may state (test senders only; default the Spec's 600000).")
+    var minimumIterations: UInt32?
     @Option(help: "Seconds to wait for a testee's answer (default 10); with --role relay for each expected frame, with --role phone or desktop for the peer's registrations and each quiet spell (default 3).")
     var timeout: Double?
     @Flag(help: "Also list expected failures and not-implemented cases in the text report.") var verbose = false
@@ -246,6 +248,12 @@ struct Run: AsyncParsableCommand {
         case (let cert?, let key?): options.tlsIdentity = TLSServerIdentity(certificateFile: cert, keyFile: key)
         case (nil, nil): break
         default: throw ValidationError("--cert and --key go together")
+        }
+        if let minimumIterations {
+            guard minimumIterations >= 1, minimumIterations <= EnvelopePolicy.standard.iterations.upperBound else {
+                throw ValidationError("--minimum-iterations must be 1 to \(EnvelopePolicy.standard.iterations.upperBound)")
+            }
+            options.minimumIterations = minimumIterations
         }
         if let passwordFile {
             guard let data = FileManager.default.contents(atPath: passwordFile) else { throw ValidationError("cannot read \(passwordFile)") }

@@ -36,6 +36,8 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "With --upstream: seconds the relay may take to answer or deliver (default 5).") var timeout: Double = 5
     @Option(help: "Migration: the sender's ack timeout it states, ms; it may send a chunk again once it is over (default the Spec's 15000).")
     var ackTimeoutMs: Int64 = 15_000
+    @Option(help: "Migration: the fewest PBKDF2 iterations a sender's envelope header may state (test senders only; default the Spec's 600000).")
+    var minimumIterations: UInt32?
     @Option(help: "Write the listening URL to this file once bound.") var readyFile: String?
     @Option(help: "Binary frames up to this many bytes are logged whole (default 4096; longer ones by length and digest).") var logBinaryBytes = 4096
     @Option(help: "With a wss:// upstream: trust only the CA(s) in this PEM file.") var caFile: String?
@@ -89,6 +91,12 @@ struct Watch: AsyncParsableCommand {
                 options.maxFrameSize = BackupChunk.headerLength + BackupChunk.maxLength
                 var migration = MigrationWatch.Options()
                 migration.ackTimeout = ackTimeoutMs
+                if let minimumIterations {
+                    guard minimumIterations >= 1, minimumIterations <= EnvelopePolicy.standard.iterations.upperBound else {
+                        throw ValidationError("--minimum-iterations must be 1 to \(EnvelopePolicy.standard.iterations.upperBound)")
+                    }
+                    migration.minimumIterations = minimumIterations
+                }
                 let header = SessionLog.Header(family: family, startedAt: SystemClock().now(), names: names, binaryCap: options.binaryCap, judge: migration.json)
                 result = try await Watcher.run(options, judge: MigrationWatch(options: migration), header: header, stop: Self.interrupts())
             } else {

@@ -162,7 +162,8 @@ extension LiveRunTests {
             (unknown, reorderAcks)
         }
         let asSender = try await Fixture.runAsync(
-            "conformance", ["run", "--role", "sender", "--peer", senderProxy.url, "--pin-out", file("pin").path, "--password-file", file("password").path])
+            "conformance",
+            ["run", "--role", "sender", "--peer", senderProxy.url, "--pin-out", file("pin").path, "--password-file", file("password").path, "--minimum-iterations", "1000"])
         await senderProxy.close()
         #expect(asSender.status == 0, "\(asSender.stdout)\(asSender.stderr)\n\(log("send.log"))")
         #expect(asSender.stdout.contains("PASS  7 passed, 0 failed"), "\(asSender.stdout)")
@@ -203,7 +204,7 @@ extension LiveRunTests {
         }
         let run = try await Fixture.runAsync(
             "conformance",
-            ["run", "--role", "sender", "--peer", proxy.url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean", "--format", "json"])
+            ["run", "--role", "sender", "--peer", proxy.url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean", "--format", "json", "--minimum-iterations", "1000"])
         await proxy.close()
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let violations = Self.violations(try Self.json(run.stdout))

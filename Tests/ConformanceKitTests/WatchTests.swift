@@ -233,12 +233,13 @@ extension LiveRunTests {
         return (sender, try String(contentsOf: file("url"), encoding: .utf8))
     }
 
-    func watchMigration(upstream: String, password: Bool = false) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
+    /// `testFloor`: the watch accepts the test senders' 1,000 PBKDF2 iterations.
+    func watchMigration(upstream: String, password: Bool = false, testFloor: Bool = true) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
         try? FileManager.default.removeItem(at: file("watch-url"))
         let arguments = [
             "watch", "--family", "migration", "--listen", "127.0.0.1:0", "--upstream", upstream, "--ready-file", file("watch-url").path,
             "--log", file("session.jsonl").path, "--format", "json", "--sessions", "1", "--ack-timeout-ms", "1000",
-        ] + (password ? ["--password-file", file("password").path] : [])
+        ] + (password ? ["--password-file", file("password").path] : []) + (testFloor ? ["--minimum-iterations", "1000"] : [])
         let task = Task { try await Fixture.runAsync("conformance", arguments, limit: 120) }
         return (String(decoding: try await self.await("watch-url"), as: UTF8.self), task)
     }
@@ -253,6 +254,25 @@ extension LiveRunTests {
             // The sender removes the file once it read the PIN.
             for _ in 0..<400 where FileManager.default.fileExists(atPath: file("sender-pin").path) { try await Task.sleep(for: .milliseconds(25)) }
         }
+    }
+
+    /// A sender whose envelope header states fewer PBKDF2 iterations than the Spec's 600,000 is
+    /// judged so by the watch from BackupMeta, without the password (MIG-ENV-003); the receiver
+    /// refuses it as it must. Found by the matrix: the watch opened any header with a floor of 1.
+    @Test(.timeLimit(.minutes(2))) func aWeakEnvelopeHeaderIsTheSendersBreak() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (sender, url) = try watchedSender()
+        defer { sender.terminate() }
+        let (watchURL, watching) = try await watchMigration(upstream: url, testFloor: false)
+        let receiver = try start(
+            ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes",
+             "--pin-out", file("receiver-pin").path], log: "receive.log")
+        defer { receiver.terminate() }
+        try await typePINs([true], shownIn: "receiver-pin")
+        let result = try await watching.value
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)\n\(log("receive.log"))")
+        let found = (try Self.watchReport(result.stdout))["violations"]?.arrayValue ?? []
+        #expect(found.map { "\($0["side"]?.stringValue ?? "") \($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } == ["sender MIG-ENV-003 /payload/envelopeHeader"], "\(found)")
     }
 
     /// The reference peers migrate through the watch: stores identical, one session migrated,

@@ -17,6 +17,9 @@ public struct MigrationWatch: WireJudge, Sendable {
         /// How long a sender waits for an acknowledgement before it sends a chunk again
         /// (MIG-XFER-005: 15 s; `--ack-timeout-ms` for a sender that states a shorter one).
         public var ackTimeout: EpochMillis = 15_000
+        /// The fewest PBKDF2 iterations a sender's envelope header may state (MIG-ENV-003: the
+        /// Spec's 600,000; `--minimum-iterations` lowers it for test senders).
+        public var minimumIterations: UInt32 = EnvelopePolicy.standard.iterations.lowerBound
         public init() {}
     }
 
@@ -140,6 +143,17 @@ public struct MigrationWatch: WireJudge, Sendable {
         case (.server, .backupMeta(let meta)):
             guard let s = session, sessions[s].pinAccepted, sessions[s].meta == nil else { return outOfOrder(side, c, at, quoted, "BackupMeta once, after the PIN was accepted") }
             sessions[s].meta = meta
+            if let header = meta.envelopeHeader {
+                // The header's parameters are judged without the password: a header no receiver
+                // may accept (MIG-ENV-003) is the sender's break however the transfer goes on.
+                do throws(EnvelopeError) {
+                    _ = try EnvelopeHeader.parse(header, policy: EnvelopePolicy(iterations: options.minimumIterations...EnvelopePolicy.standard.iterations.upperBound))
+                } catch {
+                    var v = error.violation
+                    v.path = .root / "payload" / "envelopeHeader"
+                    add(side, c, at: at, frame: quoted, v, session: s)
+                }
+            }
             if let most = sessions[s].receiverHello?.maxChunkSize, meta.chunkSize > most {
                 add(side, c, at: at, frame: quoted, Violation(rule: MigrationRule.metaChecks, path: .root / "payload" / "chunkSize", expected: "at most the receiver's maxChunkSize \(most)", found: "\(meta.chunkSize)"), session: s)
             }
@@ -352,7 +366,10 @@ public struct MigrationWatch: WireJudge, Sendable {
 extension MigrationWatch.Options {
     /// As the session log's header keeps them (`judge`), and back.
     public var json: JSONObject {
-        JSONObject(["lockoutWait": .number(JSONNumber(lockoutWait)), "ackTimeout": .number(JSONNumber(ackTimeout))])
+        JSONObject([
+            "lockoutWait": .number(JSONNumber(lockoutWait)), "ackTimeout": .number(JSONNumber(ackTimeout)),
+            "minimumIterations": .number(JSONNumber(Int64(minimumIterations))),
+        ])
     }
 
     public init(json: JSONObject) {
@@ -360,5 +377,8 @@ extension MigrationWatch.Options {
         let value = JSONValue.object(json)
         lockoutWait = value["lockoutWait"]?.integerValue ?? lockoutWait
         ackTimeout = value["ackTimeout"]?.integerValue ?? ackTimeout
+        if let floor = value["minimumIterations"]?.integerValue, floor >= 1, floor <= Int64(EnvelopePolicy.standard.iterations.upperBound) {
+            minimumIterations = UInt32(floor)
+        }
     }
 }

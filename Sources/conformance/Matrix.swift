@@ -260,17 +260,9 @@ struct Matrix: AsyncParsableCommand {
         } catch {
             return failed("cannot hand the QR to the phone: \(error)")
         }
-        let deadline = Date().addingTimeInterval(Double(pairSeconds) + 30)
-        while watch.isRunning {
-            if Date() > deadline {
-                // Interrupted, the watch still writes its report of what it saw.
-                kill(watch.processIdentifier, SIGINT)
-                break
-            }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        watch.waitUntilExit()
-        var pair = judged(.pairing, phone.0, desktop.0, watch: watch, base: base, stem: stem, completed: "paired")
+        // Past its time the watch is interrupted: it still writes its report of what it saw.
+        await Self.awaitExit(watch, within: Double(pairSeconds) + 30, then: SIGINT)
+        var pair = await judged(.pairing, phone.0, desktop.0, watch: watch, base: base, stem: stem, completed: "paired")
         pair.relay = relay?.0
         return pair
     }
@@ -331,20 +323,13 @@ struct Matrix: AsyncParsableCommand {
         } catch {
             return failed("the receiver did not start: \(error)")
         }
-        let deadline = Date().addingTimeInterval(cellTimeout + 30)
-        while watch.isRunning {
-            if Date() > deadline {
-                kill(watch.processIdentifier, SIGINT)
-                break
-            }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        watch.waitUntilExit()
-        return judged(.migration, sender.0, receiver.0, watch: watch, base: base, stem: stem, completed: "migrated")
+        // Past its time the watch is interrupted: it still writes its report of what it saw.
+        await Self.awaitExit(watch, within: cellTimeout + 30, then: SIGINT)
+        return await judged(.migration, sender.0, receiver.0, watch: watch, base: base, stem: stem, completed: "migrated")
     }
 
     /// A pair's result from the watch's JSON report, and its session judged again as HTML.
-    func judged(_ kind: MatrixReport.Pair.Kind, _ first: String, _ second: String, watch: Process, base: URL, stem: String, completed: String) -> MatrixReport.Pair {
+    func judged(_ kind: MatrixReport.Pair.Kind, _ first: String, _ second: String, watch: Process, base: URL, stem: String, completed: String) async -> MatrixReport.Pair {
         let (json, log, html) = (base.path + ".json", base.path + ".jsonl", base.path + ".html")
         guard let data = FileManager.default.contents(atPath: json),
             let report = (try? JSONParser.parse([UInt8](data), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64)))?["watch"]
@@ -354,7 +339,7 @@ struct Matrix: AsyncParsableCommand {
                 summary: "error: the watch wrote no report (exit \(watch.terminationStatus)); see \(base.lastPathComponent).watch.log", stem: stem)
         }
         if let checker = try? Self.start([Self.executable, "check", "--session", log, "--format", "html", "--repo", repositoryRoot], log: base.path + ".check.log", output: html) {
-            checker.waitUntilExit()
+            await Self.awaitExit(checker, within: 60, then: SIGTERM)
         }
         let sessions = report["sessions"]?.arrayValue ?? []
         let outcome = sessions.first?["outcome"]?.stringValue ?? "no session"
@@ -392,6 +377,18 @@ struct Matrix: AsyncParsableCommand {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         return process
+    }
+
+    /// Waits for `process` to end; past `seconds` sends it `signal` and allows 10 s more, then
+    /// stops it: no child of the matrix is waited for without a bound.
+    static func awaitExit(_ process: Process, within seconds: Double, then signal: Int32) async {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, signal)
+        let grace = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < grace { try? await Task.sleep(for: .milliseconds(50)) }
+        stop(process)
     }
 
     /// SIGTERM, then SIGKILL after 2 s.

@@ -225,7 +225,8 @@ os.makedirs(OUT, exist_ok=True)
 TYPES = ["Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "PauseTransfer", "ResumeTransfer",
          "CancelTransfer", "ChunkAck", "Complete"]
 CANCEL_REASONS = ["user-cancelled", "user-declined", "schema-incompatible", "insufficient-space", "pin-locked",
-                  "digest-mismatch", "too-many-retransmits", "timeout", "protocol-error", "wrong-password"]
+                  "digest-mismatch", "too-many-retransmits", "timeout", "protocol-error", "wrong-password",
+                  "store-changed"]
 
 
 def backup_id(required=True):

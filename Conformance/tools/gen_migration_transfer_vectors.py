@@ -136,6 +136,9 @@ cm.doc("meta-envelope-header-not-base64", "envelopeHeader is base64.", bad("/pay
 cm.doc("cancel-wrong-password", "The receiver's password does not open the backup: it says so before any chunk.",
        ok(msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"})), ["MIG-MSG-007", "MIG-META-002"], (),
        msg("CancelTransfer", {"backupId": BID, "reason": "wrong-password"}))
+cm.doc("cancel-store-changed", "The sender's store changed under a streaming transfer: it says so and sends nothing more.",
+       ok(msg("CancelTransfer", {"backupId": BID, "reason": "store-changed"})), ["MIG-MSG-007", "MIG-XFER-008"], (),
+       msg("CancelTransfer", {"backupId": BID, "reason": "store-changed"}))
 cm.doc("cancel-reason-free-text", "Reasons are codes, not sentences.", bad("/payload/reason", "MIG-MSG-007"), ["MIG-MSG-007"], (), msg("CancelTransfer", {"reason": "Disk full"}))
 cm.doc("complete-sender", "The sender's Complete.", ok(msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA})), ["MIG-MSG-008"], (),
        msg("Complete", {"backupId": BID, "chunkCount": 2, "envelopeSHA256": SHA}))
@@ -398,6 +401,10 @@ rc.steps("user-cancels", "The user cancels mid-transfer: the sender is told why.
 rc.steps("sender-cancels", "The sender cancels: the session ends with its reason.", ["MIG-MSG-007"], [],
          to_meta + [({"event": "message", "at": T + 4, "document": msg("CancelTransfer", {"reason": "user-cancelled"})}, s("failed", reason="user-cancelled"),
                      [{"action": "close"}])])
+rc.steps("sender-store-changed", "The sender's store changed mid-transfer: the session ends with that reason, nothing is restored and nobody is blamed.",
+         ["MIG-MSG-007", "MIG-XFER-008"], [],
+         to_transfer + [chunk0, ({"event": "message", "at": T + 7, "document": msg("CancelTransfer", {"backupId": BID, "reason": "store-changed"})},
+                                 s("failed", reason="store-changed", have=[[0, 1]]), [{"action": "close"}])])
 rc.steps("cancel-while-disconnected", "A user's cancel while disconnected ends the session and sends nothing.", ["MIG-MSG-007"], [],
          to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
                         ({"event": "user-cancel", "at": T + 8}, s("failed", reason="user-cancelled", have=[[0, 1]]), [])])
@@ -615,6 +622,15 @@ for slug, prefix, ended in (("awaiting-pin-entry", to_start[:2], ss("failed", 2,
 sd.steps("user-cancels", "The user cancels mid-transfer: the receiver is told why.", ["MIG-MSG-007"], [],
          to_start + [({"event": "user-cancel", "at": T + 6}, ss("failed", 2, [], [0, 1], reason="user-cancelled"),
                       [send(msg("CancelTransfer", {"backupId": BID, "reason": "user-cancelled"})), {"action": "close"}])])
+sd.steps("store-changed", "A store file changed since the package was planned: the chunk is not sent, the receiver is told why, and the session ends.",
+         ["MIG-MSG-007", "MIG-XFER-008"], [],
+         to_start + [({"event": "store-changed", "at": T + 6}, ss("failed", 2, [], [0, 1], reason="store-changed"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "store-changed"})), {"action": "close"}]),
+                     ({"event": "message", "at": T + 7, "document": sack(0)}, ss("failed", 2, [], [0, 1], reason="store-changed"), [])])
+sd.steps("store-changed-while-preparing", "A store file changed during the pass before BackupMeta: nothing was announced, so the cancel names no backup.",
+         ["MIG-MSG-007", "MIG-XFER-008"], [],
+         to_start[:4] + [({"event": "store-changed", "at": T + 20}, ss("failed", 2, reason="store-changed"),
+                          [send(msg("CancelTransfer", {"reason": "store-changed"})), {"action": "close"}])])
 sd.steps("text-not-json", "A text frame that is not JSON ends the session; the violation names the JSON rule.", ["MIG-WS-001", "CORE-JSON-001"], ["CORE-JSON-001"],
          [({"event": "text", "at": T, "text": '{"type": "Handshake", "payload": '}, ss("failed", 1, reason="protocol-error"),
            [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("CORE-JSON-001", "/payload")])])

@@ -10,13 +10,14 @@ public enum EnvelopeFile {
     /// flat however long the payload is.
     struct StreamSealer {
         private var sealer: EnvelopeSealer
-        private let out: FileHandle
+        private let out: ([UInt8]) throws -> Void
         private var segment: [UInt8] = []
         private var frames: [UInt8] = []
         private var index: UInt64 = 0
 
-        /// Writes the header at once.
-        init(_ sealer: EnvelopeSealer, writingTo out: FileHandle) throws {
+        /// Hands the header on with the first frames; `out` gets the envelope in order, in
+        /// batches of about `batch` bytes (a file's write, or the streaming sender's digest).
+        init(_ sealer: EnvelopeSealer, writingTo out: @escaping ([UInt8]) throws -> Void) throws {
             self.sealer = sealer
             self.out = out
             segment.reserveCapacity(Int(sealer.header.segmentSize))
@@ -50,7 +51,7 @@ public enum EnvelopeFile {
             guard sealer.isFinished else {
                 throw EnvelopeSealer.Failure.segmentLength(index: index, expected: sealer.header.plaintextLength(ofSegment: index), found: segment.count)
             }
-            try out.write(contentsOf: frames)
+            try out(frames)
             frames.removeAll(keepingCapacity: true)
         }
 
@@ -59,7 +60,7 @@ public enum EnvelopeFile {
             segment.removeAll(keepingCapacity: true)
             index += 1
             if frames.count >= Self.batch {
-                try out.write(contentsOf: frames)
+                try out(frames)
                 frames.removeAll(keepingCapacity: true)
             }
         }

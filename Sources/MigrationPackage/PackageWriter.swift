@@ -16,13 +16,14 @@ struct PackageWriter {
         var source: URL
     }
 
-    private let items: [Item]
-    private let sizes: [Int64]
-    private let stamps: [FileSystem.FileStamp]
+    let items: [Item]
+    let sizes: [Int64]
+    /// Each file's size and modification time when the zip was planned: the snapshot.
+    let stamps: [FileSystem.FileStamp]
     private let manifestPath: String
     private let manifest: (FileInventory) -> [UInt8]
     private let manifestLength: Int
-    private let layout: StoredZip
+    let layout: StoredZip
 
     /// Plans the zip: every file's size, the manifest's length (its digests are fixed-width hex,
     /// so a stand-in inventory gives it) and so the archive's length, which the envelope states
@@ -45,9 +46,17 @@ struct PackageWriter {
     /// The zip's length in bytes.
     var length: Int64 { layout.length }
 
-    /// Writes header and frames of the envelope through `sealer` into `out`; returns each file's
-    /// size and SHA-256. `afterReading` sees each file after its second read, before its check.
-    func write(through sealer: EnvelopeSealer, to out: FileHandle, afterReading: (URL) -> Void) throws -> FileInventory {
+    /// What writing found: each file's size and SHA-256, each entry's CRC-32 (the manifest's
+    /// last), and the manifest.
+    struct Written {
+        var inventory: FileInventory
+        var crcs: [UInt32]
+        var manifest: [UInt8]
+    }
+
+    /// Hands header and frames of the envelope, sealed by `sealer`, to `out` in order.
+    /// `afterReading` sees each file after its second read, before its check.
+    func write(through sealer: EnvelopeSealer, to out: @escaping ([UInt8]) throws -> Void, afterReading: (URL) -> Void) throws -> Written {
         var sink = try EnvelopeFile.StreamSealer(sealer, writingTo: out)
         let digests = FileDigests(sources: items.map(\.source), sizes: sizes)
         digests.start()
@@ -89,6 +98,6 @@ struct PackageWriter {
         crcs.append(crc.value)
         try layout.centralDirectory(crcs: crcs) { try sink.append($0) }
         try sink.finish()
-        return inventory
+        return Written(inventory: inventory, crcs: crcs, manifest: document)
     }
 }

@@ -28,49 +28,68 @@ public enum Packer {
         _ store: DeviceStore, to output: URL, password: String, options: Options = Options(), now: Int64, random: inout R,
         afterReading: (URL) -> Void = { _ in }
     ) throws -> Result {
-        guard let idBytes = random.next(16) else { throw PackageError.io("the random source ran out") }
-        let backupId = uuidV4Text(random: idBytes)
-        let fm = FileManager.default
-
-        // The entities: read once, checked as the receiver will check them.
-        var items: [PackageWriter.Item] = []
-        var exports: [ExportKind: Export] = [:]
-        for kind in ExportKind.allCases {
-            let url = store.export(kind)
-            guard fm.fileExists(atPath: url.path) else {
-                throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / "Data" / kind.fileName, expected: "the store's \(kind.fileName)", found: "absent"))
-            }
-            let data = try FileReader.contents(of: url)
-            do {
-                exports[kind] = try Export.decode(try JSONParser.parse(data, limits: PackageDocument.limits), as: kind)
-            } catch {
-                throw PackageError.invalid(error.nested(under: .root / "Data" / kind.fileName))
-            }
-            items.append(PackageWriter.Item(path: PackagePath.export(kind), source: url))
-        }
-        guard fm.fileExists(atPath: store.masterKey.path) else {
-            throw PackageError.invalid(Violation(rule: MigrationRule.masterKey, path: .root / "Keychain" / "MyStory.MasterKey", expected: "the master key", found: "absent"))
-        }
-        items.append(PackageWriter.Item(path: PackagePath.masterKey, source: store.masterKey))
-        let mediaPaths = try FileSystem.files(under: store.media)
-        for path in mediaPaths {
-            items.append(PackageWriter.Item(path: PackagePath.mediaPrefix + path, source: store.media.appendingPathComponent(path)))
-        }
-        let present = Set(mediaPaths)
-        let broken = (exports[.media]?.media ?? []).filter { !present.contains($0.folder + "/" + $0.fileName) }
-
-        let folder = PackagePath.folder(backupId: backupId)
-        // The manifest needs every file's digest: the files are hashed as they go into the zip,
-        // and the manifest is its last entry.
-        let writer = try PackageWriter(items, manifest: PackagePath.manifest, { inventory in
-            manifest(backupId: backupId, options: options, now: now, exports: exports, inventory: inventory, broken: broken)
-        }, folder: folder, modified: now)
-        let sealer = try EnvelopeSealer(
-            password: password, plaintextLength: UInt64(writer.length), segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
+        let plan = try Plan(store, options: options, now: now, random: &random)
+        let sealer = try plan.sealer(password: password, options: options, random: &random)
         try FileSystem.writeAtomically(to: output) { out in
-            _ = try writer.write(through: sealer, to: out, afterReading: afterReading)
+            _ = try plan.writer.write(through: sealer, to: { try out.write(contentsOf: $0) }, afterReading: afterReading)
         }
-        return Result(backupId: backupId, zipSize: writer.length, envelopeSize: try FileSystem.size(of: output), brokenMedia: broken.count)
+        return Result(backupId: plan.backupId, zipSize: plan.writer.length, envelopeSize: try FileSystem.size(of: output), brokenMedia: plan.broken.count)
+    }
+
+    /// A package before its first byte: the store's snapshot checked and laid out as a zip. Both
+    /// ways of sending start here, so a streamed package is byte for byte the packed one.
+    struct Plan {
+        var backupId: String
+        var writer: PackageWriter
+        var broken: [MediaRecord]
+
+        init<R: RandomByteSource>(_ store: DeviceStore, options: Options, now: Int64, random: inout R) throws {
+            guard let idBytes = random.next(16) else { throw PackageError.io("the random source ran out") }
+            let backupId = uuidV4Text(random: idBytes)
+            let fm = FileManager.default
+
+            // The entities: read once, checked as the receiver will check them.
+            var items: [PackageWriter.Item] = []
+            var exports: [ExportKind: Export] = [:]
+            for kind in ExportKind.allCases {
+                let url = store.export(kind)
+                guard fm.fileExists(atPath: url.path) else {
+                    throw PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / "Data" / kind.fileName, expected: "the store's \(kind.fileName)", found: "absent"))
+                }
+                let data = try FileReader.contents(of: url)
+                do {
+                    exports[kind] = try Export.decode(try JSONParser.parse(data, limits: PackageDocument.limits), as: kind)
+                } catch {
+                    throw PackageError.invalid(error.nested(under: .root / "Data" / kind.fileName))
+                }
+                items.append(PackageWriter.Item(path: PackagePath.export(kind), source: url))
+            }
+            guard fm.fileExists(atPath: store.masterKey.path) else {
+                throw PackageError.invalid(Violation(rule: MigrationRule.masterKey, path: .root / "Keychain" / "MyStory.MasterKey", expected: "the master key", found: "absent"))
+            }
+            items.append(PackageWriter.Item(path: PackagePath.masterKey, source: store.masterKey))
+            let mediaPaths = try FileSystem.files(under: store.media)
+            for path in mediaPaths {
+                items.append(PackageWriter.Item(path: PackagePath.mediaPrefix + path, source: store.media.appendingPathComponent(path)))
+            }
+            let present = Set(mediaPaths)
+            let broken = (exports[.media]?.media ?? []).filter { !present.contains($0.folder + "/" + $0.fileName) }
+
+            let folder = PackagePath.folder(backupId: backupId)
+            // The manifest needs every file's digest: the files are hashed as they go into the zip,
+            // and the manifest is its last entry.
+            writer = try PackageWriter(items, manifest: PackagePath.manifest, { inventory in
+                Packer.manifest(backupId: backupId, options: options, now: now, exports: exports, inventory: inventory, broken: broken)
+            }, folder: folder, modified: now)
+            self.backupId = backupId
+            self.broken = broken
+        }
+
+        /// The envelope's sealer: its salt and nonce prefix are the next bytes of `random`.
+        func sealer<R: RandomByteSource>(password: String, options: Options, random: inout R) throws -> EnvelopeSealer {
+            try EnvelopeSealer(
+                password: password, plaintextLength: UInt64(writer.length), segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
+        }
     }
 
     static func manifest(

@@ -23,6 +23,8 @@ struct StoredZip {
     let limits: Limits
     /// Offset of each entry's local header.
     let offsets: [Int64]
+    /// Offset of each entry's central directory record, from the directory's start.
+    let directoryOffsets: [Int64]
     let centralDirectoryOffset: Int64
     let centralDirectorySize: Int64
     /// The whole archive's length.
@@ -35,17 +37,21 @@ struct StoredZip {
         self.limits = limits
         (dosDate, dosTime) = Self.dosDateTime(unixSeconds)
         var offsets: [Int64] = []
+        var directoryOffsets: [Int64] = []
         offsets.reserveCapacity(entries.count)
+        directoryOffsets.reserveCapacity(entries.count)
         var position: Int64 = 0
         var directory: Int64 = 0
         for entry in entries {
             offsets.append(position)
+            directoryOffsets.append(directory)
             let sizesInZIP64 = entry.size >= limits.field
             position += 30 + Int64(entry.name.count) + (sizesInZIP64 ? 20 : 0) + entry.size
             let extra = (sizesInZIP64 ? 16 : 0) + (offsets.last! >= limits.field ? 8 : 0)
             directory += 46 + Int64(entry.name.count) + Int64(extra > 0 ? extra + 4 : 0)
         }
         self.offsets = offsets
+        self.directoryOffsets = directoryOffsets
         centralDirectoryOffset = position
         centralDirectorySize = directory
         let zip64 = entries.count >= limits.count || position >= limits.field || directory >= limits.field
@@ -75,35 +81,49 @@ struct StoredZip {
     /// The central directory and the end records, one record per call of `emit`, so a million
     /// entries never sit in memory as one buffer.
     func centralDirectory(crcs: [UInt32], _ emit: ([UInt8]) throws -> Void) rethrows {
-        for (index, entry) in entries.enumerated() {
-            let sizes = entry.size >= limits.field
-            let offset = offsets[index]
-            let offsetInZIP64 = offset >= limits.field
-            let extra = (sizes ? 16 : 0) + (offsetInZIP64 ? 8 : 0)
-            var out: [UInt8] = []
-            out.reserveCapacity(46 + entry.name.count + 28)
-            out.le(UInt32(0x0201_4B50))
-            out.le(UInt16(789))  // made by: UNIX, APPNOTE 2.1 (ZIPFoundation's constant)
-            out.le(UInt16(sizes ? 45 : 20))
-            common(entry, crc: crcs[index], zip64: sizes, into: &out)
-            out.le(UInt16(extra > 0 ? extra + 4 : 0))
-            out.le(UInt16(0))  // comment
-            out.le(UInt16(0))  // disk
-            out.le(UInt16(0))  // internal attributes
-            out.le(UInt32(0o100644) << 16)  // a regular file, rw-r--r--
-            out.le(offsetInZIP64 ? UInt32.max : UInt32(offset))
-            out.append(contentsOf: entry.name)
-            if extra > 0 {
-                out.le(UInt16(1))
-                out.le(UInt16(extra))
-                if sizes {
-                    out.le(UInt64(entry.size))
-                    out.le(UInt64(entry.size))
-                }
-                if offsetInZIP64 { out.le(UInt64(offset)) }
+        for index in entries.indices { try emit(directoryRecord(index, crc: crcs[index])) }
+        try emit(endRecords())
+    }
+
+    /// Bytes in entry `index`'s local header, before its data.
+    func localHeaderLength(_ index: Int) -> Int64 {
+        30 + Int64(entries[index].name.count) + (entries[index].size >= limits.field ? 20 : 0)
+    }
+
+    /// Entry `index`'s central directory record.
+    func directoryRecord(_ index: Int, crc: UInt32) -> [UInt8] {
+        let entry = entries[index]
+        let sizes = entry.size >= limits.field
+        let offset = offsets[index]
+        let offsetInZIP64 = offset >= limits.field
+        let extra = (sizes ? 16 : 0) + (offsetInZIP64 ? 8 : 0)
+        var out: [UInt8] = []
+        out.reserveCapacity(46 + entry.name.count + 28)
+        out.le(UInt32(0x0201_4B50))
+        out.le(UInt16(789))  // made by: UNIX, APPNOTE 2.1 (ZIPFoundation's constant)
+        out.le(UInt16(sizes ? 45 : 20))
+        common(entry, crc: crc, zip64: sizes, into: &out)
+        out.le(UInt16(extra > 0 ? extra + 4 : 0))
+        out.le(UInt16(0))  // comment
+        out.le(UInt16(0))  // disk
+        out.le(UInt16(0))  // internal attributes
+        out.le(UInt32(0o100644) << 16)  // a regular file, rw-r--r--
+        out.le(offsetInZIP64 ? UInt32.max : UInt32(offset))
+        out.append(contentsOf: entry.name)
+        if extra > 0 {
+            out.le(UInt16(1))
+            out.le(UInt16(extra))
+            if sizes {
+                out.le(UInt64(entry.size))
+                out.le(UInt64(entry.size))
             }
-            try emit(out)
+            if offsetInZIP64 { out.le(UInt64(offset)) }
         }
+        return out
+    }
+
+    /// The ZIP64 end records where a value needs them, and the end of central directory record.
+    func endRecords() -> [UInt8] {
         let count = entries.count
         let end = centralDirectoryOffset + centralDirectorySize
         var out: [UInt8] = []
@@ -132,7 +152,7 @@ struct StoredZip {
         out.le(centralDirectorySize >= limits.field ? UInt32.max : UInt32(centralDirectorySize))
         out.le(centralDirectoryOffset >= limits.field ? UInt32.max : UInt32(centralDirectoryOffset))
         out.le(UInt16(0))
-        try emit(out)
+        return out
     }
 
     /// Flags to name length: the part local header and directory record share.

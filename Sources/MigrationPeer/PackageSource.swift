@@ -4,13 +4,20 @@ import Migration
 import MigrationPackage
 import NIOCore
 
-/// The sender's package on disk, read chunk by chunk: memory holds one chunk, never the file.
+/// The sender's package, read chunk by chunk: memory holds one chunk, never the package. Either
+/// a file on disk (file-first), or sealed from the store as each chunk is asked for
+/// (`StreamedPackage`, Spec migration.md §5.5); the wire is the same.
 public struct PreparedPackage: Sendable {
+    public enum Source: Sendable {
+        case file(URL)
+        case streamed(StreamedPackage)
+    }
+
     /// Chunk digests are kept (32 bytes each) up to this many chunks: 8 MiB at most, a 256 GiB
     /// package in 1 MiB chunks. Larger packages hash each chunk as it is sent.
     public static let storedDigestLimit = 1 << 18
 
-    public var file: URL
+    public let source: Source
     public var meta: ControlMessage.BackupMeta
     /// Every chunk's SHA-256, 32 bytes each in index order, from the pass that computed
     /// `envelopeSHA256`: the file is read once before the transfer, and sending a chunk costs
@@ -22,7 +29,7 @@ public struct PreparedPackage: Sendable {
         file: URL, backupId: String, zipSize: Int64, chunkSize: Int, schemaVersion: Int64, appVersion: String,
         storedDigestLimit: Int = PreparedPackage.storedDigestLimit
     ) throws {
-        self.file = file
+        source = .file(file)
         let size = try FileSystem.size(of: file)
         let chunkCount = max(1, (size + Int64(chunkSize) - 1) / Int64(chunkSize))
         let keep = chunkCount <= storedDigestLimit
@@ -44,11 +51,28 @@ public struct PreparedPackage: Sendable {
             schemaVersion: schemaVersion, appVersion: appVersion, envelopeHeader: header)
     }
 
+    /// A package streamed from the store: its chunks' digests are computed as they are sent.
+    public init(streamed package: StreamedPackage, chunkSize: Int, schemaVersion: Int64, appVersion: String) {
+        source = .streamed(package)
+        chunkDigests = nil
+        meta = ControlMessage.BackupMeta(
+            backupId: package.backupId, fileSize: package.envelopeSize, chunkSize: chunkSize, envelopeSHA256: package.envelopeSHA256,
+            zipSize: package.zipSize, schemaVersion: schemaVersion, appVersion: appVersion, envelopeHeader: package.header)
+    }
+
     /// The same package in chunks of at most `limit` bytes (the receiver's `maxChunkSize`): a
     /// larger chunk is refused (MIG-META-001), so the sender cuts finer, at the cost of one more
-    /// pass over the file, and only then.
+    /// pass over a file (its stored chunk digests), and only then.
     public func chunked(atMost limit: Int) throws -> PreparedPackage {
         guard meta.chunkSize > limit else { return self }
+        guard case .file(let file) = source else {
+            // The envelope's digest does not depend on the cut, and no chunk digest is stored.
+            var cut = self
+            cut.meta = ControlMessage.BackupMeta(
+                backupId: meta.backupId, fileSize: meta.fileSize, chunkSize: limit, envelopeSHA256: meta.envelopeSHA256, zipSize: meta.zipSize,
+                schemaVersion: meta.schemaVersion, appVersion: meta.appVersion, envelopeHeader: meta.envelopeHeader)
+            return cut
+        }
         return try PreparedPackage(
             file: file, backupId: meta.backupId, zipSize: meta.zipSize, chunkSize: limit, schemaVersion: meta.schemaVersion,
             appVersion: meta.appVersion, storedDigestLimit: chunkDigests == nil ? 0 : Self.storedDigestLimit)
@@ -64,14 +88,22 @@ public struct PreparedPackage: Sendable {
 /// Reads chunks of a prepared package as `BackupChunk` frames.
 final class ChunkReader {
     let package: PreparedPackage
-    private let handle: FileHandle
+    private let handle: FileHandle?
+    private let streamed: StreamedPackage.Reader?
 
     init(_ package: PreparedPackage) throws {
         self.package = package
-        handle = try FileHandle(forReadingFrom: package.file)
+        switch package.source {
+        case .file(let file):
+            handle = try FileHandle(forReadingFrom: file)
+            streamed = nil
+        case .streamed(let source):
+            handle = nil
+            streamed = source.reader()
+        }
     }
 
-    deinit { try? handle.close() }
+    deinit { try? handle?.close() }
 
     /// The frame in one buffer: the chunk is read from the file straight into it, after room
     /// for the header, which is filled in once the digest is known.
@@ -82,8 +114,13 @@ final class ChunkReader {
         let headerLength = BackupChunk.headerLength
         var buffer = ByteBufferAllocator().buffer(capacity: headerLength + length)
         buffer.moveWriterIndex(forwardBy: headerLength)
-        let fd = handle.fileDescriptor
-        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { space in
+        let read = try buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { space in
+            if let streamed {
+                // Throws `storeChanged` when a file changed since the snapshot (MIG-XFER-008).
+                try streamed.read(at: offset, into: UnsafeMutableRawBufferPointer(rebasing: space[..<length]))
+                return length
+            }
+            let fd = handle!.fileDescriptor
             var done = 0
             while done < length {
                 let n = pread(fd, space.baseAddress! + done, length - done, off_t(offset) + off_t(done))
@@ -93,7 +130,7 @@ final class ChunkReader {
             return done
         }
         guard read == length else {
-            throw TransferFailure("\(package.file.path) is shorter than announced (chunk \(index))")
+            throw TransferFailure("the package file is shorter than announced (chunk \(index))")
         }
         let digest = package.storedDigest(index)
             ?? buffer.withUnsafeReadableBytes { Array(SHA256.hash(data: UnsafeRawBufferPointer(rebasing: $0[headerLength...]))) }

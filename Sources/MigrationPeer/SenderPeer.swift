@@ -1,5 +1,6 @@
 import Foundation
 import Migration
+import MigrationPackage
 import NIOCore
 import WebSocketTransport
 import WireCore
@@ -41,6 +42,8 @@ public enum SenderPeer {
         case pin(String)
         case ready(PreparedPackage)
         case failed(String)
+        /// A store file changed since the package was planned (MIG-XFER-008).
+        case storeChanged(path: String)
         case tick
     }
 
@@ -79,6 +82,8 @@ public enum SenderPeer {
             // receiver accepting bytes its digest refuses (MIG-CHUNK-004).
             var corruptedLast: Set<Int> = []
             var announcedDigest: String?
+            // Set once a chunk could not be produced: no chunk goes out after it.
+            var changedFile: String?
             var line = FaultyLine<ByteBuffer>(options.faults) { frame in
                 var frame = frame
                 if let last = frame.writerIndex > 0 ? frame.writerIndex - 1 : nil {
@@ -137,6 +142,9 @@ public enum SenderPeer {
                 case .failed(let why):
                     hooks.report(.log(why))
                     actions = machine.handle(.userCancel(at: now))
+                case .storeChanged(let path):
+                    hooks.report(.log("\(path) changed since the package was planned: cancelling (store-changed)"))
+                    actions = machine.handle(.storeChanged(at: now))
                 case .tick:
                     actions = machine.handle(.tick(at: now))
                 }
@@ -150,10 +158,19 @@ public enum SenderPeer {
                         hooks.frame(.sent(.text(text)))
                         try? await current?.writer.send(text: text)
                     case .sendChunk(let index):
-                        guard let reader, let writer = current?.writer else { continue }
+                        guard let reader, let writer = current?.writer, changedFile == nil else { continue }
+                        let frame: ByteBuffer
+                        do {
+                            frame = try reader.frame(index)
+                        } catch PackageError.storeChanged(let path) {
+                            // Never a byte that contradicts the manifest (MIG-XFER-008).
+                            changedFile = path
+                            mailbox.yield(.storeChanged(path: path))
+                            continue
+                        }
                         if machine.state.transfer?.acked.contains(index) == true { sentAfterAck += 1 }
                         if options.faults.corruptChunks.contains(line.count + 1) { corruptedLast.insert(index) } else { corruptedLast.remove(index) }
-                        let (frames, disconnect) = line.pass(try reader.frame(index))
+                        let (frames, disconnect) = line.pass(frame)
                         for frame in frames {
                             hooks.frame(.sentChunk(frame))
                             try? await writer.send(binary: frame)
@@ -178,6 +195,8 @@ public enum SenderPeer {
                         group.addTask {
                             do {
                                 mailbox.yield(.ready(try await hooks.prepare().chunked(atMost: limit)))
+                            } catch PackageError.storeChanged(let path) {
+                                mailbox.yield(.storeChanged(path: path))
                             } catch {
                                 mailbox.yield(.failed("cannot build the package: \(error)"))
                             }

@@ -27,6 +27,9 @@ struct Send: AsyncParsableCommand {
     @Option(help: "Most chunks unacknowledged at once (1 ... 64; 1 is send-then-wait).") var window = 16
     @Option(help: "PBKDF2 iterations (at least 600000 unless --test-only).") var iterations: UInt32 = EnvelopePolicy.defaultIterations
     @Flag(help: "Allow fewer than 600000 iterations (for tests only).") var testOnly = false
+    @Flag(help: ArgumentHelp(
+        "Write no package: seal each chunk from the store when it is sent (one pass over the store first). A file that changes during the transfer cancels it (store-changed)."))
+    var streaming = false
     @Option(help: "Seconds to wait for a disconnected receiver to come back.") var reconnectTimeout = 120
     @Option(help: "Serve this many migrations one after another on the same address (0: until stopped); for conformance runs.")
     var sessions = 1
@@ -75,6 +78,7 @@ struct Send: AsyncParsableCommand {
         let packOptions = { var o = Packer.Options(); o.iterations = iterations; return o }()
         let chunk = Int(chunkSize.bytes)
         let pinFile = self.pinFile
+        let streaming = self.streaming
 
         let hooks = SenderPeer.Hooks(
             enterPIN: { left in
@@ -84,8 +88,12 @@ struct Send: AsyncParsableCommand {
                 return line.trimmingCharacters(in: .whitespaces)
             },
             prepare: {
-                let file = scratch.appendingPathComponent("package.enc")
                 var random = GeneratorBytes(SystemRandomNumberGenerator())
+                if streaming {
+                    let package = try StreamedPackage.prepare(store, password: secret, options: packOptions, now: SystemClock().now() / 1000, random: &random)
+                    return PreparedPackage(streamed: package, chunkSize: chunk, schemaVersion: packOptions.schemaVersion, appVersion: packOptions.appVersion)
+                }
+                let file = scratch.appendingPathComponent("package.enc")
                 let result = try Packer.pack(store, to: file, password: secret, options: packOptions, now: SystemClock().now() / 1000, random: &random)
                 return try PreparedPackage(
                     file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: chunk,

@@ -46,10 +46,13 @@ struct NetworkMigrationTests {
                 + extra)
     }
 
-    @Test func twentyDisconnectsAndACrashEndWithIdenticalStores() throws {
+    /// File-first, and streaming (Spec migration.md §5.5: every chunk sealed from the store when
+    /// asked for, again after each reconnect and after the receiver's restart).
+    @Test(arguments: [[], ["--streaming"]])
+    func twentyDisconnectsAndACrashEndWithIdenticalStores(mode: [String]) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let old = try makeStore(seed: 11)
-        let (sender, log, url) = try startSender(pinFile: file("pin"))
+        let (sender, log, url) = try startSender(pinFile: file("pin"), extra: mode)
         defer { if sender.isRunning { sender.terminate() } }
 
         // Twenty dropped connections, then a crash after 600 chunks...
@@ -68,6 +71,96 @@ struct NetworkMigrationTests {
         #expect(sent.contains(", 0 of them already acknowledged"), "\(sent)")
         #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
         #expect(!FileManager.default.fileExists(atPath: file("new.transfer").path), "the transfer folder is removed after the restore")
+    }
+
+    /// MIG-XFER-008: the old phone's store changes while a streaming sender is sending it. The
+    /// next chunk that would hold a changed file is not sent; both sides end with store-changed,
+    /// and the new phone's store is the one it had.
+    @Test(.timeLimit(.minutes(3))) func aStoreChangedMidTransferCancelsItAndLeavesTheNewPhoneAsItWas() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let old = try makeStore(seed: 15)
+        let made = try Fixture.run("reference-peer", ["sample-store", file("new").path, "--media-size", "1M", "--seed", "16"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let before = try DeviceStore(file("new")).inventory()
+        let (sender, log, url) = try startSender(pinFile: file("pin"), extra: ["--streaming"])
+        defer { if sender.isRunning { sender.terminate() } }
+
+        // The receiver stops after 20 chunks (80 KB: the exports and the first media bytes)...
+        let first = try receive(url, ["--pin-out", file("pin").path, "--stop-after-chunks", "20"])
+        #expect(first.status == 1, "\(first.stderr)")
+        // ...the old phone's user edits every media file meanwhile...
+        let media = DeviceStore(old).media
+        for path in try FileManager.default.subpathsOfDirectory(atPath: media.path) {
+            var folder: ObjCBool = false
+            let url = media.appendingPathComponent(path)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &folder), !folder.boolValue else { continue }
+            try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: url.path)
+        }
+        // ...and the receiver that resumes is told why the transfer ends.
+        let second = try receive(url, [])
+        #expect(second.status == 1)
+        #expect(second.stderr.contains("ended failed (store-changed)"), "\(second.stderr)")
+        #expect(!second.stderr.contains("MIG-"), "the receiver blames nobody: \(second.stderr)")
+        Fixture.wait(sender)
+        #expect(sender.terminationStatus == 1)
+        let sent = try String(contentsOf: log, encoding: .utf8)
+        #expect(sent.contains("changed since the package was planned: cancelling (store-changed)"), "\(sent)")
+        #expect(sent.contains("send: ended failed (store-changed)"), "\(sent)")
+        #expect(try DeviceStore(file("new")).inventory() == before, "the new phone's store is the one it had")
+    }
+
+    /// The docs-only receiver (Tests/Fixtures/outsider-receiver, written from the Spec alone, file-first)
+    /// takes a streaming sender's package: the wire is the file-first sender's (§5.5).
+    /// Its maxChunkSize (100,000) cuts the sender's 1 MiB chunks finer.
+    @Test(.timeLimit(.minutes(3))) func theDocsOnlyReceiverTakesAStreamedPackage() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let old = try makeStore(seed: 17)
+        let log = file("send.log")
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
+        let sender = Process()
+        sender.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
+        sender.arguments = [
+            "send", old.path, "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
+            "--pin-file", file("pin").path, "--streaming",
+        ]
+        sender.standardError = try FileHandle(forWritingTo: log)
+        sender.standardOutput = FileHandle.nullDevice
+        try sender.run()
+        defer { if sender.isRunning { sender.terminate() } }
+        for _ in 0..<300 where !FileManager.default.fileExists(atPath: file("url").path) { Thread.sleep(forTimeInterval: 0.05) }
+        let url = try String(contentsOf: file("url"), encoding: .utf8)
+        let receiverLog = file("outsider.log")
+        _ = FileManager.default.createFile(atPath: receiverLog.path, contents: nil)
+        let receiver = Process()
+        receiver.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        receiver.arguments = [
+            "python3", Fixture.root.appendingPathComponent("Tests/Fixtures/outsider-receiver/receiver.py").path, "--connect", url, "--out",
+            file("outsider").path, "--pin-out", file("pin").path, "--password-file", file("password").path, "--sessions", "1",
+        ]
+        receiver.standardOutput = FileHandle.nullDevice
+        receiver.standardError = try FileHandle(forWritingTo: receiverLog)
+        try receiver.run()
+        Fixture.wait(receiver)
+        #expect(receiver.terminationStatus == 0, "\(String(decoding: (try? Data(contentsOf: receiverLog)) ?? Data(), as: UTF8.self))")
+        Fixture.wait(sender)
+        #expect(sender.terminationStatus == 0, "\(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))")
+        // The outsider keeps the package's layout (media/, coredata/, security/master_key.bin).
+        let restored = file("outsider/store")
+        #expect(try Self.tree(old.appendingPathComponent("Documents/Media")) == Self.tree(restored.appendingPathComponent("media")))
+        #expect(try Self.tree(old.appendingPathComponent("Data")) == Self.tree(restored.appendingPathComponent("coredata")))
+        #expect(try Data(contentsOf: DeviceStore(old).masterKey) == Data(contentsOf: restored.appendingPathComponent("security/master_key.bin")))
+    }
+
+    /// Every regular file below `root` by its relative path, with its bytes.
+    static func tree(_ root: URL) throws -> [String: Data] {
+        var files: [String: Data] = [:]
+        for path in try FileManager.default.subpathsOfDirectory(atPath: root.path) {
+            var folder: ObjCBool = false
+            let url = root.appendingPathComponent(path)
+            guard FileManager.default.fileExists(atPath: url.path, isDirectory: &folder), !folder.boolValue else { continue }
+            files[path] = try Data(contentsOf: url)
+        }
+        return files
     }
 
     @Test func fiveWrongPINsLockTheSession() throws {

@@ -260,11 +260,18 @@ class Sender(Machine):
             self.fill(at)
 
     def on_user_cancel(self, event, at):
-        # MIG-MSG-007: CancelTransfer {backupId?, reason: user-cancelled}, then close. Listening or
-        # waiting for the receiver to come back there is no peer to tell (the Spec says nothing here).
+        self.cancel("user-cancelled")
+
+    def on_store_changed(self, event, at):
+        # MIG-XFER-008: a store file changed since the package was planned; no chunk from it is sent.
+        self.cancel("store-changed")
+
+    def cancel(self, reason):
+        # MIG-MSG-007: CancelTransfer {backupId?, reason}, then close. Listening or waiting for the
+        # receiver to come back there is no peer to tell (the Spec says nothing here).
         if self.name in ("idle", "listening", "waitingReconnect") and not self.handshaken:
-            self.end("failed", reason="user-cancelled", close=self.connected_at is not None)
-        self.end("failed", reason="user-cancelled", cancel="user-cancelled")
+            self.end("failed", reason=reason, close=self.connected_at is not None)
+        self.end("failed", reason=reason, cancel=reason)
 
     def on_tick(self, event, at):
         self.close_silent_connection(at)

@@ -15,7 +15,8 @@ from msbk_package import HEX64, UUID, Obj, Violation, blank
 TYPES = ["Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "PauseTransfer",
          "ResumeTransfer", "CancelTransfer", "ChunkAck", "Complete"]
 CANCEL_REASONS = ["user-cancelled", "user-declined", "schema-incompatible", "insufficient-space", "pin-locked",
-                  "digest-mismatch", "too-many-retransmits", "timeout", "protocol-error", "wrong-password"]
+                  "digest-mismatch", "too-many-retransmits", "timeout", "protocol-error", "wrong-password",
+                  "store-changed"]
 MIN_CHUNK, MAX_CHUNK = 4096, 16 << 20
 ENVELOPE_HEADER = 97
 HEX32 = re.compile(r"^[0-9a-f]{32}$")

@@ -56,8 +56,6 @@ public struct EnvelopeSealer: Sendable {
         guard plaintext.count == expected else {
             throw Failure.segmentLength(index: nextIndex, expected: expected, found: plaintext.count)
         }
-        let index = UInt32(nextIndex)
-        let last = nextIndex + 1 == header.segmentCount
         // swift-crypto reads a `Data` at memory speed but other DataProtocols through unspecialised
         // generic code: sealing from `[UInt8]` ran at half the speed of one copy into a reused
         // `Data` first (reused: a fresh 64 KiB buffer per segment page-faults as malloc trims).
@@ -69,16 +67,33 @@ public struct EnvelopeSealer: Sendable {
                 scratch.append(contentsOf: plaintext)
             }
         }
-        let box = try AES.GCM.seal(
-            scratch, using: keys.payloadKey, nonce: EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: last),
-            authenticating: header.mac)
+        // The box is freed only once the next segment's exists: a box freed at the top of the
+        // heap is returned to the kernel by malloc, and the next one page-faults it back (a third
+        // of sealing's time in `perf`).
+        previousBox = try Self.seal(scratch, segment: nextIndex, header: header, keys: keys, appendingTo: &output)
         nextIndex += 1
+    }
+
+    /// Seals segment `index` on its own, byte for byte as `seal` does in order: a streaming
+    /// sender produces any segment again, for a retransmit or a resume, without keeping it.
+    public func sealSegment(_ index: UInt64, _ plaintext: Data, appendingTo output: inout [UInt8]) throws {
+        guard index < header.segmentCount else { throw Failure.finished }
+        let expected = header.plaintextLength(ofSegment: index)
+        guard plaintext.count == expected else { throw Failure.segmentLength(index: index, expected: expected, found: plaintext.count) }
+        _ = try Self.seal(plaintext, segment: index, header: header, keys: keys, appendingTo: &output)
+    }
+
+    /// Frame `index`: its clear index, then ciphertext and tag. Returns the box, which the
+    /// in-order sealer keeps alive (see `previousBox`).
+    private static func seal(_ plaintext: Data, segment: UInt64, header: EnvelopeHeader, keys: EnvelopeKeys, appendingTo output: inout [UInt8]) throws -> AES.GCM.SealedBox {
+        let index = UInt32(segment)
+        let last = segment + 1 == header.segmentCount
+        let box = try AES.GCM.seal(
+            plaintext, using: keys.payloadKey, nonce: EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: last),
+            authenticating: header.mac)
         output.append(contentsOf: bigEndian(index))
         // Ciphertext and tag straight from the combined form (which a 12-byte nonce always has), as one memcpy.
         box.combined!.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[12...])) }
-        // Freed only once the next segment's box exists: a box freed at the top of the heap is
-        // returned to the kernel by malloc, and the next one page-faults it back (a third of
-        // sealing's time in `perf`).
-        previousBox = box
+        return box
     }
 }

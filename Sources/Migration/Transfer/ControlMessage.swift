@@ -112,6 +112,8 @@ public enum ControlMessage: Sendable, Hashable {
         case protocolError = "protocol-error"
         /// The receiver's password does not open the envelope header (MIG-META-002).
         case wrongPassword = "wrong-password"
+        /// A file of the sender's store changed after the package was planned (MIG-XFER-008).
+        case storeChanged = "store-changed"
     }
 
     public enum ChunkStatus: String, Sendable { case ok, retransmit }

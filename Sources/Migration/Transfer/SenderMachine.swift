@@ -109,6 +109,9 @@ public struct SenderMachine: Sendable {
         case userPause(at: EpochMillis)
         case userResume(at: EpochMillis)
         case userCancel(at: EpochMillis)
+        /// The edge cannot produce a chunk: a file of the store changed since the package was
+        /// planned (MIG-XFER-008).
+        case storeChanged(at: EpochMillis)
         case disconnected(at: EpochMillis)
         case tick(at: EpochMillis)
     }
@@ -225,17 +228,9 @@ public struct SenderMachine: Sendable {
             state = .transferring(t)
             return [.send(.resumeTransfer(.init(backupId: t.meta.backupId)))] + fill(at: at)
         case .userCancel:
-            guard !state.isFinal else { return [] }
-            let transfer = state.transfer
-            let before = state
-            state = .failed(.cancelled(.userCancelled), transfer)
-            // The receiver is told over a connection on which it greeted; one that has not
-            // greeted is only closed; with none open there is nobody to tell (MIG-MSG-007).
-            switch before {
-            case .listening(.none), .waitingReconnect(_, _, .none): return []
-            case .listening(.opened), .waitingReconnect(_, _, .opened): return [.close(reason: "cancelled")]
-            default: return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
-            }
+            return cancel(.userCancelled)
+        case .storeChanged:
+            return cancel(.storeChanged)
         case .disconnected(let at):
             switch state {
             case .listening:
@@ -412,6 +407,21 @@ public struct SenderMachine: Sendable {
         t.sends[index, default: 0] += 1
         state = state.with(t)
         return [.sendChunk(index: index)]
+    }
+
+    /// Ends the session for a reason of this side's own (MIG-MSG-007): the receiver is told over a
+    /// connection on which it greeted; one that has not greeted is only closed; with none open
+    /// there is nobody to tell.
+    private mutating func cancel(_ reason: ControlMessage.CancelReason) -> [TransferAction] {
+        guard !state.isFinal else { return [] }
+        let transfer = state.transfer
+        let before = state
+        state = .failed(.cancelled(reason), transfer)
+        switch before {
+        case .listening(.none), .waitingReconnect(_, _, .none): return []
+        case .listening(.opened), .waitingReconnect(_, _, .opened): return [.close(reason: "cancelled")]
+        default: return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: reason)), .close(reason: "cancelled")]
+        }
     }
 
     private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation) -> [TransferAction] {

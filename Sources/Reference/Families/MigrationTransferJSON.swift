@@ -125,6 +125,7 @@ public enum MigrationTransferJSON {
                 case "binary": return .malformed(ControlFrame.binaryToSender(length: try frame(e).count), at: try e.at())
                 case "user-entered-pin": return .userEnteredPIN(try e.string("pin"), at: try e.at())
                 case "backup-ready": return .backupReady(try meta(e.object["meta"], "events[\(e.index)]"), at: try e.at())
+                case "store-changed": return .storeChanged(at: try e.at())
                 default: throw e.unknown
                 }
             },

@@ -555,6 +555,8 @@ files, m = variant()
 pkg("deflated", "Every entry deflated (method 8): allowed, though senders store.", archiver_zip(files, m, method=zipfile.ZIP_DEFLATED), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
 pkg("data-descriptors", "Deflated, written by an archiver that could not seek back: sizes in data descriptors (flag bit 3), local headers with zeros.",
     archiver_zip(files, m, method=zipfile.ZIP_DEFLATED, seekable=False), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
+pkg("stored-data-descriptor", "Stored, written by an archiver that could not seek back: stored data followed by a data descriptor has no end a front-to-back reader can find.",
+    archiver_zip(files, m, seekable=False), bad(f"/entries/Backup-{BID}~1coredata~1categories.json", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
 pkg("zip64-local-headers", "Every local header with a ZIP64 extra field, though no size needs one.", archiver_zip(files, m, force_zip64=True), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
 # (A comment that holds the end record's signature is legal too, but Python's zipfile then reads
 # the comment as the record: not a case to hold other readers to.)

@@ -53,6 +53,11 @@ public enum PackageArchive {
             guard entry.method == 0 || entry.method == 8 else {
                 throw invalid("an entry stored (method 0) or deflated (method 8)", "method \(entry.method)", at: at)
             }
+            // Only a deflate stream marks its own end: stored data followed by a data descriptor
+            // cannot be read from the front (a streaming receiver, java.util.zip.ZipInputStream).
+            guard entry.method == 8 || entry.flags & (1 << 3) == 0 else {
+                throw invalid("a stored entry whose local header states its sizes", "a data descriptor (flag bit 3)", at: at)
+            }
             guard entry.method == 8 || entry.compressedSize == entry.size else {
                 throw invalid("a stored entry whose two sizes are equal", "\(entry.compressedSize) stored for \(entry.size)", at: at)
             }

@@ -43,23 +43,28 @@ public enum Restorer {
                 try checkpoint("checked")
             }
             try checkpoint("extracted")
-            let (manifest, _) = try validate(store.staging, folder: folder, files: files, supportedSchemaVersion: options.supportedSchemaVersion)
-            if let announced = options.expectedBackupId, announced != manifest.backupId {
-                throw PackageError.invalid(
-                    Violation(
-                        rule: MigrationRule.finalDigest, path: pointer(PackagePath.manifest) / "backupId", expected: "\(announced), as BackupMeta announced",
-                        found: manifest.backupId))
-            }
-            try checkpoint("validated")
-            try build(store, from: store.staging)
-            try checkpoint("built")
-            try StoreTransaction.commit(store, keepPrevious: options.keepPrevious, checkpoint: checkpoint)
-            return Result(
-                backupId: manifest.backupId, entityCounts: manifest.entityCounts, mediaFiles: manifest.totalFiles)
+            return try commit(store, folder: folder, files: files, options: options, checkpoint: checkpoint)
         } catch let error as PackageError {
             try? cleanUpBeforeCommit(store)
             throw error
         }
+    }
+
+    /// The unpacked package in `store.staging` checked (the documents, then §3.4), built into a
+    /// store and switched in: the end of every restore, file-first or streamed.
+    static func commit(_ store: DeviceStore, folder: String, files: FileInventory, options: Options, checkpoint: StoreTransaction.Checkpoint) throws -> Result {
+        let (manifest, _) = try validate(store.staging, folder: folder, files: files, supportedSchemaVersion: options.supportedSchemaVersion)
+        if let announced = options.expectedBackupId, announced != manifest.backupId {
+            throw PackageError.invalid(
+                Violation(
+                    rule: MigrationRule.finalDigest, path: pointer(PackagePath.manifest) / "backupId", expected: "\(announced), as BackupMeta announced",
+                    found: manifest.backupId))
+        }
+        try checkpoint("validated")
+        try build(store, from: store.staging)
+        try checkpoint("built")
+        try StoreTransaction.commit(store, keepPrevious: options.keepPrevious, checkpoint: checkpoint)
+        return Result(backupId: manifest.backupId, entityCounts: manifest.entityCounts, mediaFiles: manifest.totalFiles)
     }
 
     /// Checks a package zip (MIG-PKG-006, the manifest, the exports, §3.4) by unpacking it into
@@ -113,23 +118,27 @@ public enum Restorer {
         let rest = archive.files.filter { relative($0) != PackagePath.manifest }
         var files = try PackageArchive.extract(manifestEntries, folder: archive.folder, from: &zip, to: destination, whole: false)
         let manifest = try decodeManifest(destination, supportedSchemaVersion: supportedSchemaVersion)
+        try checkListed(rest.map { (relative($0), $0.size) }, in: manifest)
+        try checked()
+        files.merge(try PackageArchive.extract(rest, folder: archive.folder, from: &zip, to: destination, whole: true)) { a, _ in a }
+        return (archive.folder, files)
+    }
+
+    /// Every file of the package but the manifest is listed in its `integrity.files` at its size (MIG-PKG-005).
+    static func checkListed(_ files: [(path: String, size: Int64)], in manifest: Manifest) throws {
         let listed = Dictionary(manifest.files.enumerated().map { ($1.path, ($0, $1.size)) }, uniquingKeysWith: { a, _ in a })
-        for entry in rest {
-            let path = relative(entry)
+        for (path, size) in files {
             guard let (i, listedSize) = listed[path] else {
                 throw PackageError.invalid(
                     Violation(rule: MigrationRule.files, path: .root / "files" / path, expected: "listed in manifest integrity.files", found: "an unlisted file"))
             }
-            guard entry.size == listedSize else {
+            guard size == listedSize else {
                 throw PackageError.invalid(
                     Violation(
                         rule: MigrationRule.files, path: pointer(PackagePath.manifest) / "integrity" / "files" / i / "size",
-                        expected: "\(entry.size) (the file's size)", found: "\(listedSize)"))
+                        expected: "\(size) (the file's size)", found: "\(listedSize)"))
             }
         }
-        try checked()
-        files.merge(try PackageArchive.extract(rest, folder: archive.folder, from: &zip, to: destination, whole: true)) { a, _ in a }
-        return (archive.folder, files)
     }
 
     /// Undoes a failed unpack that had not reached the switch.

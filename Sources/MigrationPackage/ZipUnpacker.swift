@@ -173,7 +173,7 @@ private final class EntryOutput {
 }
 
 /// The system zlib's inflate over one entry's raw deflate data.
-private final class Inflater {
+final class Inflater {
     private let entry: ZipEntry
     private var stream = z_stream()
     private var out = [UInt8](repeating: 0, count: 1 << 18)
@@ -192,8 +192,25 @@ private final class Inflater {
     func inflate(_ bytes: UnsafeRawBufferPointer, last: Bool, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws {
         guard !bytes.isEmpty else { return try check(last: last) }
         guard !ended else { throw corrupt("data after the end of its deflate stream") }
+        let used = try run(bytes, emit)
+        guard used == bytes.count else { throw corrupt("data after the end of its deflate stream") }
+        try check(last: last)
+    }
+
+    /// Inflates from `bytes` until the deflate stream ends, which only it marks when a data
+    /// descriptor follows (a zip written front to back); returns the bytes it used.
+    func inflateUntilEnd(_ bytes: UnsafeRawBufferPointer, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
+        guard !bytes.isEmpty, !ended else { return 0 }
+        return try run(bytes, emit)
+    }
+
+    /// The deflate stream has ended.
+    var isEnded: Bool { ended }
+
+    private func run(_ bytes: UnsafeRawBufferPointer, _ emit: (UnsafeRawBufferPointer) throws -> Void) throws -> Int {
         stream.next_in = UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: Bytef.self))
         stream.avail_in = uInt(bytes.count)
+        defer { stream.next_in = nil }
         repeat {
             let status = out.withUnsafeMutableBytes { raw in
                 stream.next_out = raw.baseAddress!.assumingMemoryBound(to: Bytef.self)
@@ -205,15 +222,13 @@ private final class Inflater {
             switch status {
             case Z_STREAM_END:
                 ended = true
-                guard stream.avail_in == 0 else { throw corrupt("data after the end of its deflate stream") }
             case Z_OK, Z_BUF_ERROR:
                 break
             default:
                 throw corrupt("data that does not inflate (zlib \(status))")
             }
-        } while stream.avail_in > 0 || (stream.avail_out == 0 && !ended)
-        stream.next_in = nil
-        try check(last: last)
+        } while !ended && (stream.avail_in > 0 || stream.avail_out == 0)
+        return bytes.count - Int(stream.avail_in)
     }
 
     private func check(last: Bool) throws {

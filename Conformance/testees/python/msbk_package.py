@@ -494,6 +494,9 @@ def package(data, supported=1):
             raise Violation("MIG-PKG-006", at)
         if info.compress_type == zipfile.ZIP_STORED and info.compress_size != info.file_size:
             raise Violation("MIG-PKG-006", at)
+        # A stored entry with a data descriptor has no end a front-to-back reader can find.
+        if info.compress_type == zipfile.ZIP_STORED and info.flag_bits & 8:
+            raise Violation("MIG-PKG-006", at)
     if folder is None:
         raise Violation("MIG-PKG-006", "")
     # No entry's header and data may reach into the next entry or the central directory.

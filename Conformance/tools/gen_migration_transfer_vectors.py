@@ -405,6 +405,13 @@ rc.steps("sender-store-changed", "The sender's store changed mid-transfer: the s
          ["MIG-MSG-007", "MIG-XFER-008"], [],
          to_transfer + [chunk0, ({"event": "message", "at": T + 7, "document": msg("CancelTransfer", {"backupId": BID, "reason": "store-changed"})},
                                  s("failed", reason="store-changed", have=[[0, 1]]), [{"action": "close"}])])
+rc.steps("package-refused-while-streaming", "A receiver that unpacks as chunks arrive finds an entry that climbs out of the package: the sender's package, a protocol error on its rule and path.",
+         ["MIG-XFER-009", "MIG-PKG-006"], ["MIG-PKG-006"],
+         to_transfer + [chunk0, ({"event": "package-refused", "at": T + 7, "rule": "MIG-PKG-006", "path": "/entries/Backup-" + BID + "~1..~1x"},
+                                 s("failed", reason="protocol-error", have=[[0, 1]]),
+                                 [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"},
+                                  reject("MIG-PKG-006", "/entries/Backup-" + BID + "~1..~1x")]),
+                        ({"event": "package-refused", "at": T + 8, "rule": "MIG-PKG-006", "path": ""}, s("failed", reason="protocol-error", have=[[0, 1]]), [])])
 rc.steps("cancel-while-disconnected", "A user's cancel while disconnected ends the session and sends nothing.", ["MIG-MSG-007"], [],
          to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
                         ({"event": "user-cancel", "at": T + 8}, s("failed", reason="user-cancelled", have=[[0, 1]]), [])])

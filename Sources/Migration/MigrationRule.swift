@@ -59,12 +59,13 @@ public enum MigrationRule {
     public static let order: RuleID = "MIG-XFER-006"
     public static let greeting: RuleID = "MIG-XFER-007"
     public static let snapshot: RuleID = "MIG-XFER-008"
+    public static let streamedPackage: RuleID = "MIG-XFER-009"
     public static let frames: RuleID = "MIG-WS-001"
 
     public static let transfer: [RuleID] = [
         message, handshake, authPIN, backupMeta, transferControl, chunkAck, cancel, complete, chunkHeader, chunkBounds,
         chunkPlace, chunkDigest, pinDraw, pinAttempts, pinLockout, metaChecks, passwordFirst, window, retransmit, resume, finalDigest,
-        timeouts, order, greeting, snapshot, frames,
+        timeouts, order, greeting, snapshot, streamedPackage, frames,
     ]
 
     public static let all: [RuleID] = transfer + [

@@ -27,7 +27,8 @@ public struct IncomingPackage: Sendable {
         } catch {
             throw TransferFailure("\(journalURL.path) is damaged (\(error)); remove it to start over")
         }
-        guard FileManager.default.fileExists(atPath: temporaryFile(journal.meta).path) else { return nil }
+        // A file-first transfer resumes into its file, a streamed one from its checkpoint.
+        guard FileManager.default.fileExists(atPath: temporaryFile(journal.meta).path) || StreamedRestore.hasCheckpoint(in: folder) else { return nil }
         return journal
     }
 

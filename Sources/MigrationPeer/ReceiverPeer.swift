@@ -25,9 +25,24 @@ public enum ReceiverPeer {
         public var stopAfterChunks: Int?
         /// Delay everything the receiver receives by this much (benchmarks: half a simulated round trip).
         public var simulatedLatency: TimeAmount?
+        /// Unpack the package as its chunks arrive, into this store, instead of writing it to a
+        /// file (Spec migration.md §5.5); `hooks.restore` is then not called.
+        public var streaming: Streaming?
         public init(url: String, incoming: IncomingPackage) {
             self.url = url
             self.incoming = incoming
+        }
+    }
+
+    /// Where a streaming receiver restores, and with what.
+    public struct Streaming: Sendable {
+        public var store: DeviceStore
+        public var password: String
+        public var restore: Restorer.Options
+        public init(store: DeviceStore, password: String, restore: Restorer.Options = Restorer.Options()) {
+            self.store = store
+            self.password = password
+            self.restore = restore
         }
     }
 
@@ -40,6 +55,8 @@ public enum ReceiverPeer {
         public var report: @Sendable (PeerEvent) -> Void
         /// Every frame on the current connection, both ways, in order (for a wire log).
         public var frame: @Sendable (PeerFrame) -> Void = { _ in }
+        /// A streaming receiver's restore is done (`Options.streaming`).
+        public var restoredStream: @Sendable (Restorer.Result) -> Void = { _ in }
         /// Checks the password against the envelope header BackupMeta carries (MIG-META-002),
         /// before any chunk is asked for.
         public var checkPassword: @Sendable ([UInt8]) async -> ReceiverMachine.PasswordCheck
@@ -114,8 +131,13 @@ public enum ReceiverPeer {
         let incoming = options.incoming
         var machine: ReceiverMachine
         var resumedFile: FileHandle?
+        var stream: IncomingStream?
         if let journal = try incoming.journal() {
-            resumedFile = try incoming.open(journal.meta)
+            if let target = options.streaming {
+                stream = try IncomingStream(journal.meta, folder: incoming.folder, target: target, maxAhead: options.configuration.maxWindow)
+            } else {
+                resumedFile = try incoming.open(journal.meta)
+            }
             hooks.report(.log("resuming backup \(journal.meta.backupId): \(journal.have.reduce(0) { $0 + $1.count }) of \(journal.meta.chunkCount) chunks held"))
             machine = ReceiverMachine(configuration: options.configuration, resuming: journal, random: &random)
         } else {
@@ -221,7 +243,7 @@ public enum ReceiverPeer {
                     pending.append(.tick(at: now))
                 }
                 while !pending.isEmpty {
-                    for action in machine.handle(pending.removeFirst()) {
+                    actions: for action in machine.handle(pending.removeFirst()) {
                         switch action {
                         case .send(let message):
                             let text = ControlFrame.encode(message)
@@ -235,7 +257,21 @@ public enum ReceiverPeer {
                             hooks.report(.log("checking the password against the backup's header"))
                             group.addTask { mailbox.yield(.passwordChecked(await hooks.checkPassword(header))) }
                         case .openFile(let meta):
-                            file = try incoming.open(meta)
+                            if let target = options.streaming {
+                                stream = try IncomingStream(meta, folder: incoming.folder, target: target, maxAhead: options.configuration.maxWindow)
+                            } else {
+                                file = try incoming.open(meta)
+                            }
+                        case .writeChunk(let index, _, let data) where stream != nil:
+                            do {
+                                try stream!.write(index, data)
+                            } catch let error as PackageError {
+                                // MIG-XFER-009: the sender's package breaks a rule; this chunk is not acknowledged.
+                                let violation = error.violation ?? Violation(rule: MigrationRule.streamedPackage, path: .root, expected: "a package this receiver unpacks", found: "\(error)")
+                                hooks.report(.log("the package is refused: \(error)"))
+                                pending.append(.packageRefused(violation, at: clock.now()))
+                                break actions
+                            }
                         case .writeChunk(let index, let offset, let data):
                             guard let file else { throw TransferFailure("chunk \(index) before the file was opened") }
                             try file.seek(toOffset: UInt64(offset))
@@ -246,6 +282,18 @@ public enum ReceiverPeer {
                             if held % 16 == 0 || held == journal.meta.chunkCount {
                                 hooks.report(.progress(TransferProgress(bytes: min(journal.meta.fileSize, held * Int64(journal.meta.chunkSize)), total: journal.meta.fileSize)))
                             }
+                        case .verifyFile where stream != nil:
+                            pending.append(.fileVerified(stream!.verified, at: clock.now()))
+                        case .restore(let meta) where stream != nil:
+                            hooks.report(.log("package verified; restoring"))
+                            do {
+                                hooks.restoredStream(try stream!.restore.finish())
+                            } catch {
+                                hooks.report(.log("restore refused: \(error)"))
+                                throw error
+                            }
+                            stream = nil
+                            incoming.finish(meta)
                         case .verifyFile(let meta):
                             try file?.synchronize()
                             let digest = try FileSystem.sha256(of: incoming.temporaryFile(meta))

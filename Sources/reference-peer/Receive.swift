@@ -23,6 +23,9 @@ struct Receive: AsyncParsableCommand {
     @Option(help: "Write the PIN to this file instead of only showing it.") var pinOut: String?
     @Flag(help: "Replace the local data without asking.") var yes = false
     @Flag(help: "Keep the old store as STORE.BackupBeforeMigration for `rollback`.") var keepPrevious = false
+    @Flag(help: ArgumentHelp(
+        "Write no package file: unpack each chunk into the new store's staging as it arrives (resumes from STORE.transfer/ too)."))
+    var streaming = false
     @Option(help: "Largest chunk accepted, in bytes.") var maxChunkSize: ByteSize = ByteSize(argument: "1M")!
     @Option(help: "Most chunks unacknowledged at once (1 ... 64).") var window = 16
     @Option(help: "Lowest PBKDF2 iteration count accepted (tests only; default 600000).") var minimumIterations: UInt32?
@@ -53,8 +56,9 @@ struct Receive: AsyncParsableCommand {
         restoreOptions.keepPrevious = keepPrevious
         if let minimumIterations { restoreOptions.policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound) }
         let (pinOut, yes, restore) = (pinOut, yes, restoreOptions)
+        if streaming { options.streaming = ReceiverPeer.Streaming(store: store, password: secret, restore: restoreOptions) }
 
-        let hooks = ReceiverPeer.Hooks(
+        var hooks = ReceiverPeer.Hooks(
             showPIN: { pin in
                 console.say("receive: PIN \(pin)  (enter it on the old phone)")
                 if let pinOut { try? Data((pin + "\n").utf8).write(to: URL(fileURLWithPath: pinOut), options: .atomic) }
@@ -86,6 +90,9 @@ struct Receive: AsyncParsableCommand {
                 if check == .wrongPassword { console.say("receive: the password does not open this backup; nothing will be transferred") }
                 return check
             })
+        hooks.restoredStream = { result in
+            console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
+        }
         var failed = 0
         var session = 1
         var lockout = PINLockout(firstWait: lockoutFirstWaitMs)

@@ -46,10 +46,12 @@ struct NetworkMigrationTests {
                 + extra)
     }
 
-    /// File-first, and streaming (Spec migration.md §5.5: every chunk sealed from the store when
-    /// asked for, again after each reconnect and after the receiver's restart).
-    @Test(arguments: [[], ["--streaming"]])
-    func twentyDisconnectsAndACrashEndWithIdenticalStores(mode: [String]) throws {
+    /// Every pairing of the two modes (Spec migration.md §5.5): a file-first or streaming sender
+    /// (every chunk sealed from the store when asked for, again after each reconnect) to a
+    /// file-first or streaming receiver (every chunk unpacked as it arrives, resumed from its
+    /// checkpoint after the crash).
+    @Test(arguments: [([String](), [String]()), (["--streaming"], []), ([], ["--streaming"]), (["--streaming"], ["--streaming"])])
+    func twentyDisconnectsAndACrashEndWithIdenticalStores(sender mode: [String], receiver: [String]) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let old = try makeStore(seed: 11)
         let (sender, log, url) = try startSender(pinFile: file("pin"), extra: mode)
@@ -57,12 +59,17 @@ struct NetworkMigrationTests {
 
         // Twenty dropped connections, then a crash after 600 chunks...
         let drops = (1...20).map { String($0 * 25) }.joined(separator: ",")
-        let first = try receive(url, ["--pin-out", file("pin").path, "--disconnect-after-chunks", drops, "--stop-after-chunks", "600"])
+        let first = try receive(url, ["--pin-out", file("pin").path, "--disconnect-after-chunks", drops, "--stop-after-chunks", "600"] + receiver)
         #expect(first.status == 1)
         #expect(first.stderr.contains("stopped after 600 chunks"), "\(first.stderr)")
         #expect(first.stderr.components(separatedBy: "fault injection").count - 1 == 21)
+        if !receiver.isEmpty {
+            let kept = try FileManager.default.contentsOfDirectory(atPath: file("new.transfer").path)
+            #expect(kept.contains("stream-state.json"), "\(kept)")
+            #expect(!kept.contains { $0.hasSuffix(".enc.tmp") }, "no package file: \(kept)")
+        }
         // ...and the receiver started again resumes from its journal.
-        let second = try receive(url, [])
+        let second = try receive(url, receiver)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("resuming backup"), "\(second.stderr)")
         Fixture.wait(sender)
@@ -71,6 +78,38 @@ struct NetworkMigrationTests {
         #expect(sent.contains(", 0 of them already acknowledged"), "\(sent)")
         #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
         #expect(!FileManager.default.fileExists(atPath: file("new.transfer").path), "the transfer folder is removed after the restore")
+        #expect(!FileManager.default.fileExists(atPath: file("new.staging").path))
+    }
+
+    /// A streaming receiver killed with SIGKILL mid-transfer (no cleanup at all) and started
+    /// again resumes from its checkpoint: no acknowledged chunk crosses the wire twice.
+    @Test(.timeLimit(.minutes(3))) func aStreamingReceiverKilledMidTransferResumes() throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let old = try makeStore(seed: 18)
+        let (sender, log, url) = try startSender(pinFile: file("pin"), extra: ["--streaming"])
+        defer { if sender.isRunning { sender.terminate() } }
+        let receiver = Process()
+        receiver.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
+        // Drops every 25 chunks stretch the transfer over seconds (each reconnect waits 250 ms).
+        receiver.arguments = [
+            "receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
+            "--pin-out", file("pin").path, "--streaming", "--disconnect-after-chunks", (1...30).map { String($0 * 25) }.joined(separator: ","),
+        ]
+        receiver.standardOutput = FileHandle.nullDevice
+        receiver.standardError = FileHandle.nullDevice
+        try receiver.run()
+        let checkpoint = file("new.transfer/stream-state.json")
+        for _ in 0..<2000 where !FileManager.default.fileExists(atPath: checkpoint.path) { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(receiver.isRunning, "the transfer outlasted the first checkpoint")
+        kill(receiver.processIdentifier, SIGKILL)
+        Fixture.wait(receiver)
+        let second = try receive(url, ["--streaming"])
+        #expect(second.status == 0, "\(second.stderr)")
+        #expect(second.stderr.contains("resuming backup"), "\(second.stderr)")
+        Fixture.wait(sender)
+        #expect(sender.terminationStatus == 0)
+        #expect(try String(contentsOf: log, encoding: .utf8).contains(", 0 of them already acknowledged"))
+        #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
     }
 
     /// MIG-XFER-008: the old phone's store changes while a streaming sender is sending it. The

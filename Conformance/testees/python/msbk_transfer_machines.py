@@ -536,6 +536,11 @@ class Receiver(Machine):
             # `not-checked`: the password is checked at restore, as without a header.
             self.start_transfer(at)
 
+    def on_package_refused(self, event, at):
+        """MIG-XFER-009: the edge unpacking as chunks arrive found the package broken: the sender's fault."""
+        if self.name == "transferring":
+            self.protocol_error(event.get("rule"), event.get("path", ""))
+
     def start_transfer(self, at):
         self.window = min(self.cfg["maxWindow"], self.peer_window)
         self.emit("open-file", backupId=self.meta["backupId"], fileSize=self.meta["fileSize"])

@@ -110,6 +110,9 @@ public struct ReceiverMachine: Sendable {
         case fileVerified(Bool, at: EpochMillis)
         /// The answer to `checkPassword`.
         case passwordChecked(PasswordCheck, at: EpochMillis)
+        /// An edge that unpacks the package as its chunks arrive found it broken: the sender's
+        /// package breaks the rule named (MIG-XFER-009).
+        case packageRefused(Violation, at: EpochMillis)
         case disconnected(at: EpochMillis)
         case tick(at: EpochMillis)
     }
@@ -278,6 +281,13 @@ public struct ReceiverMachine: Sendable {
             // With no connection open there is nobody to tell (MIG-MSG-007).
             guard connected else { return [] }
             return [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
+        case .packageRefused(let why, _):
+            switch state {
+            case .transferring: return fail(.protocolError, why)
+            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .paused, .verifying, .resuming, .disconnected,
+                .done, .failed, .locked:
+                return []  // chunks are unpacked only while transferring
+            }
         case .fileVerified(let ok, _):
             guard case .verifying(let r) = state else { return [] }
             guard ok else {

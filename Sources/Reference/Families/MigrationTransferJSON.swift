@@ -93,6 +93,11 @@ public enum MigrationTransferJSON {
                 case "user-confirmed": return .userConfirmed(try e.flag("yes"), at: try e.at())
                 case "file-verified": return .fileVerified(try e.flag("ok"), at: try e.at())
                 case "password-checked": return .passwordChecked(try passwordCheck(e), at: try e.at())
+                case "package-refused":
+                    // `{rule, path}`: the rule the package broke and where, as the unpacking edge found it.
+                    guard let path = JSONPointer(try e.string("path")) else { throw Problem(message: "events[\(e.index)].path: a JSON Pointer") }
+                    return .packageRefused(
+                        Violation(rule: RuleID(try e.string("rule")), path: path, expected: "a package this receiver unpacks", found: "one it refused"), at: try e.at())
                 default: throw e.unknown
                 }
             },

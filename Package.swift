@@ -39,6 +39,7 @@ let package = Package(
         .target(name: "Records", dependencies: ["WireCore"]),
         // The system zlib, for the zip's CRC-32 (on Apple platforms and Linux alike).
         .systemLibrary(name: "SystemZlib"),
+        .systemLibrary(name: "SystemMalloc"),
         // File I/O: the envelope on disk, the zip archive, the device store, pack and restore.
         .target(
             name: "MigrationPackage",
@@ -56,7 +57,7 @@ let package = Package(
         .target(
             name: "MigrationPeer",
             dependencies: [
-                "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", .product(name: "NIOCore", package: "swift-nio"),
+                "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", "SystemMalloc", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The pairing peers on the network: the relay, and the phone and desktop clients.

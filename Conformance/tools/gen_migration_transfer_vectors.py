@@ -232,6 +232,15 @@ rc.steps("no-space", "Not enough space for the package, its zip and the restore.
          to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", META)}, s("failed", reason="insufficient-space", have=[]),
                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"})), {"action": "close"}, reject("MIG-META-001")])],
          context={"configuration": {"freeSpace": 12999}})
+rc.steps("no-space-streaming", "A receiver that unpacks as chunks arrive needs room for the unpacked store and a window of chunks (4000 + 16 x 4096), not for the package: one byte short of that.",
+         ["MIG-META-001"], ["MIG-META-001"],
+         to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", META)}, s("failed", reason="insufficient-space", have=[]),
+                     [send(msg("CancelTransfer", {"backupId": BID, "reason": "insufficient-space"})), {"action": "close"}, reject("MIG-META-001")])],
+         context={"configuration": {"freeSpace": 4000 + 16 * 4096 - 1, "streaming": True}})
+rc.steps("room-enough-streaming", "The same receiver with exactly that room goes on to ask its user.",
+         ["MIG-META-001"], [],
+         to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", META)}, s("confirming", have=[]), [{"action": "confirm-wipe", "backupId": BID}])],
+         context={"configuration": {"freeSpace": 4000 + 16 * 4096, "streaming": True}}, flags=["boundary"])
 rc.steps("chunk-size-over-maximum", "Chunks larger than the receiver's Handshake allowed: the sender broke the negotiation, a protocol error.",
          ["MIG-META-001"], ["MIG-META-001"],
          to_meta + [({"event": "message", "at": T + 4, "document": msg("BackupMeta", dict(META, chunkSize=2 << 20, chunkCount=1))},

@@ -130,6 +130,8 @@ public enum ReceiverPeer {
         var random = GeneratorBytes(SystemRandomNumberGenerator())
         let incoming = options.incoming
         var machine: ReceiverMachine
+        var configuration = options.configuration
+        configuration.unpacksAsItArrives = options.streaming != nil
         var resumedFile: FileHandle?
         var stream: IncomingStream?
         if let journal = try incoming.journal() {
@@ -139,9 +141,9 @@ public enum ReceiverPeer {
                 resumedFile = try incoming.open(journal.meta)
             }
             hooks.report(.log("resuming backup \(journal.meta.backupId): \(journal.have.reduce(0) { $0 + $1.count }) of \(journal.meta.chunkCount) chunks held"))
-            machine = ReceiverMachine(configuration: options.configuration, resuming: journal, random: &random)
+            machine = ReceiverMachine(configuration: configuration, resuming: journal, random: &random)
         } else {
-            machine = ReceiverMachine(configuration: options.configuration, random: &random)
+            machine = ReceiverMachine(configuration: configuration, random: &random)
         }
         let clock = SystemClock()
         let (inputs, mailbox) = AsyncStream.makeStream(of: Input.self)

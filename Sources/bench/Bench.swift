@@ -13,18 +13,24 @@ struct Bench {
     static func main() async throws {
         let arguments = CommandLine.arguments
         if arguments.count >= 2, arguments[1] == "child" {
-            try child(Array(arguments.dropFirst(2)))
+            if ["send", "receive"].contains(arguments.dropFirst(2).first) {
+                defer { printPeak() }
+                try await MigrationBench.play(Array(arguments.dropFirst(2)))
+            } else {
+                try child(Array(arguments.dropFirst(2)))
+            }
             return
         }
         if arguments.contains("--help") || arguments.contains("-h") {
             print(
                 """
-                usage: bench [--quick] [--records | --package | --transfer] [--window N]
-                  (none)      every row: envelope, records, pack and unpack of 256 MiB and 2 GiB stores, 1 GiB transfers
+                usage: bench [--quick] [--records | --package | --transfer | --migration] [--window N]
+                  (none)      every row: envelope, records, pack and unpack of 256 MiB and 2 GiB stores, 1 GiB transfers, 2 GiB migrations
                   --quick     smaller sizes (64 MiB stores, 256 MiB transfers)
                   --records   only the records rows
                   --package   only the envelope, pack and unpack rows
                   --transfer  only the transfer rows; --window N compares window N with window 1
+                  --migration only the store-to-store rows, file-first against streaming (2 GiB; --quick: 256 MiB)
                 Build it in release mode: swift run -c release bench
                 """)
             return
@@ -33,6 +39,14 @@ struct Bench {
         // `--records` runs only the records rows (quick to profile: `perf record bench --records`).
         if arguments.contains("--records") {
             records(count: 100_000)
+            return
+        }
+        if arguments.contains("--migration") {
+            let work = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("bench-\(getpid())")
+            try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: work) }
+            let window = arguments.firstIndex(of: "--window").flatMap { arguments.indices.contains($0 + 1) ? Int(arguments[$0 + 1]) : nil } ?? 16
+            try MigrationBench.rows(quick: quick, window: window, work: work)
             return
         }
         // `--transfer` runs only the network transfer rows (they take the longest to set up).
@@ -98,6 +112,7 @@ struct Bench {
         print(" computed by the sender in the pass that hashes the package for BackupMeta and checked by the receiver;")
         print(" each side receives everything 10 ms late)")
         print("(every row: the median of 3 runs after a warm-up, min ... max in parentheses)")
+        if !transferOnly { try MigrationBench.rows(quick: quick, window: defaultWindow, work: work) }
     }
 
     /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.
@@ -220,13 +235,7 @@ struct Bench {
 
     /// Pack or unpack in this process, so the parent reads its peak memory alone.
     static func child(_ arguments: [String]) throws {
-        defer {
-            // This process's own peak, VmHWM: Linux carries ru_maxrss across fork and exec, so
-            // rusage would count the parent's memory.
-            let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
-            let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
-            print("peak-kib \(line.split(separator: " ").dropFirst().first ?? "-1")")
-        }
+        defer { printPeak() }
         var random = GeneratorBytes(SystemRandomNumberGenerator())
         var pack = Packer.Options()
         pack.iterations = 1000
@@ -240,6 +249,14 @@ struct Bench {
         default:
             throw BenchError.usage
         }
+    }
+
+    /// This process's own peak, VmHWM: Linux carries ru_maxrss across fork and exec, so rusage
+    /// would count the parent's memory.
+    static func printPeak() {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") } ?? ""
+        print("peak-kib \(line.split(separator: " ").dropFirst().first ?? "-1")")
     }
 
     enum BenchError: Error { case usage, child(Int32), judged(String) }

@@ -38,6 +38,7 @@ struct Receive: AsyncParsableCommand {
     var lockoutFirstWaitMs: Int64 = 30_000
 
     func run() async throws {
+        MemoryPolicy.returnLargeBlocks()
         guard ControlMessage.chunkSizes.contains(Int(maxChunkSize.bytes)) else { throw ValidationError("--max-chunk-size must be 4096 ... 16777216") }
         guard (1...ControlMessage.maxWindow).contains(window) else { throw ValidationError("--window must be 1 ... 64") }
         let secret = try password.password(confirm: false)

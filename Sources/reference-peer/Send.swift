@@ -43,6 +43,7 @@ struct Send: AsyncParsableCommand {
     var ackTimeoutMs: Int64 = 15_000
 
     func run() async throws {
+        MemoryPolicy.returnLargeBlocks()
         guard testOnly || iterations >= EnvelopePolicy.standard.iterations.lowerBound else {
             throw ValidationError("fewer than 600000 iterations needs --test-only")
         }

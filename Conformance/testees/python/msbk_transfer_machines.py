@@ -24,7 +24,7 @@ DEFAULTS = {
                "maxWindow": 16, "chunkSize": 1 << 20, "ackTimeout": 15_000, "maxSendsPerChunk": 5,
                "handshakeTimeout": 10_000, "reconnectTimeout": 120_000},
     "receiver": {"appVersion": "1.0.0", "deviceName": "New iPhone", "schemaVersion": SCHEMA_VERSION,
-                 "maxWindow": 16, "maxChunkSize": 1 << 20, "freeSpace": math.inf, "stallTimeout": 30_000,
+                 "maxWindow": 16, "maxChunkSize": 1 << 20, "freeSpace": math.inf, "streaming": False, "stallTimeout": 30_000,
                  "maxRetransmitsPerChunk": 4},
 }
 
@@ -662,7 +662,9 @@ class Receiver(Machine):
         self.meta = p
         if p["schemaVersion"] > self.cfg["schemaVersion"]:
             self.end("failed", reason="schema-incompatible", cancel="schema-incompatible", rule="MIG-META-001")
-        if self.cfg["freeSpace"] < p["fileSize"] + 2 * p["zipSize"]:
+        # MIG-META-001: a receiver that unpacks as chunks arrive (5.5) needs no room for the package.
+        needed = p["zipSize"] + self.cfg["maxWindow"] * p["chunkSize"] if self.cfg["streaming"] else p["fileSize"] + 2 * p["zipSize"]
+        if self.cfg["freeSpace"] < needed:
             self.end("failed", reason="insufficient-space", cancel="insufficient-space", rule="MIG-META-001")
         if p["chunkSize"] > self.cfg["maxChunkSize"]:
             # The Spec names no reason for this check; the sender broke the bound the receiver announced.

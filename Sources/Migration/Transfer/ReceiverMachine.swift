@@ -125,6 +125,9 @@ public struct ReceiverMachine: Sendable {
         public var maxChunkSize = 1 << 20
         /// Bytes free for the package, its zip and the unpacked store.
         public var freeSpace: Int64 = .max
+        /// The edge unpacks the package as its chunks arrive (§5.5): no package file, so the room
+        /// needed is the unpacked store and a window of chunks kept aside (MIG-META-001).
+        public var unpacksAsItArrives = false
         /// No chunk for this long while transferring: the connection is presumed dead (MIG-XFER-005).
         public var stallTimeout: EpochMillis = 30_000
         /// Retransmit requests for one chunk before the transfer is cancelled (MIG-XFER-002):
@@ -372,7 +375,8 @@ public struct ReceiverMachine: Sendable {
             if m.schemaVersion > configuration.supportedSchemaVersion {
                 return fail(.schemaIncompatible, violation(MigrationRule.metaChecks, "schemaVersion ≤ \(configuration.supportedSchemaVersion)", "\(m.schemaVersion)"), r)
             }
-            let needed = m.fileSize + 2 * m.zipSize
+            let needed = configuration.unpacksAsItArrives
+                ? m.zipSize + Int64(configuration.maxWindow) * Int64(m.chunkSize) : m.fileSize + 2 * m.zipSize
             if needed > configuration.freeSpace {
                 return fail(.insufficientSpace, violation(MigrationRule.metaChecks, "\(needed) bytes free", "\(configuration.freeSpace)"), r)
             }

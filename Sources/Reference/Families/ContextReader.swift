@@ -29,6 +29,15 @@ struct ContextReader {
         return i
     }
 
+    /// A boolean member; `null` and absent both give nil.
+    func flag(_ key: String) throws(Problem) -> Bool? {
+        switch try object()[key] {
+        case nil, .null?: return nil
+        case .bool(let b)?: return b
+        default: throw Problem(message: "context.\(key) must be a boolean or null")
+        }
+    }
+
     /// A string member; `null` and absent both give nil.
     func string(_ key: String) throws(Problem) -> String? {
         switch try object()[key] {

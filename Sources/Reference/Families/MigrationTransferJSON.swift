@@ -80,6 +80,7 @@ public enum MigrationTransferJSON {
         var configuration = ReceiverMachine.Configuration()
         if let v = try c.integer("supportedSchemaVersion") { configuration.supportedSchemaVersion = v }
         if let v = try c.integer("freeSpace") { configuration.freeSpace = v }
+        if let v = try c.flag("streaming") { configuration.unpacksAsItArrives = v }
         if let v = try c.integer("maxWindow") { configuration.maxWindow = Int(v) }
         if let v = try c.integer("maxChunkSize") { configuration.maxChunkSize = Int(v) }
         if let v = try c.integer("maxRetransmitsPerChunk") { configuration.maxRetransmitsPerChunk = Int(v) }

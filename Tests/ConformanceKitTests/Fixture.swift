@@ -63,6 +63,24 @@ enum Fixture {
         return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 
+    /// Waits for a process without blocking a thread of the concurrency pool, killing it after
+    /// `limit` seconds so a hung peer fails its test instead of stalling the run.
+    static func exit(of process: Process, limit: Double = 300) async {
+        let deadline = ContinuousClock.now + .seconds(limit)
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Waits until `file` exists, at most `limit` seconds (then throws), without blocking a thread of the pool.
+    static func appears(_ file: URL, limit: Double = 15) async throws {
+        let deadline = ContinuousClock.now + .seconds(limit)
+        while !FileManager.default.fileExists(atPath: file.path) {
+            guard ContinuousClock.now < deadline else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: file.path]) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// `run` for async tests: waits without blocking a thread of the concurrency pool, which an
     /// in-process server the product talks to (a proxy, a listener) needs to keep serving.
     static func runAsync(_ name: String, _ arguments: [String], limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {

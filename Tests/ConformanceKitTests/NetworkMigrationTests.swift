@@ -15,14 +15,14 @@ struct NetworkMigrationTests {
 
     func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
 
-    func makeStore(seed: Int) throws -> URL {
-        let made = try Fixture.run("reference-peer", ["sample-store", file("old").path, "--media-size", "3M", "--seed", "\(seed)"])
+    func makeStore(seed: Int) async throws -> URL {
+        let made = try await Fixture.runAsync("reference-peer", ["sample-store", file("old").path, "--media-size", "3M", "--seed", "\(seed)"])
         #expect(made.status == 0, "\(made.stderr)")
         return file("old")
     }
 
     /// Starts `send` in the background and waits until it listens; returns the process and its URL.
-    func startSender(pinFile: URL, window: Int = 8, extra: [String] = []) throws -> (Process, URL, String) {
+    func startSender(pinFile: URL, window: Int = 8, extra: [String] = []) async throws -> (Process, URL, String) {
         let log = file("send.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
@@ -34,13 +34,15 @@ struct NetworkMigrationTests {
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: file("url").path) { Thread.sleep(forTimeInterval: 0.05) }
+        try await Fixture.appears(file("url"))
         let url = try String(contentsOf: file("url"), encoding: .utf8)
         return (process, log, url)
     }
 
-    func receive(_ url: String, _ extra: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        try Fixture.run(
+    /// Runs `receive` without holding a thread of the concurrency pool (the suites beside this
+    /// one need them: two blocked threads on two cores starved them past their time limits).
+    func receive(_ url: String, _ extra: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await Fixture.runAsync(
             "reference-peer",
             ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000"]
                 + extra)
@@ -51,15 +53,15 @@ struct NetworkMigrationTests {
     /// file-first or streaming receiver (every chunk unpacked as it arrives, resumed from its
     /// checkpoint after the crash).
     @Test(arguments: [([String](), [String]()), (["--streaming"], []), ([], ["--streaming"]), (["--streaming"], ["--streaming"])])
-    func twentyDisconnectsAndACrashEndWithIdenticalStores(sender mode: [String], receiver: [String]) throws {
+    func twentyDisconnectsAndACrashEndWithIdenticalStores(sender mode: [String], receiver: [String]) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let old = try makeStore(seed: 11)
-        let (sender, log, url) = try startSender(pinFile: file("pin"), extra: mode)
+        let old = try await makeStore(seed: 11)
+        let (sender, log, url) = try await startSender(pinFile: file("pin"), extra: mode)
         defer { if sender.isRunning { sender.terminate() } }
 
         // Twenty dropped connections, then a crash after 600 chunks...
         let drops = (1...20).map { String($0 * 25) }.joined(separator: ",")
-        let first = try receive(url, ["--pin-out", file("pin").path, "--disconnect-after-chunks", drops, "--stop-after-chunks", "600"] + receiver)
+        let first = try await receive(url, ["--pin-out", file("pin").path, "--disconnect-after-chunks", drops, "--stop-after-chunks", "600"] + receiver)
         #expect(first.status == 1)
         #expect(first.stderr.contains("stopped after 600 chunks"), "\(first.stderr)")
         #expect(first.stderr.components(separatedBy: "fault injection").count - 1 == 21)
@@ -69,10 +71,10 @@ struct NetworkMigrationTests {
             #expect(!kept.contains { $0.hasSuffix(".enc.tmp") }, "no package file: \(kept)")
         }
         // ...and the receiver started again resumes from its journal.
-        let second = try receive(url, receiver)
+        let second = try await receive(url, receiver)
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("resuming backup"), "\(second.stderr)")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 0)
         let sent = try String(contentsOf: log, encoding: .utf8)
         #expect(sent.contains(", 0 of them already acknowledged"), "\(sent)")
@@ -83,10 +85,10 @@ struct NetworkMigrationTests {
 
     /// A streaming receiver killed with SIGKILL mid-transfer (no cleanup at all) and started
     /// again resumes from its checkpoint: no acknowledged chunk crosses the wire twice.
-    @Test(.timeLimit(.minutes(3))) func aStreamingReceiverKilledMidTransferResumes() throws {
+    @Test(.timeLimit(.minutes(3))) func aStreamingReceiverKilledMidTransferResumes() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let old = try makeStore(seed: 18)
-        let (sender, log, url) = try startSender(pinFile: file("pin"), extra: ["--streaming"])
+        let old = try await makeStore(seed: 18)
+        let (sender, log, url) = try await startSender(pinFile: file("pin"), extra: ["--streaming"])
         defer { if sender.isRunning { sender.terminate() } }
         let receiver = Process()
         receiver.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
@@ -99,14 +101,14 @@ struct NetworkMigrationTests {
         receiver.standardError = FileHandle.nullDevice
         try receiver.run()
         let checkpoint = file("new.transfer/stream-state.json")
-        for _ in 0..<2000 where !FileManager.default.fileExists(atPath: checkpoint.path) { Thread.sleep(forTimeInterval: 0.01) }
+        try await Fixture.appears(checkpoint, limit: 20)
         #expect(receiver.isRunning, "the transfer outlasted the first checkpoint")
         kill(receiver.processIdentifier, SIGKILL)
-        Fixture.wait(receiver)
-        let second = try receive(url, ["--streaming"])
+        await Fixture.exit(of: receiver)
+        let second = try await receive(url, ["--streaming"])
         #expect(second.status == 0, "\(second.stderr)")
         #expect(second.stderr.contains("resuming backup"), "\(second.stderr)")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 0)
         #expect(try String(contentsOf: log, encoding: .utf8).contains(", 0 of them already acknowledged"))
         #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
@@ -115,17 +117,17 @@ struct NetworkMigrationTests {
     /// MIG-XFER-008: the old phone's store changes while a streaming sender is sending it. The
     /// next chunk that would hold a changed file is not sent; both sides end with store-changed,
     /// and the new phone's store is the one it had.
-    @Test(.timeLimit(.minutes(3))) func aStoreChangedMidTransferCancelsItAndLeavesTheNewPhoneAsItWas() throws {
+    @Test(.timeLimit(.minutes(3))) func aStoreChangedMidTransferCancelsItAndLeavesTheNewPhoneAsItWas() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let old = try makeStore(seed: 15)
-        let made = try Fixture.run("reference-peer", ["sample-store", file("new").path, "--media-size", "1M", "--seed", "16"])
+        let old = try await makeStore(seed: 15)
+        let made = try await Fixture.runAsync("reference-peer", ["sample-store", file("new").path, "--media-size", "1M", "--seed", "16"])
         #expect(made.status == 0, "\(made.stderr)")
         let before = try DeviceStore(file("new")).inventory()
-        let (sender, log, url) = try startSender(pinFile: file("pin"), extra: ["--streaming"])
+        let (sender, log, url) = try await startSender(pinFile: file("pin"), extra: ["--streaming"])
         defer { if sender.isRunning { sender.terminate() } }
 
         // The receiver stops after 20 chunks (80 KB: the exports and the first media bytes)...
-        let first = try receive(url, ["--pin-out", file("pin").path, "--stop-after-chunks", "20"])
+        let first = try await receive(url, ["--pin-out", file("pin").path, "--stop-after-chunks", "20"])
         #expect(first.status == 1, "\(first.stderr)")
         // ...the old phone's user edits every media file meanwhile...
         let media = DeviceStore(old).media
@@ -136,11 +138,11 @@ struct NetworkMigrationTests {
             try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 3600)], ofItemAtPath: url.path)
         }
         // ...and the receiver that resumes is told why the transfer ends.
-        let second = try receive(url, [])
+        let second = try await receive(url, [])
         #expect(second.status == 1)
         #expect(second.stderr.contains("ended failed (store-changed)"), "\(second.stderr)")
         #expect(!second.stderr.contains("MIG-"), "the receiver blames nobody: \(second.stderr)")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 1)
         let sent = try String(contentsOf: log, encoding: .utf8)
         #expect(sent.contains("changed since the package was planned: cancelling (store-changed)"), "\(sent)")
@@ -151,9 +153,9 @@ struct NetworkMigrationTests {
     /// The docs-only receiver (Tests/Fixtures/outsider-receiver, written from the Spec alone, file-first)
     /// takes a streaming sender's package: the wire is the file-first sender's (§5.5).
     /// Its maxChunkSize (100,000) cuts the sender's 1 MiB chunks finer.
-    @Test(.timeLimit(.minutes(3))) func theDocsOnlyReceiverTakesAStreamedPackage() throws {
+    @Test(.timeLimit(.minutes(3))) func theDocsOnlyReceiverTakesAStreamedPackage() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let old = try makeStore(seed: 17)
+        let old = try await makeStore(seed: 17)
         let log = file("send.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let sender = Process()
@@ -166,7 +168,7 @@ struct NetworkMigrationTests {
         sender.standardOutput = FileHandle.nullDevice
         try sender.run()
         defer { if sender.isRunning { sender.terminate() } }
-        for _ in 0..<300 where !FileManager.default.fileExists(atPath: file("url").path) { Thread.sleep(forTimeInterval: 0.05) }
+        try await Fixture.appears(file("url"))
         let url = try String(contentsOf: file("url"), encoding: .utf8)
         let receiverLog = file("outsider.log")
         _ = FileManager.default.createFile(atPath: receiverLog.path, contents: nil)
@@ -179,9 +181,9 @@ struct NetworkMigrationTests {
         receiver.standardOutput = FileHandle.nullDevice
         receiver.standardError = try FileHandle(forWritingTo: receiverLog)
         try receiver.run()
-        Fixture.wait(receiver)
+        await Fixture.exit(of: receiver)
         #expect(receiver.terminationStatus == 0, "\(String(decoding: (try? Data(contentsOf: receiverLog)) ?? Data(), as: UTF8.self))")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 0, "\(String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self))")
         // The outsider keeps the package's layout (media/, coredata/, security/master_key.bin).
         let restored = file("outsider/store")
@@ -202,10 +204,10 @@ struct NetworkMigrationTests {
         return files
     }
 
-    @Test func fiveWrongPINsLockTheSession() throws {
+    @Test func fiveWrongPINsLockTheSession() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        _ = try makeStore(seed: 12)
-        let (sender, _, url) = try startSender(pinFile: file("typed-pin"))
+        _ = try await makeStore(seed: 12)
+        let (sender, _, url) = try await startSender(pinFile: file("typed-pin"))
         defer { if sender.isRunning { sender.terminate() } }
         // The sender's user types a PIN one off from the one shown, again each time the sender
         // has read (and removed) the last one, until the receiver is done.
@@ -221,25 +223,25 @@ struct NetworkMigrationTests {
             }
         }
         typist.start()
-        let run = try receive(url, ["--pin-out", shownFile.path])
+        let run = try await receive(url, ["--pin-out", shownFile.path])
         try Data().write(to: done)
         #expect(run.status == 1)
         #expect(run.stderr.contains("MIG-PIN-002"), "\(run.stderr)")
         #expect(run.stderr.contains("ended locked"), "\(run.stderr)")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 1)
         #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
     }
 
     /// MIG-META-002: the receiver's password does not open the backup. It learns that from the
     /// header in BackupMeta, and both sides end with wrong-password before a single chunk is sent.
-    @Test(.timeLimit(.minutes(2))) func aWrongPasswordEndsBothSidesBeforeTheFirstChunk() throws {
+    @Test(.timeLimit(.minutes(2))) func aWrongPasswordEndsBothSidesBeforeTheFirstChunk() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        _ = try makeStore(seed: 13)
-        let (sender, log, url) = try startSender(pinFile: file("pin"))
+        _ = try await makeStore(seed: 13)
+        let (sender, log, url) = try await startSender(pinFile: file("pin"))
         defer { if sender.isRunning { sender.terminate() } }
         try Data("not the sender's password\n".utf8).write(to: file("other-password"))
-        let run = try Fixture.run(
+        let run = try await Fixture.runAsync(
             "reference-peer",
             [
                 "receive", "--connect", url, "--into", file("new").path, "--password-file", file("other-password").path, "--yes",
@@ -249,7 +251,7 @@ struct NetworkMigrationTests {
         #expect(run.stderr.contains("the password does not open this backup"), "\(run.stderr)")
         #expect(run.stderr.contains("ended failed (wrong-password)"), "\(run.stderr)")
         #expect(!run.stderr.contains("restoring"), "\(run.stderr)")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 1)
         let sent = try String(contentsOf: log, encoding: .utf8)
         #expect(sent.contains("the receiver's password does not open the package (wrong-password); no chunk was sent"), "\(sent)")
@@ -261,8 +263,8 @@ struct NetworkMigrationTests {
     /// real receiver gets in.
     @Test(.timeLimit(.minutes(2))) func anIdleConnectionCannotKeepTheReceiverOut() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let old = try makeStore(seed: 14)
-        let (sender, log, url) = try startSender(pinFile: file("pin"))
+        let old = try await makeStore(seed: 14)
+        let (sender, log, url) = try await startSender(pinFile: file("pin"))
         defer { if sender.isRunning { sender.terminate() } }
         // Timed from before the connection opens: a busy test process that starts reading late
         // must not make the sender look early.
@@ -281,7 +283,7 @@ struct NetworkMigrationTests {
             ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
              "--pin-out", file("pin").path])
         #expect(run.status == 0, "\(run.stderr)")
-        Fixture.wait(sender)
+        await Fixture.exit(of: sender)
         #expect(sender.terminationStatus == 0)
         #expect(try String(contentsOf: log, encoding: .utf8).contains("MIG-XFER-007"))
         #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())

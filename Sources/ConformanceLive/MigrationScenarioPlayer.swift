@@ -112,8 +112,7 @@ struct MigrationScenarioPlayer {
                 checkPassword: { header in
                     // Without the sender's password the runner still judges the header's parameters
                     // (MIG-ENV-003: iterations at least the floor), as any receiver must.
-                    guard let password else { return ReceiverPeer.check(header: header, policy: policy) }
-                    return ReceiverPeer.check(header: header, password: password, policy: policy)
+                    ReceiverMachine.PasswordCheck(header: header, password: password, policy: policy)
                 })
         hooks.frame = { collector.wire.record($0, runner: .client) }
         let ending = try await ReceiverPeer.run(options: peer, hooks: hooks)

@@ -85,34 +85,6 @@ public enum ReceiverPeer {
         }
     }
 
-    /// The answer to the envelope header's key check, with the password given: `opens`,
-    /// `wrongPassword`, or `invalidHeader` naming the envelope rule the header breaks.
-    /// The header's parameters alone (MIG-ENV-003), for a receiver without the password: it
-    /// cannot open the envelope, but a header no receiver may accept is already the sender's break.
-    public static func check(header: [UInt8], policy: EnvelopePolicy = .standard) -> ReceiverMachine.PasswordCheck {
-        do throws(EnvelopeError) {
-            _ = try EnvelopeHeader.parse(header, policy: policy)
-            return .notChecked
-        } catch {
-            var v = error.violation
-            v.path = .root / "payload" / "envelopeHeader"
-            return .invalidHeader(v)
-        }
-    }
-
-    public static func check(header: [UInt8], password: String, policy: EnvelopePolicy = .standard) -> ReceiverMachine.PasswordCheck {
-        do throws(EnvelopeError) {
-            // The same checks, in the same order, as opening the envelope: parameters, key check, MAC.
-            _ = try EnvelopeOpener(header: header, password: password, policy: policy)
-            return .opens
-        } catch {
-            if error.code == .wrongPassword { return .wrongPassword }
-            var v = error.violation
-            v.path = .root / "payload" / "envelopeHeader"
-            return .invalidHeader(v)
-        }
-    }
-
     enum Input: Sendable {
         case connected(WebSocketWriter, UUID)
         case connectFailed(String)

@@ -87,7 +87,7 @@ struct Receive: AsyncParsableCommand {
             },
             report: console.report,
             checkPassword: { header in
-                let check = ReceiverPeer.check(header: header, password: secret, policy: restore.policy)
+                let check = ReceiverMachine.PasswordCheck(header: header, password: secret, policy: restore.policy)
                 if check == .wrongPassword { console.say("receive: the password does not open this backup; nothing will be transferred") }
                 return check
             })

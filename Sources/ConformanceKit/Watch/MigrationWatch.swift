@@ -143,16 +143,11 @@ public struct MigrationWatch: WireJudge, Sendable {
         case (.server, .backupMeta(let meta)):
             guard let s = session, sessions[s].pinAccepted, sessions[s].meta == nil else { return outOfOrder(side, c, at, quoted, "BackupMeta once, after the PIN was accepted") }
             sessions[s].meta = meta
-            if let header = meta.envelopeHeader {
-                // The header's parameters are judged without the password: a header no receiver
-                // may accept (MIG-ENV-003) is the sender's break however the transfer goes on.
-                do throws(EnvelopeError) {
-                    _ = try EnvelopeHeader.parse(header, policy: EnvelopePolicy(iterations: options.minimumIterations...EnvelopePolicy.standard.iterations.upperBound))
-                } catch {
-                    var v = error.violation
-                    v.path = .root / "payload" / "envelopeHeader"
-                    add(side, c, at: at, frame: quoted, v, session: s)
-                }
+            // The header's parameters are judged without the password: a header no receiver may
+            // accept (MIG-ENV-003) is the sender's break however the transfer goes on.
+            let policy = EnvelopePolicy(iterations: options.minimumIterations...EnvelopePolicy.standard.iterations.upperBound)
+            if let header = meta.envelopeHeader, case .invalidHeader(let v) = ReceiverMachine.PasswordCheck(header: header, password: nil, policy: policy) {
+                add(side, c, at: at, frame: quoted, v, session: s)
             }
             if let most = sessions[s].receiverHello?.maxChunkSize, meta.chunkSize > most {
                 add(side, c, at: at, frame: quoted, Violation(rule: MigrationRule.metaChecks, path: .root / "payload" / "chunkSize", expected: "at most the receiver's maxChunkSize \(most)", found: "\(meta.chunkSize)"), session: s)

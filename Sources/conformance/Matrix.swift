@@ -1,6 +1,7 @@
 import ArgumentParser
 import ConformanceKit
 import Foundation
+import WebSocketTransport
 import WireCore
 
 #if canImport(Glibc)
@@ -65,7 +66,7 @@ struct Matrix: AsyncParsableCommand {
                     try? FileManager.default.removeItem(atPath: path)
                     files[key] = path
                 }
-                let cell = MatrixCell(implementation.name, entry, port: try Self.freePort(), files: files)
+                let cell = MatrixCell(implementation.name, entry, port: try LoopbackPort.free(), files: files)
                 FileHandle.standardError.write(Data("matrix: \(implementation.name) as \(entry.role.rawValue)\n".utf8))
                 let (report, error) = await play(cell, base: base, vectors: vectors, specBase: specBase)
                 cells.append(MatrixReport.Cell(implementation: implementation.name, role: entry.role, report: report, error: error, stem: "cells/" + stem))
@@ -204,7 +205,7 @@ struct Matrix: AsyncParsableCommand {
         if let relay {
             // The relay implementation listens on a port of its own; the watch forwards to it.
             do {
-                let port = try Self.freePort()
+                let port = try LoopbackPort.free()
                 let files = ["dir": path("relay-dir"), "pin": path("relay-pin"), "handoff": path("relay-handoff"), "qr": path("relay-qr"), "scan": path("relay-scan")]
                 peers.append(
                     try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(relay.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".relay.log"))
@@ -286,7 +287,7 @@ struct Matrix: AsyncParsableCommand {
         defer { processes.reversed().forEach(Self.stop) }
         let port: Int
         do {
-            port = try Self.freePort()
+            port = try LoopbackPort.free()
             let files = ["pin": pin, "dir": path("sender-dir"), "handoff": path("sender-handoff"), "qr": path("sender-qr"), "scan": path("sender-scan")]
             processes.append(
                 try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(sender.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".sender.log"))
@@ -399,23 +400,6 @@ struct Matrix: AsyncParsableCommand {
         while process.isRunning && Date() < deadline { usleep(20_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-    }
-
-    /// A port no one listens on now, from the kernel.
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ValidationError("cannot open a socket") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw ValidationError("cannot find a free port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:port.

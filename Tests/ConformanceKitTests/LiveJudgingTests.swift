@@ -170,7 +170,7 @@ extension LiveRunTests {
         #expect(overtakenToSender.value > 10, "acknowledgements were really reordered")
 
         // The receiver under test connects to the proxy, which connects to the runner.
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let overtakenToRunner = Counter()
         let receiverProxy = try await FaultProxy.start(upstream: "ws://127.0.0.1:\(port)", overtaken: overtakenToRunner) { (unknown, reorderAcks) }
         let receiver = try start(
@@ -224,7 +224,7 @@ extension LiveRunTests {
     /// starts the count again. The doubling is the `pin-lockout` machine's (its vectors).
     @Test(.timeLimit(.minutes(2))) func lockedSessionsMakeTheReceiverWait() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let receiver = try start(
             [
                 "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,

@@ -35,7 +35,7 @@ extension LiveRunTests {
 
     @Test(.timeLimit(.minutes(4))) func phoneRole() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let phone = try phone(port)
         defer { phone.terminate() }
         let run = try runner("phone", port: port)
@@ -46,7 +46,7 @@ extension LiveRunTests {
 
     @Test(.timeLimit(.minutes(4))) func desktopRole() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         // The desktop starts first and connects (with back-off) once the runner's relay listens.
         let desktop = try desktop("ws://127.0.0.1:\(port)")
         defer { desktop.terminate() }
@@ -64,7 +64,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(3)), arguments: [true, false])
     func anOutsiderPhoneIsJudgedAtTheTimingItStates(statesItsOwn: Bool) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let phone = try outsider(
             "outsider-phone/phone.py",
             ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)", "--webrtc"])
@@ -94,7 +94,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(3)), arguments: [true, false])
     func anOutsiderDesktopIsJudgedAtTheTimingItStates(statesItsOwn: Bool) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let desktop = try outsider(
             "outsider-desktop/desktop.py", ["--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--webrtc"])
         defer { desktop.terminate() }
@@ -123,7 +123,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2)), arguments: ["phone", "desktop"])
     func aPeerThatStopsAtPairingFailsTheExchange(role: String) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let peer = role == "phone" ? try phone(port, webrtc: false) : try desktop("ws://127.0.0.1:\(port)", webrtc: false)
         defer { peer.terminate() }
         let run = try runner(role, port: port, cases: ["pairing/live-\(role)/webrtc"])
@@ -144,7 +144,7 @@ extension LiveRunTests {
     ])
     func anOutsidersWebRTCFaultIsCaughtOnItsRule(role: String, fault: String, expected: String) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let peer =
             role == "phone"
             ? try outsider(
@@ -172,7 +172,7 @@ extension LiveRunTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let run = try Fixture.run(
             "conformance",
-            ["run", "--role", "phone", "--listen", "127.0.0.1:\(try Self.freePort())", "--handoff-out", file("handoff").path, "--case", "pairing/live-phone/flow-a"])
+            ["run", "--role", "phone", "--listen", "127.0.0.1:\(try LoopbackPort.free())", "--handoff-out", file("handoff").path, "--case", "pairing/live-phone/flow-a"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(
             run.stdout.contains("SKIP  pairing/live-phone/flow-a\n       skipped: Flow A needs --qr-file FILE, where the phone under test's own QR text is put"),
@@ -196,7 +196,7 @@ extension LiveRunTests {
     func wrongPeersFailOnTheirRule(index: Int) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (role, fault, scenario, expected, absent) = Self.faults[index]
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let peer = role == "phone" ? try phone(port, faults: [fault]) : try desktop("ws://127.0.0.1:\(port)", faults: [fault])
         defer { peer.terminate() }
         let run = try runner(role, port: port, cases: [scenario])
@@ -217,7 +217,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(4)), arguments: [false, true])
     func everyConnectionOfADesktopIsChecked(aliasSilent: Bool) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let peer = try start(
             ["desktop", "--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "0", "--alias-connection", "--webrtc"]
                 + Self.fast + (aliasSilent ? ["--fault", "alias-no-keepalive"] : []),
@@ -241,7 +241,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(3)), arguments: [false, true])
     func aLateAckIsNeverConfirmed(neverExpire: Bool) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let peer = try start(
             ["desktop", "--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--sessions", "0", "--validity-ms", "3000"] + Self.fast
                 + (neverExpire ? ["--fault", "never-expire"] : []),
@@ -267,7 +267,7 @@ extension LiveRunTests {
     /// (here the alias is still missing), rather than waiting 60 s and calling the desktop crashed.
     @Test(.timeLimit(.minutes(2))) func theScenarioAfterOneThatDidNotPairUsesTheLiveCode() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let peer = try desktop("ws://127.0.0.1:\(port)", faults: ["no-alias"])
         defer { peer.terminate() }
         let run = try runner("desktop", port: port, cases: ["pairing/live-desktop/manual-code", "pairing/live-desktop/flow-a"])
@@ -326,7 +326,7 @@ extension LiveRunTests {
     /// that registers its own id and sends frames is noted, not judged as the phone under test.
     @Test(.timeLimit(.minutes(3))) func aStrangerOnTheRunnersRelayIsNotThePhone() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let phone = try phone(port)
         defer { phone.terminate() }
         let stranger = Task {

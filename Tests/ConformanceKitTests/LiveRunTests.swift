@@ -146,7 +146,7 @@ struct LiveRunTests {
     /// below the runner's 16 KiB): a larger one would rightly be refused (MIG-META-001).
     @Test(arguments: ["1M", "10000"]) func receiverRole(maxChunkSize: String) throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let receiver = try start(
             [
                 "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
@@ -163,7 +163,7 @@ struct LiveRunTests {
     /// before that scenario starts: the runner must take that PIN, not discard it as stale.
     @Test(.timeLimit(.minutes(3))) func anOutsiderReceiverPassesEveryScenario() throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let receiver = try outsider(
             "outsider-receiver/receiver.py",
             ["--connect", "ws://127.0.0.1:\(port)", "--out", file("outsider").path, "--pin-out", file("pin").path, "--password-file", file("conformance-password").path])
@@ -258,21 +258,6 @@ struct LiveRunTests {
         return try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20)
     }
 
-    /// A port nothing listens on now (bound and released; the race is harmless on loopback here).
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw CocoaError(.fileNoSuchFile) }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }
 
 /// Set once a process has exited (from its termination handler).
@@ -289,7 +274,7 @@ extension LiveRunTests {
     /// and no second one for the final state, not at the 90 s scenario limit.
     @Test(.timeLimit(.minutes(2))) func aReceiverThatNeverGreetsEndsItsScenarioAtTheGreetingDeadline() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let port = try Self.freePort()
+        let port = try LoopbackPort.free()
         let started = Date()
         async let run = Fixture.runAsync(
             "conformance",

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebSocketTransport
 
 /// The receiver role against the outsider receiver (Tests/Fixtures/outsider-receiver) breaking one
 /// rule on request: each break fails its scenario on its rule, at the path where the receiver's
@@ -27,7 +28,7 @@ struct ReceiverFaultTests {
     @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) async throws {
         let live = try LiveRunTests()
         defer { try? FileManager.default.removeItem(at: live.scratch) }
-        let port = try LiveRunTests.freePort()
+        let port = try LoopbackPort.free()
         let receiver = try live.outsider(
             "outsider-receiver/receiver.py",
             ["--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file", live.file("conformance-password").path]
@@ -50,7 +51,7 @@ extension ReceiverFaultTests {
     @Test(.timeLimit(.minutes(2))) func theWrongPINAfter999999IsSixDigits() async throws {
         let live = try LiveRunTests()
         defer { try? FileManager.default.removeItem(at: live.scratch) }
-        let port = try LiveRunTests.freePort()
+        let port = try LoopbackPort.free()
         let receiver = try live.outsider(
             "outsider-receiver/receiver.py",
             [

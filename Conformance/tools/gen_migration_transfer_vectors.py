@@ -312,6 +312,37 @@ e, a = chunk5(4, T + 6, [[4, 5]])
 rc.steps("chunk-beyond-window", "Window 4: chunk 4 while 0 to 3 were never acknowledged means five outstanding. "
          "The data is kept and acknowledged; the sender is reported.", ["MIG-XFER-001"], ["MIG-XFER-001"],
          to_transfer5 + [(e, s("transferring", have=[[4, 5]]), a + [reject("MIG-XFER-001")])])
+# §5.5: a receiver that unpacks as chunks arrive acknowledges only in index order.
+STREAMING = {"configuration": {"freeSpace": 1000000, "streaming": True}}
+w0, a0 = chunk5(0, T + 6, [[0, 1]])
+write5 = lambda i: {"action": "write-chunk", "index": i, "offset": i * 4096, "length": len(FILE5[i * 4096:(i + 1) * 4096])}
+rc.steps("held-until-the-gap-fills-streaming", "Window 4, unpacking as chunks arrive: chunks 2 and 3 come before 1, so they are handed over to be kept aside "
+         "but not acknowledged (the sender's window bounds what is held); a copy of one changes nothing; when 1 comes, 1 to 3 are journaled and acknowledged in order.",
+         ["MIG-XFER-001", "MIG-XFER-009"], [],
+         to_transfer5 + [(w0, s("transferring", have=[[0, 1]]), a0),
+                         (chunk5(2, T + 7, None)[0], s("transferring", have=[[0, 1]], held=[2]), [write5(2)]),
+                         (chunk5(3, T + 8, None)[0], s("transferring", have=[[0, 1]], held=[2, 3]), [write5(3)]),
+                         (chunk5(2, T + 9, None)[0], s("transferring", have=[[0, 1]], held=[2, 3]), []),
+                         (chunk5(1, T + 10, None)[0], s("transferring", have=[[0, 4]]),
+                          [write5(1), {"action": "persist-journal", "have": [[0, 4]]}, ack(1), ack(2), ack(3)])],
+         context=STREAMING)
+rc.steps("held-comes-again-after-resume-streaming", "A chunk held unacknowledged when the connection dropped is not in the ResumeTransfer's list: it comes again and is held again.",
+         ["MIG-XFER-003", "MIG-XFER-009"], [],
+         to_transfer5 + [(w0, s("transferring", have=[[0, 1]]), a0),
+                         (chunk5(2, T + 7, None)[0], s("transferring", have=[[0, 1]], held=[2]), [write5(2)]),
+                         ({"event": "disconnected", "at": T + 8}, s("disconnected", have=[[0, 1]], held=[2]), []),
+                         ({"event": "connected", "at": T + 9}, s("resuming", have=[[0, 1]], held=[2]), [send(RHS)]),
+                         ({"event": "message", "at": T + 10, "document": SHS}, s("transferring", have=[[0, 1]]),
+                          [send(msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "window": 4, "have": [[0, 1]]}))]),
+                         (chunk5(2, T + 11, None)[0], s("transferring", have=[[0, 1]], held=[2]), [write5(2)])],
+         context=STREAMING)
+e, a = chunk5(4, T + 6, None)
+rc.steps("chunk-beyond-window-streaming", "Window 4, unpacking as chunks arrive: chunk 4 while 0 to 3 are missing cannot be held within the window, "
+         "so the session ends as the sender's protocol error (a file-first receiver writes it and reports the sender).",
+         ["MIG-XFER-001", "MIG-XFER-009"], ["MIG-XFER-001"],
+         to_transfer5 + [(e, s("failed", reason="protocol-error", have=[]),
+                          [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-001")])],
+         context=STREAMING)
 rc.steps("text-frames", "Control messages arrive as text frames: the text is one JSON document.", ["MIG-WS-001"], [],
          [to_meta[0], ({"event": "text", "at": T + 1, "text": json.dumps(SHS)}, s("awaitingPIN", attemptsLeft=5), [{"action": "show-pin", "pin": PIN}])])
 rc.steps("text-not-json", "A text frame that is not JSON ends the session; the violation names the JSON rule.", ["MIG-WS-001", "CORE-JSON-001"], ["CORE-JSON-001"],

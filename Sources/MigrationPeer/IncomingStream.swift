@@ -4,9 +4,11 @@ import MigrationPackage
 
 /// The receiver's chunks going straight into a streamed restore (Spec migration.md §5.5): in
 /// index order into the envelope's opener and the zip's reader; a chunk that arrives ahead of a
-/// missing one (a retransmit, a resume) is kept aside on disk until the gap is filled, at most
-/// `maxAhead` of them. A chunk is durable (unpacked, or kept aside, and the checkpoint saved)
-/// before the machine's journal lists it and its acknowledgement goes out (MIG-XFER-003).
+/// missing one (a lost chunk, a retransmit, a resume) is kept aside on disk until the gap is
+/// filled. The machine acknowledges no kept chunk before the gap fills, so the sender's window
+/// bounds them; `maxAhead` only guards against a machine that did. A chunk is unpacked and the
+/// checkpoint saved before the machine's journal lists it and its acknowledgement goes out
+/// (MIG-XFER-003).
 final class IncomingStream {
     let restore: StreamedRestore
     let meta: ControlMessage.BackupMeta

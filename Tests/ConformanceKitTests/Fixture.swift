@@ -65,10 +65,15 @@ enum Fixture {
 
     /// Waits for a process without blocking a thread of the concurrency pool, killing it after
     /// `limit` seconds so a hung peer fails its test instead of stalling the run.
+    /// Replaces the process's `terminationHandler`.
     static func exit(of process: Process, limit: Double = 300) async {
-        let deadline = ContinuousClock.now + .seconds(limit)
-        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        let watchdog = watchdog(process, limit: limit)
+        defer { watchdog.cancel() }
+        let exited = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.continuation.finish() }
+        // Gone before the handler was set: nobody will call it.
+        if !process.isRunning { exited.continuation.finish() }
+        for await _ in exited.stream {}
         process.waitUntilExit()
     }
 

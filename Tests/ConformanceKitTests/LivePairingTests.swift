@@ -25,12 +25,14 @@ extension LiveRunTests {
     }
 
     func runner(_ role: String, port: Int, cases: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
+        try Fixture.run("conformance", runnerArguments(role, port: port, cases: cases), limit: 240)
+    }
+
+    func runnerArguments(_ role: String, port: Int, cases: [String] = []) -> [String] {
         let handoff =
             role == "phone"
             ? ["--handoff-out", file("handoff").path, "--qr-file", file("phone-qr").path] : ["--qr-file", file("qr").path, "--scan-out", file("scan").path]
-        return try Fixture.run(
-            "conformance", ["run", "--role", role, "--listen", "127.0.0.1:\(port)"] + handoff + Self.fast + cases.flatMap { ["--case", $0] },
-            limit: 240)
+        return ["run", "--role", role, "--listen", "127.0.0.1:\(port)"] + handoff + Self.fast + cases.flatMap { ["--case", $0] }
     }
 
     @Test(.timeLimit(.minutes(4))) func phoneRole() throws {
@@ -345,7 +347,8 @@ extension LiveRunTests {
             }
         }
         defer { stranger.cancel() }
-        let run = try await Task.detached { try self.runner("phone", port: port, cases: ["pairing/live-phone/keepalive"]) }.value
+        // Waits without holding a thread of the pool: the stranger's task needs one to connect.
+        let run = try await Fixture.runAsync("conformance", runnerArguments("phone", port: port, cases: ["pairing/live-phone/keepalive"]), limit: 240)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains(#"registered "did:cc:stranger-7": another client on the runner's relay, not the phone under test; its 3 frame(s) not judged"#), "\(run.stdout)")
     }

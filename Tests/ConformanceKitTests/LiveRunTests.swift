@@ -143,17 +143,19 @@ struct LiveRunTests {
     }
 
     /// The runner's sender cuts its chunks to the receiver's `maxChunkSize` (here also 10,000 bytes,
-    /// below the runner's 16 KiB): a larger one would rightly be refused (MIG-META-001).
-    @Test(arguments: ["1M", "10000"]) func receiverRole(maxChunkSize: String) throws {
+    /// below the runner's 16 KiB): a larger one would rightly be refused (MIG-META-001). A receiver
+    /// that unpacks as chunks arrive (`--streaming`, Spec migration.md §5.5) passes the same
+    /// scenarios: a lost chunk's followers wait unacknowledged within the window until it comes again.
+    @Test(arguments: [("1M", false), ("10000", false), ("1M", true)]) func receiverRole(maxChunkSize: String, streaming: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
         let receiver = try start(
             [
                 "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
                 "--pin-out", file("pin").path, "--yes", "--sessions", "0", "--max-chunk-size", maxChunkSize,
-            ], log: "receive.log")
+            ] + (streaming ? ["--streaming"] : []), log: "receive.log")
         defer { receiver.terminate() }
-        let run = try Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
+        let run = try await Fixture.runAsync("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("receive.log"))")
         #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
     }

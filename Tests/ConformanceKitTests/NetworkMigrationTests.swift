@@ -100,9 +100,11 @@ struct NetworkMigrationTests {
         receiver.standardOutput = FileHandle.nullDevice
         receiver.standardError = FileHandle.nullDevice
         try receiver.run()
-        let checkpoint = file("new.transfer/stream-state.json")
-        try await Fixture.appears(checkpoint, limit: 20)
-        #expect(receiver.isRunning, "the transfer outlasted the first checkpoint")
+        // The journal, not the checkpoint: the checkpoint is saved first, and a receiver killed
+        // before its first journal has no session to resume (it starts a new one, with a new PIN).
+        try await Fixture.appears(file("new.transfer/transfer-journal.json"), limit: 20)
+        #expect(FileManager.default.fileExists(atPath: file("new.transfer/stream-state.json").path))
+        #expect(receiver.isRunning, "the transfer outlasted the first journal")
         kill(receiver.processIdentifier, SIGKILL)
         await Fixture.exit(of: receiver)
         let second = try await receive(url, ["--streaming"])

@@ -436,6 +436,7 @@ class Receiver(Machine):
         self.peer_window = None
         self.window = None
         self.have = set()
+        self.held = set()   # 5.5: good chunks ahead of a gap, kept aside by the edge, not yet acknowledged
         self.last_heard = 0
         self.sender_session = None
         self.declared = set()
@@ -449,6 +450,8 @@ class Receiver(Machine):
             s["reason"] = self.reason
         if self.meta is not None:
             s["have"] = to_ranges(self.have)
+        if self.held:
+            s["held"] = sorted(self.held)
         return s
 
     def handle(self, event):
@@ -579,6 +582,8 @@ class Receiver(Machine):
             self.protocol_error(v.rule, v.path)   # MIG-CHUNK-003: a bad frame ends the session
         i = header["index"]
         ack = {"backupId": self.meta["backupId"], "index": i}
+        if i in self.held:
+            return   # 5.5: acknowledged with the others once the gap before it fills
         if i in self.have:
             # MIG-XFER-002: a chunk already held is acknowledged again, not written, its data not looked at.
             self.send("ChunkAck", dict(ack, status="ok"))
@@ -599,11 +604,25 @@ class Receiver(Machine):
             self.emit("reject", rule=v.rule, path=v.path)
             return
         lacking = sum(1 for j in range(i) if j not in self.have)
+        if self.cfg["streaming"] and lacking > 0:
+            # 5.5: unpacked only in index order; kept aside unacknowledged within the window,
+            # and past it not kept at all (MIG-XFER-001).
+            if lacking + 1 > self.window:
+                self.protocol_error("MIG-XFER-001")
+            self.held.add(i)
+            self.emit("write-chunk", index=i, offset=header["offset"], length=header["length"])
+            return
         self.have.add(i)
+        acked = [i]
+        while acked[-1] + 1 in self.held:
+            self.held.remove(acked[-1] + 1)
+            self.have.add(acked[-1] + 1)
+            acked.append(acked[-1] + 1)
         # MIG-XFER-003: write, then journal, then acknowledge.
         self.emit("write-chunk", index=i, offset=header["offset"], length=header["length"])
         self.emit("persist-journal", have=to_ranges(self.have))
-        self.send("ChunkAck", dict(ack, status="ok"))
+        for j in acked:
+            self.send("ChunkAck", dict(ack, index=j, status="ok"))
         if lacking + 1 > self.window:
             self.emit("reject", rule="MIG-XFER-001", path="")   # MIG-XFER-001: kept, acknowledged, reported
 
@@ -627,6 +646,7 @@ class Receiver(Machine):
             self.send("ResumeTransfer", {"backupId": self.meta["backupId"], "resumeToken": self.token,
                                          "window": self.window, "have": to_ranges(self.have)})
             self.declared = set(self.have)
+            self.held = set()   # not in the list: they come again
             self.name, self.last_heard = "transferring", at
         elif kind == "AuthPIN" and n == "awaitingPIN" and "pin" in p:
             self.on_pin(p["pin"])

@@ -16,6 +16,9 @@ public struct ReceiverMachine: Sendable {
         public let meta: ControlMessage.BackupMeta
         /// Chunks written and journaled.
         public fileprivate(set) var have = ChunkSet()
+        /// A receiver that unpacks as chunks arrive: good chunks ahead of a missing one, handed to
+        /// the edge to keep aside and not yet acknowledged (§5.5), so the sender's window bounds them.
+        public fileprivate(set) var held: Set<Int> = []
         /// Retransmit requests per chunk (MIG-XFER-002).
         fileprivate var retransmits: [Int: Int] = [:]
         /// The chunks the last ResumeTransfer listed (MIG-XFER-003).
@@ -349,6 +352,8 @@ public struct ReceiverMachine: Sendable {
                 return fail(.protocolError, violation(MigrationRule.resume, "the session's sender \(senderSessionId ?? "?")", "\(h.role.rawValue) \(h.sessionId)"))
             }
             r.declaredHeld = r.have
+            // What was held is not in the ResumeTransfer's list, so it comes again.
+            r.held = []
             state = .transferring(r)
             return [.send(.resumeTransfer(.init(backupId: r.meta.backupId, resumeToken: resumeToken, window: window, have: r.have.ranges)))]
         case (.awaitingPIN(let left), .authPIN(.request(let entered))):
@@ -425,6 +430,8 @@ public struct ReceiverMachine: Sendable {
         } catch {
             return fail(.protocolError, error)
         }
+        // §5.5: a copy of a chunk held ahead of a gap is acknowledged with it once the gap fills.
+        if r.held.contains(chunk.index) { return [] }
         if r.have.contains(chunk.index) {
             let ack = TransferAction.send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .ok))
             // MIG-XFER-003: what ResumeTransfer declared held must not cross the wire again.
@@ -452,17 +459,28 @@ public struct ReceiverMachine: Sendable {
         // MIG-XFER-001: every chunk below this one that is still missing was never acknowledged, so the
         // sender had at least that many outstanding besides this one. The data is good: it is kept.
         let outstanding = chunk.index - r.have.count(below: chunk.index) + 1
+        let pastWindow = outstanding > window ? violation(MigrationRule.window, "at most \(window) chunks unacknowledged", "chunk \(chunk.index) with \(outstanding) outstanding") : nil
+        let write = TransferAction.writeChunk(index: chunk.index, offset: chunk.offset, data: chunk.data)
+        if configuration.unpacksAsItArrives, outstanding > 1 {
+            // §5.5: unpacked only in index order, so it is kept aside unacknowledged; past the
+            // window it cannot be kept at all.
+            if let pastWindow { return fail(.protocolError, pastWindow) }
+            r.held.insert(chunk.index)
+            state = .transferring(r)
+            return [write]
+        }
+        var acknowledged = [chunk.index]
         r.have.insert(chunk.index)
+        while case let next = acknowledged.last! + 1, r.held.remove(next) != nil {
+            r.have.insert(next)
+            acknowledged.append(next)
+        }
         state = .transferring(r)
         let journal = TransferJournal(meta: meta, resumeToken: resumeToken, senderSessionId: senderSessionId ?? "", have: r.have.ranges)
         // Written, then journaled, then acknowledged: an acknowledged chunk is on disk.
-        var actions: [TransferAction] = [
-            .writeChunk(index: chunk.index, offset: chunk.offset, data: chunk.data), .persistJournal(journal),
-            .send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .ok)),
-        ]
-        if outstanding > window {
-            actions.append(.reject(violation(MigrationRule.window, "at most \(window) chunks unacknowledged", "chunk \(chunk.index) with \(outstanding) outstanding")))
-        }
+        var actions: [TransferAction] = [write, .persistJournal(journal)]
+        actions += acknowledged.map { .send(.chunkAck(backupId: meta.backupId, index: $0, status: .ok)) }
+        if let pastWindow { actions.append(.reject(pastWindow)) }
         return actions
     }
 

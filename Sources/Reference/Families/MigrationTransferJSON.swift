@@ -108,6 +108,7 @@ public enum MigrationTransferJSON {
                 if case .awaitingPIN(let left) = m.state { o["attemptsLeft"] = int(left) }
                 if case .failed(let reason, _) = m.state { o["reason"] = .string(reason.wireName) }
                 if let r = m.state.reception { o["have"] = ranges(r.have.ranges) }
+                if let held = m.state.reception?.held, !held.isEmpty { o["held"] = .array(held.sorted().map { int($0) }) }
                 return .object(o)
             })
     }

@@ -540,6 +540,17 @@ sd.steps("receiver-never-returns", "No receiver back for more than 120 s after a
                      ({"event": "tick", "at": T + 181000}, ss("waitingReconnect", 2, [], []), []),
                      ({"event": "tick", "at": T + 181001}, ss("failed", 2, [], [], reason="timeout"), [])],
          flags=["boundary"])
+sd.steps("greeted-but-never-resumes", "A receiver that greets after a disconnect and sends no ResumeTransfer within 10 s began a new session (it lost its journal) "
+         "and waits for a PIN: the sender closes it unreported, and its wait for the session's receiver counts again from there.",
+         ["MIG-XFER-003", "MIG-XFER-005"], [],
+         to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "connected", "at": T + 8}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "message", "at": T + 9, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),
+                     ({"event": "tick", "at": T + 9 + 10000}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "tick", "at": T + 9 + 10001}, ss("waitingReconnect", 2, [], []), [{"action": "close"}]),
+                     ({"event": "tick", "at": T + 9 + 10001 + 120000}, ss("waitingReconnect", 2, [], []), []),
+                     ({"event": "tick", "at": T + 9 + 10001 + 120001}, ss("failed", 2, [], [], reason="timeout"), [])],
+         flags=["boundary"])
 sd.steps("binary-frame-ends-session", "The sender receives control messages only: a binary frame ends the session.", ["MIG-WS-001"], ["MIG-WS-001"],
          to_start[:2] + [({"event": "binary", "at": T + 2, "frame": b64(frame(0, CHUNK0))}, ss("failed", 2, reason="protocol-error"),
                           [send(msg("CancelTransfer", {"reason": "protocol-error"})), {"action": "close"}, reject("MIG-WS-001")])])

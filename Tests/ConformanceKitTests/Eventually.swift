@@ -1,9 +1,10 @@
 import Foundation
 
+/// The one way the tests wait for something outside the test process: a bounded wait for the
+/// event they need (a process gone, a log line written, a server listening), checked at short
+/// intervals, instead of sleeping a guess, which a loaded machine outruns.
 extension Fixture {
-    /// Whether `condition` holds within `seconds`, checked every 20 ms: a test waits for the event
-    /// it needs (a process gone, a log line written) instead of sleeping a guess, which a loaded
-    /// machine outruns.
+    /// Whether `condition` holds within `seconds`, checked every 20 ms.
     static func eventually(within seconds: Double = 10, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
@@ -15,11 +16,18 @@ extension Fixture {
 
     /// The same, for async tests: suspends rather than blocking a pool thread.
     static func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+        await first(within: seconds, every: .milliseconds(20)) { condition() ? true : nil } ?? false
+    }
+
+    /// The first value `attempt` gives within `seconds`, tried every `every` (a server that is
+    /// still starting refuses connections for a while); nil past the limit or when cancelled.
+    static func first<T>(within seconds: Double = 10, every: Duration = .milliseconds(100), _ attempt: () async -> T?) async -> T? {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
-        while !condition() {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(20))
+        while !Task.isCancelled {
+            if let value = await attempt() { return value }
+            if ContinuousClock.now >= deadline { return nil }
+            try? await Task.sleep(for: every)
         }
-        return true
+        return nil
     }
 }

@@ -30,13 +30,7 @@ final class FaultProxy: Sendable {
         let task = Task {
             await listener.accept { client in
                 // The server may not listen yet (a receiver under test connects first): retry.
-                var server: WebSocketConnection?
-                for _ in 0..<100 {
-                    server = try? await WebSocketClient.connect(to: upstream, maxFrameSize: 1 << 21, localAddress: client.remoteIP)
-                    if server != nil { break }
-                    try? await Task.sleep(for: .milliseconds(100))
-                }
-                guard let server else { return }
+                guard let server = await Fixture.first(within: 10, { try? await WebSocketClient.connect(to: upstream, maxFrameSize: 1 << 21, localAddress: client.remoteIP) }) else { return }
                 let (toClient, toServer) = rewriters()
                 try? await client.run { clientInbound, clientWriter in
                     try await server.run { serverInbound, serverWriter in

@@ -79,10 +79,8 @@ enum Fixture {
 
     /// Waits until `file` exists, at most `limit` seconds (then throws), without blocking a thread of the pool.
     static func appears(_ file: URL, limit: Double = 15) async throws {
-        let deadline = ContinuousClock.now + .seconds(limit)
-        while !FileManager.default.fileExists(atPath: file.path) {
-            guard ContinuousClock.now < deadline else { throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: file.path]) }
-            try await Task.sleep(for: .milliseconds(20))
+        guard await eventually(within: limit, { FileManager.default.fileExists(atPath: file.path) }) else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: file.path])
         }
     }
 

@@ -302,11 +302,8 @@ extension LiveRunTests {
         #expect(scan.stdout.contains("phone: success (Reference Desktop)"), "\(scan.stdout)")
         #expect(scan.stdout.contains(#"phone: stored paired-desktop {"pcPeerId":"desktop-"#), "\(scan.stdout)")
         // Manual: the next code, typed.
-        var qr = ""
-        for _ in 0..<200 where qr.isEmpty {
-            qr = (try? String(contentsOf: file("qr"), encoding: .utf8)) ?? ""
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        let qrFile = file("qr")
+        let qr = await Fixture.first(within: 10) { (try? String(contentsOf: qrFile, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 } } ?? ""
         let code = try #require(qr.firstMatch(of: #/"code":"(\d{6})"/#)?.1, "no second QR: \(qr)\n\(log("desktop.out"))\n\(log("desktop.log"))")
         let typed = try Fixture.run("reference-peer", ["phone", "--code", String(code), "--signaling", url], limit: 60)
         #expect(typed.status == 0, "\(typed.stdout)\(typed.stderr)\n\(log("desktop.log"))")

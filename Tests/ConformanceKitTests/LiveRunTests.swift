@@ -19,19 +19,16 @@ struct LiveRunTests {
 
     /// Starts a reference peer in the background; with `readyFile`, waits until it listens;
     /// with `output`, its stdout goes to that file.
-    func start(_ arguments: [String], log: String, readyFile: URL? = nil, exited: ExitFlag? = nil, output: String? = nil) throws -> Process {
+    func start(_ arguments: [String], log: String, readyFile: URL? = nil, output: String? = nil) throws -> Process {
         _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
         if let output { _ = FileManager.default.createFile(atPath: file(output).path, contents: nil) }
         let process = Process()
-        if let exited { process.terminationHandler = { _ in exited.set() } }
         process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
         process.arguments = arguments
         process.standardError = try FileHandle(forWritingTo: file(log))
         process.standardOutput = try output.map { try FileHandle(forWritingTo: file($0)) } ?? FileHandle.nullDevice
         try process.run()
-        if let readyFile {
-            for _ in 0..<400 where !FileManager.default.fileExists(atPath: readyFile.path) { Thread.sleep(forTimeInterval: 0.05) }
-        }
+        if let readyFile { _ = Fixture.eventually(within: 20) { FileManager.default.fileExists(atPath: readyFile.path) } }
         return process
     }
 
@@ -234,16 +231,12 @@ struct LiveRunTests {
                 }
             }
             let log = "receive-\(n).log"
-            let exited = ExitFlag()
             let receiver = try start(
                 [
                     "receive", "--connect", "ws://127.0.0.1:\(listener.port)", "--into", file("new").path, "--password-file", file("password").path,
                     "--yes", "--pin-out", file("pin").path,
-                ], log: log, exited: exited)
-            // The termination handler, not `isRunning`, which Foundation on Linux may report late.
-            for _ in 0..<1200 where !exited.isSet { try await Task.sleep(for: .milliseconds(50)) }
-            if !exited.isSet { receiver.terminate() }
-            Fixture.wait(receiver, limit: 10)
+                ], log: log)
+            await Fixture.exit(of: receiver, limit: 60)
             accepting.cancel()
             await listener.close()
             #expect(receiver.terminationReason == .exit && receiver.terminationStatus == 1, "\(rule): \(receiver.terminationReason) \(receiver.terminationStatus)\n\(self.log(log))")
@@ -253,21 +246,9 @@ struct LiveRunTests {
     }
 
     static func connect(_ url: String) async throws -> WebSocketConnection {
-        for _ in 0..<40 {
-            if let c = try? await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20) { return c }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+        if let c = await Fixture.first(within: 4, { try? await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20) }) { return c }
         return try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20)
     }
-
-}
-
-/// Set once a process has exited (from its termination handler).
-final class ExitFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var done = false
-    func set() { lock.withLock { done = true } }
-    var isSet: Bool { lock.withLock { done } }
 }
 
 extension LiveRunTests {
@@ -277,17 +258,12 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func aReceiverThatNeverGreetsEndsItsScenarioAtTheGreetingDeadline() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let started = Date()
         async let run = Fixture.runAsync(
             "conformance",
             ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--case", "migration/live-receiver/clean"],
             limit: 100)
         // The runner prepares its package before it listens: wait for the port, within the limit.
-        var silent: WebSocketConnection?
-        while silent == nil, Date().timeIntervalSince(started) < 60 {
-            silent = try? await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)", maxFrameSize: 1 << 20)
-            if silent == nil { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let silent = await Fixture.first(within: 60) { try? await WebSocketClient.connect(to: "ws://127.0.0.1:\(port)", maxFrameSize: 1 << 20) }
         let connected = Date()
         let connection = try #require(silent)
         // Holds the connection open and sends nothing until the runner closes it.

@@ -21,16 +21,18 @@ struct NetworkMigrationTests {
         return file("old")
     }
 
-    /// Starts `send` in the background and waits until it listens; returns the process and its URL.
-    func startSender(pinFile: URL, window: Int = 8, extra: [String] = []) async throws -> (Process, URL, String) {
+    /// Starts `send` in the background and waits until it listens; returns the process, its log
+    /// and its URL. `testOnly`: a cheap key derivation and small chunks (the reference receiver
+    /// takes them with --minimum-iterations; a peer written to the Spec alone does not).
+    func startSender(pinFile: URL, window: Int = 8, extra: [String] = [], testOnly: Bool = true) async throws -> (Process, URL, String) {
         let log = file("send.log")
         _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
         process.arguments = [
             "send", file("old").path, "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-            "--pin-file", pinFile.path, "--iterations", "1000", "--test-only", "--chunk-size", "4K", "--window", "\(window)",
-        ] + extra
+            "--pin-file", pinFile.path,
+        ] + (testOnly ? ["--iterations", "1000", "--test-only", "--chunk-size", "4K", "--window", "\(window)"] : []) + extra
         process.standardError = try FileHandle(forWritingTo: log)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -41,11 +43,11 @@ struct NetworkMigrationTests {
 
     /// Runs `receive` without holding a thread of the concurrency pool (the suites beside this
     /// one need them: two blocked threads on two cores starved them past their time limits).
-    func receive(_ url: String, _ extra: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    func receive(_ url: String, _ extra: [String], limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await Fixture.runAsync(
             "reference-peer",
             ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000"]
-                + extra)
+                + extra, limit: limit)
     }
 
     /// Every pairing of the two modes (Spec migration.md §5.5): a file-first or streaming sender
@@ -116,6 +118,28 @@ struct NetworkMigrationTests {
         #expect(try DeviceStore(old).inventory() == DeviceStore(file("new")).inventory())
     }
 
+    /// MIG-XFER-003: a receiver restarted without its journal (killed before the first chunk was
+    /// journaled) begins a new session and waits for a PIN while the sender waits for its resume.
+    /// The sender closes it after 10 s without a ResumeTransfer, so neither waits for ever (seen in
+    /// CI: both sat until the test's limit).
+    @Test(.timeLimit(.minutes(2))) func aReceiverThatLostItsJournalIsNotWaitedForForever() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        _ = try await makeStore(seed: 19)
+        let (sender, log, url) = try await startSender(pinFile: file("pin"), extra: ["--streaming"])
+        defer { if sender.isRunning { sender.terminate() } }
+        let first = try await receive(url, ["--pin-out", file("pin").path, "--streaming", "--stop-after-chunks", "50"])
+        #expect(first.status == 1, "\(first.stderr)")
+        try FileManager.default.removeItem(at: file("new.transfer"))
+        let started = ContinuousClock.now
+        let second = try await receive(url, ["--streaming"], limit: 60)
+        #expect(second.status == 1, "\(second.stderr)")
+        #expect(second.stderr.contains("ended failed (disconnected)"), "\(second.stderr)")
+        #expect(ContinuousClock.now - started < .seconds(40))
+        let sent = try String(contentsOf: log, encoding: .utf8)
+        #expect(sent.contains("no ResumeTransfer within 10000 ms of the Handshake"), "\(sent)")
+        #expect(sender.isRunning, "the sender still waits for the session's receiver")
+    }
+
     /// MIG-XFER-008: the old phone's store changes while a streaming sender is sending it. The
     /// next chunk that would hold a changed file is not sent; both sides end with store-changed,
     /// and the new phone's store is the one it had.
@@ -158,20 +182,8 @@ struct NetworkMigrationTests {
     @Test(.timeLimit(.minutes(3))) func theDocsOnlyReceiverTakesAStreamedPackage() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let old = try await makeStore(seed: 17)
-        let log = file("send.log")
-        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
-        let sender = Process()
-        sender.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
-        sender.arguments = [
-            "send", old.path, "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-            "--pin-file", file("pin").path, "--streaming",
-        ]
-        sender.standardError = try FileHandle(forWritingTo: log)
-        sender.standardOutput = FileHandle.nullDevice
-        try sender.run()
+        let (sender, log, url) = try await startSender(pinFile: file("pin"), extra: ["--streaming"], testOnly: false)
         defer { if sender.isRunning { sender.terminate() } }
-        try await Fixture.appears(file("url"))
-        let url = try String(contentsOf: file("url"), encoding: .utf8)
         let receiverLog = file("outsider.log")
         _ = FileManager.default.createFile(atPath: receiverLog.path, contents: nil)
         let receiver = Process()
@@ -214,17 +226,17 @@ struct NetworkMigrationTests {
         // The sender's user types a PIN one off from the one shown, again each time the sender
         // has read (and removed) the last one, until the receiver is done.
         let typed = file("typed-pin"), shownFile = file("shown-pin"), done = file("done")
-        let typist = Thread {
-            for _ in 0..<1200 where !FileManager.default.fileExists(atPath: done.path) {
-                if !FileManager.default.fileExists(atPath: typed.path),
-                   let shown = try? String(contentsOf: shownFile, encoding: .utf8), let n = Int(shown.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                    let wrong = String((n + 1) % 1_000_000)
-                    try? Data((String(repeating: "0", count: 6 - wrong.count) + wrong).utf8).write(to: typed, options: .atomic)
-                }
-                Thread.sleep(forTimeInterval: 0.05)
+        let typist = Task {
+            while !FileManager.default.fileExists(atPath: done.path) {
+                guard let n = await Fixture.first(within: 60, every: .milliseconds(50), {
+                    FileManager.default.fileExists(atPath: typed.path) ? nil
+                        : (try? String(contentsOf: shownFile, encoding: .utf8)).flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+                }) else { return }
+                let wrong = String((n + 1) % 1_000_000)
+                try? Data((String(repeating: "0", count: 6 - wrong.count) + wrong).utf8).write(to: typed, options: .atomic)
             }
         }
-        typist.start()
+        defer { typist.cancel() }
         let run = try await receive(url, ["--pin-out", shownFile.path])
         try Data().write(to: done)
         #expect(run.status == 1)

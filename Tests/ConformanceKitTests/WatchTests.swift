@@ -9,11 +9,11 @@ import WireCore
 extension LiveRunTests {
     /// Waits for `name` to have content (a peer writes it), at most 10 s.
     func await(_ name: String) async throws -> Data {
-        for _ in 0..<400 {
-            if let data = FileManager.default.contents(atPath: file(name).path), !data.isEmpty { return data }
-            try await Task.sleep(for: .milliseconds(25))
+        let path = file(name).path
+        guard let data = await Fixture.first(within: 10, every: .milliseconds(25), { FileManager.default.contents(atPath: path).flatMap { $0.isEmpty ? nil : $0 } }) else {
+            throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
-        throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: file(name).path])
+        return data
     }
 
     /// `conformance watch --family pairing` in the background on a free port; returns its URL and
@@ -252,7 +252,8 @@ extension LiveRunTests {
             let typed = right ? pin : String(format: "%06d", ((Int(pin) ?? 0) + 1) % 1_000_000)
             try Data(typed.utf8).write(to: file("sender-pin"))
             // The sender removes the file once it read the PIN.
-            for _ in 0..<400 where FileManager.default.fileExists(atPath: file("sender-pin").path) { try await Task.sleep(for: .milliseconds(25)) }
+            let path = file("sender-pin").path
+            _ = await Fixture.eventually(within: 10) { !FileManager.default.fileExists(atPath: path) }
         }
     }
 
@@ -389,9 +390,9 @@ extension LiveRunTests {
         let phone = try referencePhone(url, sessions: 1)
         defer { phone.terminate() }
         try await scanDesktopQR { qr in qr["code"] = .string(String(format: "%06d", ((Int(qr["code"]?.stringValue ?? "") ?? 0) + 1) % 1_000_000)) }
-        // The wrong code's session ends once the desktop had its time to answer.
-        for _ in 0..<200 where !log("session.jsonl").contains(#"pairing:confirmation"#) { try await Task.sleep(for: .milliseconds(25)) }
-        try await Task.sleep(for: .milliseconds(1500))
+        // The phone ends after its one session (the desktop confirmed the wrong code) and closes
+        // its connection: then everything of the session crossed the watch.
+        await Fixture.exit(of: phone, limit: 30)
         kill(process.processIdentifier, SIGINT)
         for await _ in exited {}
         process.waitUntilExit()

@@ -33,8 +33,13 @@ struct TransferHarness {
     /// A side closed the connection: frames already sent are still delivered, then it drops.
     var closing = false
     var rejects: [String] = []
+    /// Idle, with the session unfinished and neither machine stating a deadline: each waits for
+    /// the other for ever.
+    var stuck = false
+    /// Deadlines that were not exact: a tick a millisecond before one changed something.
+    var earlyTicks: [String] = []
 
-    init(size: Int, chunkSize: Int, window: Int, seed: UInt64, faults: Double, wrongPINs: Int = 0) {
+    init(size: Int, chunkSize: Int, window: Int, seed: UInt64, faults: Double, wrongPINs: Int = 0, streaming: Bool = false) {
         rng = SplitMix64(seed: seed)
         package = (0..<size).map { UInt8(truncatingIfNeeded: $0 &* 2654435761 >> 13) }
         meta = ControlMessage.BackupMeta(
@@ -50,6 +55,7 @@ struct TransferHarness {
         var rc = ReceiverMachine.Configuration()
         rc.maxWindow = window
         rc.maxChunkSize = chunkSize
+        rc.unpacksAsItArrives = streaming
         receiver = ReceiverMachine(configuration: rc, random: &random)
         self.faults = faults
         self.wrongPINs = wrongPINs
@@ -195,16 +201,33 @@ struct TransferHarness {
             if wrongPINs > 0 { wrongPINs -= 1 }
             feed(sender: .userEnteredPIN(pin, at: now))
         } else {
-            now += 20_000  // idle: let the timers fire
+            // Idle: the clock jumps to the earliest deadline a machine states (quinn-proto's
+            // poll_timeout), so a deadline that is missing or wrong shows here.
+            guard let next = [sender.nextDeadline, receiver.nextDeadline].compactMap({ $0 }).min() else {
+                stuck = true
+                return
+            }
+            checkNothingHappensJustBefore(next)
+            now = max(now, next)
             feed(sender: .tick(at: now))
             feed(receiver: .tick(at: now))
         }
     }
 
+    /// Timeouts are "more than" their limit: a tick one millisecond before a stated deadline
+    /// leaves both machines as they were.
+    mutating func checkNothingHappensJustBefore(_ deadline: EpochMillis) {
+        guard deadline - 1 > now else { return }
+        var (s, r) = (sender, receiver)
+        let actions = (s.handle(.tick(at: deadline - 1)), r.handle(.tick(at: deadline - 1)))
+        if !actions.0.isEmpty || s.state != sender.state { earlyTicks.append("sender at \(deadline - 1): \(actions.0)") }
+        if !actions.1.isEmpty || r.state != receiver.state { earlyTicks.append("receiver at \(deadline - 1): \(actions.1)") }
+    }
+
     /// Runs until both sides are done or `limit` steps passed; disconnects with probability `cuts`.
     mutating func run(limit: Int = 200_000, cuts: Double = 0, restarts: Double = 0) {
         connect()
-        for _ in 0..<limit {
+        for _ in 0..<limit where !stuck {
             if sender.phase == .done && receiver.phase == .done { return }
             if case .failed = sender.state { return }
             if case .failed = receiver.state { return }
@@ -236,14 +259,38 @@ struct TransferTests {
         #expect(h.sender.state.transfer?.sends.values.allSatisfy { $0 == 1 } == true, "no fault, no chunk twice")
     }
 
+    /// Odd seeds: a receiver that unpacks as chunks arrive (it holds chunks after a gap
+    /// unacknowledged, Spec migration.md §5.5).
     @Test(arguments: 0..<40)
     func faultyNetworkStillDelivers(seed: UInt64) {
-        var h = TransferHarness(size: 120_000, chunkSize: 4096, window: 1 + Int(seed % 8), seed: seed, faults: 0.08)
+        var h = TransferHarness(size: 120_000, chunkSize: 4096, window: 1 + Int(seed % 8), seed: seed, faults: 0.08, streaming: seed % 2 == 1)
         h.run(cuts: 0.002, restarts: 0.001)
+        let (stuck, earlyTicks) = (h.stuck, h.earlyTicks)
+        #expect(!stuck && earlyTicks == [], "\(h.receiver.state) / \(h.sender.state): \(earlyTicks)")
         #expect(h.receiver.phase == .done, "\(h.receiver.state) / \(h.sender.state): \(h.rejects)")
         #expect(h.file == h.package)
         #expect(h.resentAfterAck == [], "acknowledged chunks were sent again: \(h.resentAfterAck)")
         #expect(h.rejects.filter { $0.contains("MIG-XFER-001") } == [], "the receiver's window check is unsound under faults")
+    }
+
+    /// MIG-XFER-003: a receiver restarted without its journal begins a new session (a new PIN)
+    /// while the sender waits for a resume. The sender's deadline for the resume ends the wait:
+    /// the harness found both machines waiting for each other with no deadline before it.
+    @Test func aReceiverRestartedWithoutItsJournalIsNotWaitedForForever() {
+        var h = TransferHarness(size: 100_000, chunkSize: 4096, window: 4, seed: 6, faults: 0)
+        h.connect()
+        for _ in 0..<10_000 where (h.journal?.have.first?.count ?? 0) < 3 { h.step() }
+        #expect(h.receiver.phase == .transferring)
+        h.disconnect()
+        var random = GeneratorBytes(SplitMix64(seed: 99))
+        h.receiver = ReceiverMachine(configuration: h.receiver.configuration, random: &random)
+        h.run()
+        let (stuck, earlyTicks, receiver, sender, now) = (h.stuck, h.earlyTicks, h.receiver.state, h.sender, h.now)
+        #expect(!stuck, "\(receiver) / \(sender.state)")
+        #expect(earlyTicks == [])
+        #expect(receiver == .failed(.disconnected, nil), "\(receiver)")
+        #expect(sender.phase == .waitingReconnect, "the sender waits on for the session's receiver")
+        #expect(sender.nextDeadline == now + 120_001, "from the close, its reconnect time")
     }
 
     @Test func fiveWrongPINsLockTheSession() {

@@ -156,13 +156,14 @@ struct ListenerBoundsTests {
             await listener.accept { server in deliver.yield(try? await server.run { inbound, _ in try await inbound.first { _ in true } }) }
         }
         defer { serving.cancel() }
+        // Time itself is what this checks: the connection outlives the upgrade deadline twice over.
         try await Task.sleep(for: .milliseconds(600))
+        var messages = heard.makeAsyncIterator()
         try await connection.run { _, writer in
             try await writer.send(.text("still here"))
-            try await Task.sleep(for: .milliseconds(200))
+            // Closed only once the server heard it.
+            #expect(await messages.next() == .text("still here"))
         }
-        var messages = heard.makeAsyncIterator()
-        #expect(await messages.next() == .text("still here"))
     }
 
     @Test(.timeLimit(.minutes(1))) func connectionsBeyondTheCapAreClosed() async throws {
@@ -210,12 +211,13 @@ struct TextFrameTests {
         }
         defer { serving.cancel() }
         let client = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(listener.port)/", maxFrameSize: 1 << 16)
-        try await client.run { _, writer in
-            try await writer.send(.text("\u{FEFF}{\"type\":\"ping\"}"))
-            try await Task.sleep(for: .milliseconds(100))
-        }
         var messages = heard.makeAsyncIterator()
-        guard case .text(let text)?? = await messages.next() else {
+        let arrived = try await client.run { _, writer in
+            try await writer.send(.text("\u{FEFF}{\"type\":\"ping\"}"))
+            // Closed only once the server heard it.
+            return await messages.next()
+        }
+        guard case .text(let text)?? = arrived else {
             Issue.record("no text frame arrived")
             return
         }

@@ -297,6 +297,11 @@ class Sender(Machine):
                 self.wait_from = at   # MIG-XFER-005: closing it ends the connection; the wait starts again
             self.emit("close")
             self.emit("reject", rule="MIG-XFER-007", path="")
+        if self.name == "waitingReconnect" and self.handshaken and at - self.greeted_at > self.cfg["handshakeTimeout"]:
+            # MIG-XFER-003: greeted and no ResumeTransfer: a receiver that began a new session waits
+            # for a PIN as we wait for its resume. Closed, not reported; the wait counts again.
+            self.handshaken, self.wait_from = False, at
+            self.emit("close")
 
     # -- messages --
 
@@ -314,7 +319,7 @@ class Sender(Machine):
                 self.emit("ask-pin", attemptsLeft=PIN_ATTEMPTS)
                 self.name = "awaitingPINEntry"
             else:
-                self.handshaken = True
+                self.handshaken, self.greeted_at = True, at
         elif kind == "AuthPIN" and n == "awaitingPINResult" and "result" in p:
             self.on_pin_result(p)
         elif kind == "StartTransfer" and n == "metaSent":

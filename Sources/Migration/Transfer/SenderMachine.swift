@@ -15,11 +15,11 @@ public struct SenderMachine: Sendable {
     }
 
     /// The connection a receiver opened while the sender waits for it (MIG-XFER-007 times a
-    /// connection that has not greeted; only a greeted one may resume, MIG-XFER-003).
+    /// connection that has not greeted; only a greeted one may resume, and only soon, MIG-XFER-003).
     public enum Connection: Sendable, Hashable {
         case none
         case opened(at: EpochMillis)
-        case greeted
+        case greeted(at: EpochMillis)
     }
 
     /// A package announced to the receiver, and what has become of its chunks.
@@ -168,7 +168,7 @@ public struct SenderMachine: Sendable {
     /// are "more than" (MIG-XFER-005), so the deadline is one millisecond past each limit.
     public var nextDeadline: EpochMillis? {
         switch state {
-        case .listening(.opened(let at)), .waitingReconnect(_, _, .opened(let at)):
+        case .listening(.opened(let at)), .waitingReconnect(_, _, .opened(let at)), .waitingReconnect(_, _, .greeted(let at)):
             return at + configuration.handshakeTimeout + 1
         case .waitingReconnect(_, let since, .none):
             return since + configuration.reconnectTimeout + 1
@@ -264,6 +264,12 @@ public struct SenderMachine: Sendable {
         case .waitingReconnect(let t, _, .opened(let since)) where at - since > configuration.handshakeTimeout:
             state = .waitingReconnect(t, since: at, connection: .none)
             return idleConnection(for: at - since)
+        case .waitingReconnect(let t, _, .greeted(let since)) where at - since > configuration.handshakeTimeout:
+            // MIG-XFER-003: a receiver that greets and does not resume began a new session (it
+            // lost its journal) and waits for a PIN, as this sender waits for its resume: neither
+            // would ever speak. Not a break: closed unreported, and the wait counts again.
+            state = .waitingReconnect(t, since: at, connection: .none)
+            return [.close(reason: "no ResumeTransfer within \(configuration.handshakeTimeout) ms of the Handshake: not the session being resumed")]
         case .waitingReconnect(let t, let since, .none) where at - since > configuration.reconnectTimeout:
             // No connection to tell: the receiver is gone, and so is the session.
             state = .failed(.cancelled(.timeout), t)
@@ -294,7 +300,7 @@ public struct SenderMachine: Sendable {
             window = min(configuration.maxWindow, h.maxWindow)
             receiverMaxChunkSize = h.maxChunkSize
             if case .waitingReconnect(let t, let since, _) = state {
-                state = .waitingReconnect(t, since: since, connection: .greeted)
+                state = .waitingReconnect(t, since: since, connection: .greeted(at: at))
                 return [.send(.handshake(handshake))]
             }
             state = .awaitingPINEntry

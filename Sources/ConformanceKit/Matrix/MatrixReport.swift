@@ -7,31 +7,49 @@ public struct MatrixReport: Sendable {
     public struct Cell: Sendable {
         public var implementation: String
         public var role: MatrixFile.Role
-        /// The run's report, when it wrote one.
-        public var report: RunReport?
+        /// The counts of the run's report, when it wrote one. Only they are kept: the report
+        /// itself is in the cell's files, and a matrix of many cells holds no more than its counts.
+        public var counts: Counts?
         /// Why the cell has no report (the peer did not start, the run exited 2), or nil.
         public var error: String?
         /// The cell's files, relative to the matrix's folder: `cells/<implementation>--<role>`.
         public var stem: String
 
+        /// A run's cases by outcome, and whether it passed.
+        public struct Counts: Sendable, Hashable {
+            public var cases: Int
+            /// Not skipped.
+            public var judged: Int
+            /// Passed, or failed as expected.
+            public var passed: Int
+            public var failed: Int
+            public var ok: Bool
+
+            public init(_ report: RunReport) {
+                cases = report.results.count
+                judged = report.results.filter { $0.verdict != .skipped }.count
+                passed = report.results.filter { $0.verdict == .pass || $0.verdict == .expectedFailure }.count
+                failed = report.failedCount
+                ok = report.ok
+            }
+        }
+
         public init(implementation: String, role: MatrixFile.Role, report: RunReport?, error: String?, stem: String) {
             self.implementation = implementation
             self.role = role
-            self.report = report
+            counts = report.map(Counts.init)
             self.error = error
             self.stem = stem
         }
 
-        public var ok: Bool { error == nil && (report?.ok ?? false) }
+        public var ok: Bool { error == nil && (counts?.ok ?? false) }
 
         /// `passed/cases` with the failures, or the error.
         public var summary: String {
-            guard let report, error == nil else { return "error: \(error ?? "no report")" }
-            let judged = report.results.filter { $0.verdict != .skipped }
-            let passed = judged.filter { $0.verdict == .pass || $0.verdict == .expectedFailure }.count
-            var text = "\(passed)/\(judged.count) passed"
-            if report.failedCount > 0 { text += ", \(report.failedCount) failed" }
-            let skipped = report.results.count - judged.count
+            guard let counts, error == nil else { return "error: \(error ?? "no report")" }
+            var text = "\(counts.passed)/\(counts.judged) passed"
+            if counts.failed > 0 { text += ", \(counts.failed) failed" }
+            let skipped = counts.cases - counts.judged
             if skipped > 0 { text += ", \(skipped) skipped" }
             return text
         }
@@ -120,9 +138,9 @@ public struct MatrixReport: Sendable {
                 "report": .string(c.stem + ".json"), "html": .string(c.stem + ".html"),
             ])
             if let error = c.error { o["error"] = .string(error) }
-            if let r = c.report {
-                o["cases"] = .number(JSONNumber(Int64(r.results.count)))
-                o["failed"] = .number(JSONNumber(Int64(r.failedCount)))
+            if let counts = c.counts {
+                o["cases"] = .number(JSONNumber(Int64(counts.cases)))
+                o["failed"] = .number(JSONNumber(Int64(counts.failed)))
             }
             return .object(o)
         }

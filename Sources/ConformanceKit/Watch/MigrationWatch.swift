@@ -37,8 +37,7 @@ public struct MigrationWatch: WireJudge, Sendable {
         var sends: [Int: Int] = [:]
         var lastSent: [Int: EpochMillis] = [:]
         var damaged: Set<Int> = []
-        var acknowledged: Set<Int> = []
-        /// When the first `ok` for each chunk crossed the watch.
+        /// The chunks acknowledged `ok`, with when their first `ok` crossed the watch.
         var acknowledgedAt: [Int: EpochMillis] = [:]
         var retransmitAsked: Set<Int> = []
         var highestSent = -1
@@ -171,7 +170,7 @@ public struct MigrationWatch: WireJudge, Sendable {
                 let (member, want, got) = count != meta.chunkCount ? ("chunkCount", "\(meta.chunkCount)", "\(count)") : ("envelopeSHA256", meta.envelopeSHA256, digest)
                 add(side, c, at: at, frame: quoted, Violation(rule: MigrationRule.finalDigest, path: .root / "payload" / member, expected: "\(want), as BackupMeta announced", found: got), session: s)
             }
-            let missing = (0..<meta.chunkCount).filter { !sessions[s].acknowledged.contains($0) }
+            let missing = (0..<meta.chunkCount).filter { sessions[s].acknowledgedAt[$0] == nil }
             if let first = missing.first {
                 add(side, c, at: at, frame: quoted, Violation(rule: MigrationRule.order, path: .root, expected: "Complete once every chunk is acknowledged", found: "\(missing.count) not acknowledged, first \(first)"), session: s)
             }
@@ -182,7 +181,7 @@ public struct MigrationWatch: WireJudge, Sendable {
             if let s = session, records[s].endedAt == nil { end(s, "broken", step: "cancelled by the \(side == .client ? "receiver" : "sender"): \(reason.rawValue)", at: at) }
         case (.client, .resumeTransfer):
             // After a pause or a reconnect every unacknowledged chunk may come again.
-            if let s = session { for i in sessions[s].sends.keys where !sessions[s].acknowledged.contains(i) { sessions[s].retransmitAsked.insert(i) } }
+            if let s = session { for i in sessions[s].sends.keys where sessions[s].acknowledgedAt[i] == nil { sessions[s].retransmitAsked.insert(i) } }
         case (_, .startBackup), (_, .pauseTransfer), (_, .resumeTransfer):
             break
         default:
@@ -237,12 +236,11 @@ public struct MigrationWatch: WireJudge, Sendable {
         }
         switch status {
         case .ok:
-            if sessions[s].damaged.contains(index), !sessions[s].acknowledged.contains(index) {
+            if sessions[s].damaged.contains(index), sessions[s].acknowledgedAt[index] == nil {
                 add(
                     .client, c, at: at, frame: quoted,
                     Violation(rule: MigrationRule.chunkDigest, path: .root / "payload" / "status", expected: "\"retransmit\": the last copy of chunk \(index) did not match its chunkSHA256", found: "\"ok\""), session: s)
             }
-            sessions[s].acknowledged.insert(index)
             if sessions[s].acknowledgedAt[index] == nil { sessions[s].acknowledgedAt[index] = at }
         case .retransmit:
             sessions[s].retransmitAsked.insert(index)
@@ -345,7 +343,7 @@ public struct MigrationWatch: WireJudge, Sendable {
         sessions[s].highestSent = max(sessions[s].highestSent, i)
         // MIG-XFER-001: unacknowledged chunks at most the window.
         let window = sessions[s].window ?? 1
-        let outstanding = sessions[s].sends.keys.filter { !sessions[s].acknowledged.contains($0) }.count
+        let outstanding = sessions[s].sends.keys.filter { sessions[s].acknowledgedAt[$0] == nil }.count
         if outstanding > window {
             add(.server, c, at: at, frame: quoted, Violation(rule: MigrationRule.window, path: .root, expected: "at most \(window) chunks unacknowledged", found: "\(outstanding)"), session: s)
         }

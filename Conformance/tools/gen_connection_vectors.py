@@ -7,7 +7,7 @@ import re
 import sys
 
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0
-from vector_file import VectorFile
+from vector_file import VectorFile, arm, disarm
 
 
 class PairingFile(VectorFile):
@@ -40,8 +40,9 @@ def reg_frame(pid, rule=None):
     if rule:
         a["rule"] = rule
     return a
-def timer(at, rule): return {"action": "set-timer", "at": at, "rule": rule}
-CONNECT, PING, CLOSE = {"action": "connect"}, {"action": "ping"}, {"action": "close"}
+CONNECT, CLOSE = {"action": "connect"}, {"action": "close"}
+RECONNECT = {"action": "connect", "rule": BACK}   # an attempt after a back-off
+PING = {"action": "ping", "rule": KEEP}
 def s_idle(*held): return {"name": "idle", "held": list(held)}
 def s_connecting(failures, *held): return {"name": "connecting", "failures": failures, "held": list(held)}
 def s_open(next_ping, *held): return {"name": "open", "nextPingAt": next_ping, "held": list(held)}
@@ -49,7 +50,7 @@ def s_waiting(failures, until, *held): return {"name": "waiting", "failures": fa
 def s_closed(*held): return {"name": "closed", "held": list(held)}
 
 
-c = PairingFile(machine="connection", description=(
+c = PairingFile(machine="connection", timed={"open", "waiting"}, description=(
     "A client's signaling connection (Spec pairing.md section 4.4): after every connection it opens it registers again the ids "
     "it holds, reconnects by its back-off schedule and sends a keepalive at its interval. The context states the schedule "
     "(default the seed's 500/1000/2000/5000 ms and 30000 ms)."))
@@ -60,10 +61,10 @@ c.steps("register-then-reconnect",
         [CONN, BACK, KEEP, "PAIR-SIG-001"],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
-         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
-         (ev("failed", O + 4000), s_waiting(1, O + 4500, PHONE), [timer(O + 4500, BACK)]),
-         (ev("tick", O + 4500), s_connecting(1, PHONE), [CONNECT]),
-         (ev("opened", O + 4530), s_open(O + 34530, PHONE), [reg_frame(PHONE, CONN), timer(O + 34530, KEEP)])],
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
+         (ev("failed", O + 4000), s_waiting(1, O + 4500, PHONE), [arm(O + 4500)]),
+         (ev("tick", O + 4500), s_connecting(1, PHONE), [RECONNECT]),
+         (ev("opened", O + 4530), s_open(O + 34530, PHONE), [reg_frame(PHONE, CONN), arm(O + 34530)])],
         flags=["seed-example"])
 
 c.steps("backoff-schedule",
@@ -71,37 +72,37 @@ c.steps("backoff-schedule",
         [BACK, CONN],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
-         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
-         (ev("failed", O + 1000), s_waiting(1, O + 1500, PHONE), [timer(O + 1500, BACK)]),
-         (ev("tick", O + 1500), s_connecting(1, PHONE), [CONNECT]),
-         (ev("failed", O + 1510), s_waiting(2, O + 2510, PHONE), [timer(O + 2510, BACK)]),
-         (ev("tick", O + 2510), s_connecting(2, PHONE), [CONNECT]),
-         (ev("failed", O + 2520), s_waiting(3, O + 4520, PHONE), [timer(O + 4520, BACK)]),
-         (ev("tick", O + 4520), s_connecting(3, PHONE), [CONNECT]),
-         (ev("failed", O + 4530), s_waiting(4, O + 9530, PHONE), [timer(O + 9530, BACK)]),
-         (ev("tick", O + 9530), s_connecting(4, PHONE), [CONNECT]),
-         (ev("failed", O + 9540), s_waiting(5, O + 14540, PHONE), [timer(O + 14540, BACK)]),
-         (ev("tick", O + 14540), s_connecting(5, PHONE), [CONNECT]),
-         (ev("opened", O + 14600), s_open(O + 44600, PHONE), [reg_frame(PHONE, CONN), timer(O + 44600, KEEP)]),
-         (ev("failed", O + 20000), s_waiting(1, O + 20500, PHONE), [timer(O + 20500, BACK)])])
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
+         (ev("failed", O + 1000), s_waiting(1, O + 1500, PHONE), [arm(O + 1500)]),
+         (ev("tick", O + 1500), s_connecting(1, PHONE), [RECONNECT]),
+         (ev("failed", O + 1510), s_waiting(2, O + 2510, PHONE), [arm(O + 2510)]),
+         (ev("tick", O + 2510), s_connecting(2, PHONE), [RECONNECT]),
+         (ev("failed", O + 2520), s_waiting(3, O + 4520, PHONE), [arm(O + 4520)]),
+         (ev("tick", O + 4520), s_connecting(3, PHONE), [RECONNECT]),
+         (ev("failed", O + 4530), s_waiting(4, O + 9530, PHONE), [arm(O + 9530)]),
+         (ev("tick", O + 9530), s_connecting(4, PHONE), [RECONNECT]),
+         (ev("failed", O + 9540), s_waiting(5, O + 14540, PHONE), [arm(O + 14540)]),
+         (ev("tick", O + 14540), s_connecting(5, PHONE), [RECONNECT]),
+         (ev("opened", O + 14600), s_open(O + 44600, PHONE), [reg_frame(PHONE, CONN), arm(O + 44600)]),
+         (ev("failed", O + 20000), s_waiting(1, O + 20500, PHONE), [arm(O + 20500)])])
 
 c.steps("first-attempt-fails",
         "The very first attempt fails: the first delay applies, as after a drop.",
         [BACK],
         [(ev("start", T0), s_connecting(0), [CONNECT]),
-         (ev("failed", T0 + 50), s_waiting(1, T0 + 550), [timer(T0 + 550, BACK)]),
-         (ev("tick", T0 + 550), s_connecting(1), [CONNECT]),
+         (ev("failed", T0 + 50), s_waiting(1, T0 + 550), [arm(T0 + 550)]),
+         (ev("tick", T0 + 550), s_connecting(1), [RECONNECT]),
          (ev("register", T0 + 560, peerId=PHONE), s_connecting(1, PHONE), []),
-         (ev("opened", T0 + 600), s_open(T0 + 30600, PHONE), [reg_frame(PHONE, CONN), timer(T0 + 30600, KEEP)])])
+         (ev("opened", T0 + 600), s_open(T0 + 30600, PHONE), [reg_frame(PHONE, CONN), arm(T0 + 30600)])])
 
 c.steps("early-tick-waits",
-        "A tick before the back-off or the keepalive is due changes nothing: timers may fire late, never early.",
+        "A tick before the back-off or the keepalive is due changes nothing: ticks may come late, never early.",
         [BACK, KEEP],
         [(ev("start", T0), s_connecting(0), [CONNECT]),
-         (ev("failed", T0 + 10), s_waiting(1, T0 + 510), [timer(T0 + 510, BACK)]),
+         (ev("failed", T0 + 10), s_waiting(1, T0 + 510), [arm(T0 + 510)]),
          (ev("tick", T0 + 509), s_waiting(1, T0 + 510), []),
-         (ev("tick", T0 + 700), s_connecting(1), [CONNECT]),
-         (ev("opened", T0 + 710), s_open(T0 + 30710), [timer(T0 + 30710, KEEP)]),
+         (ev("tick", T0 + 700), s_connecting(1), [RECONNECT]),
+         (ev("opened", T0 + 710), s_open(T0 + 30710), [arm(T0 + 30710)]),
          (ev("tick", T0 + 30709), s_open(T0 + 30710), [])])
 
 c.steps("android-schedule",
@@ -109,34 +110,34 @@ c.steps("android-schedule",
         [BACK, KEEP],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
-         (ev("opened", O), s_open(O + 25000, PHONE), [reg_frame(PHONE, CONN), timer(O + 25000, KEEP)]),
-         (ev("failed", O + 100), s_waiting(1, O + 3100, PHONE), [timer(O + 3100, BACK)]),
-         (ev("tick", O + 3100), s_connecting(1, PHONE), [CONNECT]),
-         (ev("failed", O + 3200), s_waiting(2, O + 6200, PHONE), [timer(O + 6200, BACK)])],
+         (ev("opened", O), s_open(O + 25000, PHONE), [reg_frame(PHONE, CONN), arm(O + 25000)]),
+         (ev("failed", O + 100), s_waiting(1, O + 3100, PHONE), [arm(O + 3100)]),
+         (ev("tick", O + 3100), s_connecting(1, PHONE), [RECONNECT]),
+         (ev("failed", O + 3200), s_waiting(2, O + 6200, PHONE), [arm(O + 6200)])],
         context={"backoff": [3000], "keepaliveInterval": 25000}, flags=["interop-trap"])
 
 c.steps("keepalive-every-interval",
-        "While open, a keepalive every 30000 ms, counted from when each one was sent (a late timer moves the next one).",
+        "While open, a keepalive every 30000 ms, counted from when each one was sent (a late tick moves the next one).",
         [KEEP],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
-         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
-         (ev("tick", O + 30000), s_open(O + 60000, PHONE), [PING, timer(O + 60000, KEEP)]),
-         (ev("tick", O + 60400), s_open(O + 90400, PHONE), [PING, timer(O + 90400, KEEP)]),
-         (ev("failed", O + 70000), s_waiting(1, O + 70500, PHONE), [timer(O + 70500, BACK)]),
-         (ev("tick", O + 90400), s_connecting(1, PHONE), [CONNECT])])
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
+         (ev("tick", O + 30000), s_open(O + 60000, PHONE), [PING, arm(O + 60000)]),
+         (ev("tick", O + 60400), s_open(O + 90400, PHONE), [PING, arm(O + 90400)]),
+         (ev("failed", O + 70000), s_waiting(1, O + 70500, PHONE), [arm(O + 70500)]),
+         (ev("tick", O + 90400), s_connecting(1, PHONE), [RECONNECT])])
 
 c.steps("desktop-holds-id-and-alias",
         "A desktop holds its own id and its code's alias: both registered, in order, after every reconnection.",
         [CONN, "PAIR-DESK-001"],
         [(ev("start", T0), s_connecting(0), [CONNECT]),
-         (ev("opened", T0 + 80), s_open(T0 + 30080), [timer(T0 + 30080, KEEP)]),
+         (ev("opened", T0 + 80), s_open(T0 + 30080), [arm(T0 + 30080)]),
          (ev("register", T0 + 100, peerId=DESK), s_open(T0 + 30080, DESK), [reg_frame(DESK)]),
          (ev("register", T0 + 101, peerId=ALIAS), s_open(T0 + 30080, DESK, ALIAS), [reg_frame(ALIAS)]),
          (ev("register", T0 + 102, peerId=DESK), s_open(T0 + 30080, DESK, ALIAS), []),
-         (ev("failed", T0 + 9000), s_waiting(1, T0 + 9500, DESK, ALIAS), [timer(T0 + 9500, BACK)]),
-         (ev("tick", T0 + 9500), s_connecting(1, DESK, ALIAS), [CONNECT]),
-         (ev("opened", T0 + 9600), s_open(T0 + 39600, DESK, ALIAS), [reg_frame(DESK, CONN), reg_frame(ALIAS, CONN), timer(T0 + 39600, KEEP)])])
+         (ev("failed", T0 + 9000), s_waiting(1, T0 + 9500, DESK, ALIAS), [arm(T0 + 9500)]),
+         (ev("tick", T0 + 9500), s_connecting(1, DESK, ALIAS), [RECONNECT]),
+         (ev("opened", T0 + 9600), s_open(T0 + 39600, DESK, ALIAS), [reg_frame(DESK, CONN), reg_frame(ALIAS, CONN), arm(T0 + 39600)])])
 
 c.steps("released-alias-not-registered-again",
         "Once its code is used up the desktop releases the alias: nothing is sent, and after a reconnection only its own id is registered (a spent code stays spent).",
@@ -144,19 +145,19 @@ c.steps("released-alias-not-registered-again",
         [(ev("register", T0, peerId=DESK), s_idle(DESK), []),
          (ev("register", T0, peerId=ALIAS), s_idle(DESK, ALIAS), []),
          (ev("start", T0), s_connecting(0, DESK, ALIAS), [CONNECT]),
-         (ev("opened", T0 + 80), s_open(T0 + 30080, DESK, ALIAS), [reg_frame(DESK, CONN), reg_frame(ALIAS, CONN), timer(T0 + 30080, KEEP)]),
+         (ev("opened", T0 + 80), s_open(T0 + 30080, DESK, ALIAS), [reg_frame(DESK, CONN), reg_frame(ALIAS, CONN), arm(T0 + 30080)]),
          (ev("release", T0 + 5000, peerId=ALIAS), s_open(T0 + 30080, DESK), []),
          (ev("release", T0 + 5001, peerId=ALIAS), s_open(T0 + 30080, DESK), []),
-         (ev("failed", T0 + 6000), s_waiting(1, T0 + 6500, DESK), [timer(T0 + 6500, BACK)]),
-         (ev("tick", T0 + 6500), s_connecting(1, DESK), [CONNECT]),
-         (ev("opened", T0 + 6550), s_open(T0 + 36550, DESK), [reg_frame(DESK, CONN), timer(T0 + 36550, KEEP)])])
+         (ev("failed", T0 + 6000), s_waiting(1, T0 + 6500, DESK), [arm(T0 + 6500)]),
+         (ev("tick", T0 + 6500), s_connecting(1, DESK), [RECONNECT]),
+         (ev("opened", T0 + 6550), s_open(T0 + 36550, DESK), [reg_frame(DESK, CONN), arm(T0 + 36550)])])
 
 c.steps("stop-closes-for-good",
         "Stop closes the connection; a closed connection ignores every later event (no reconnect after the flow is over).",
         [BACK],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
-         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), timer(O + 30000, KEEP)]),
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
          (ev("stop", O + 1000), s_closed(PHONE), [CLOSE]),
          (ev("failed", O + 1001), s_closed(PHONE), []),
          (ev("tick", O + 40000), s_closed(PHONE), []),
@@ -172,9 +173,9 @@ c.steps("events-in-the-wrong-state",
          (ev("start", T0 + 3), s_connecting(0), [CONNECT]),
          (ev("start", T0 + 4), s_connecting(0), []),
          (ev("tick", T0 + 5), s_connecting(0), []),
-         (ev("opened", T0 + 10), s_open(T0 + 30010), [timer(T0 + 30010, KEEP)]),
+         (ev("opened", T0 + 10), s_open(T0 + 30010), [arm(T0 + 30010)]),
          (ev("opened", T0 + 11), s_open(T0 + 30010), []),
-         (ev("failed", T0 + 20), s_waiting(1, T0 + 520), [timer(T0 + 520, BACK)]),
+         (ev("failed", T0 + 20), s_waiting(1, T0 + 520), [arm(T0 + 520)]),
          (ev("opened", T0 + 21), s_waiting(1, T0 + 520), []),
          (ev("failed", T0 + 22), s_waiting(1, T0 + 520), [])])
 
@@ -190,14 +191,14 @@ c.steps("held-ids-change-before-open",
          (ev("start", T0 + 3), s_connecting(0, DESK), [CONNECT]),
          (ev("register", T0 + 4, peerId=A2), s_connecting(0, DESK, A2), []),
          (ev("release", T0 + 5, peerId=A2), s_connecting(0, DESK), []),
-         (ev("failed", T0 + 10), s_waiting(1, T0 + 510, DESK), [timer(T0 + 510, BACK)]),
+         (ev("failed", T0 + 10), s_waiting(1, T0 + 510, DESK), [arm(T0 + 510)]),
          (ev("register", T0 + 20, peerId=ALIAS), s_waiting(1, T0 + 510, DESK, ALIAS), []),
          (ev("register", T0 + 21, peerId=DESK), s_waiting(1, T0 + 510, DESK, ALIAS), []),
          (ev("release", T0 + 30, peerId=ALIAS), s_waiting(1, T0 + 510, DESK), []),
          (ev("register", T0 + 31, peerId=A3), s_waiting(1, T0 + 510, DESK, A3), []),
          (ev("start", T0 + 40), s_waiting(1, T0 + 510, DESK, A3), []),
-         (ev("tick", T0 + 510), s_connecting(1, DESK, A3), [CONNECT]),
-         (ev("opened", T0 + 600), s_open(T0 + 30600, DESK, A3), [reg_frame(DESK, CONN), reg_frame(A3, CONN), timer(T0 + 30600, KEEP)]),
+         (ev("tick", T0 + 510), s_connecting(1, DESK, A3), [RECONNECT]),
+         (ev("opened", T0 + 600), s_open(T0 + 30600, DESK, A3), [reg_frame(DESK, CONN), reg_frame(A3, CONN), arm(T0 + 30600)]),
          (ev("start", T0 + 700), s_open(T0 + 30600, DESK, A3), [])])
 
 c.steps("stop-while-idle",
@@ -213,7 +214,7 @@ c.steps("stop-while-idle",
 
 c.steps("stop-while-connecting",
         "Stop during an attempt closes (closed with close); the handshake completing afterwards is ignored: no register frame, "
-        "no keepalive timer.",
+        "no keepalive deadline.",
         [CONN],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
@@ -222,12 +223,12 @@ c.steps("stop-while-connecting",
          (ev("register", T0 + 130, peerId=DESK), s_closed(PHONE), [])])
 
 c.steps("stop-while-waiting",
-        "Stop while waiting for the next attempt closes (closed with close); the back-off timer firing afterwards starts no "
+        "Stop while waiting for the next attempt closes (closed with close); a tick at the back-off's end afterwards starts no "
         "attempt, and a later release changes nothing.",
         [BACK],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
-         (ev("failed", T0 + 50), s_waiting(1, T0 + 550, PHONE), [timer(T0 + 550, BACK)]),
+         (ev("failed", T0 + 50), s_waiting(1, T0 + 550, PHONE), [arm(T0 + 550)]),
          (ev("stop", T0 + 100), s_closed(PHONE), [CLOSE]),
          (ev("tick", T0 + 550), s_closed(PHONE), []),
          (ev("release", T0 + 600, peerId=PHONE), s_closed(PHONE), [])])
@@ -280,16 +281,16 @@ def confirmation_to(did, code, at):
 def register(pid): return {"action": "register", "url": RELAY, "peerId": pid}
 def release(pid): return {"action": "release", "url": RELAY, "peerId": pid}
 def drop(rule, path=""): return {"action": "drop", "rule": rule, "path": path}
-def set_timer(at): return {"action": "set-timer", "at": at}
-CANCEL = {"action": "cancel-timer"}
+
+
 IDLE, EXPIRED = {"name": "idle"}, {"name": "expired"}
 def paired(did=PHONE): return {"name": "paired", "deviceName": MOBILE["name"], "mobileDid": did}
 def start(random="1d2c3b4a", at=START): return {"event": "start", "at": at, "random": random}
 def message(doc, at): return {"event": "message", "at": at, "document": doc}
-def shown(code, at=START): return [register(DESK), register("pairing-code:" + code), set_timer(at + 300001)]
+def shown(code, at=START): return [register(DESK), register("pairing-code:" + code), arm(at + 300001)]
 
 
-mb = PairingFile(machine="mobile-bridge", context={"pcPeerId": DESK, "device": DESK_INFO, "relayUrl": RELAY}, description=(
+mb = PairingFile(machine="mobile-bridge", timed={"showing"}, context={"pcPeerId": DESK, "device": DESK_INFO, "relayUrl": RELAY}, description=(
     "The desktop's side of pairing (Spec pairing.md section 4.5): it shows a code as a desktop-pairing QR and as six digits, "
     "registers its own id and the code's alias, takes the phone's pair-ack, and confirms a typed code; or it scans the phone's "
     "device-pairing QR and confirms."))
@@ -299,13 +300,13 @@ mb.steps("manual-code-confirmed",
          [SHOW1, SHOW2, "PAIR-SIG-001"],
          [(start(), showing(CODE), shown(CODE)),
           (message(delivery(A_CODE, ack(CODE, START + 20000)), START + 20100), paired(),
-           [release(A_CODE), confirmation_to(PHONE, CODE, START + 20100), CANCEL])], flags=["seed-example"])
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 20100), disarm()])], flags=["seed-example"])
 
 mb.steps("flow-b-ack-on-own-id",
          "Flow B: the ack comes to the desktop's own id. The phone has already succeeded, so no confirmation is due; the alias is released.",
          [SHOW2],
          [(start(), showing(CODE), shown(CODE)),
-          (message(delivery(DESK, ack(CODE, START + 9000)), START + 9050), paired(), [release(A_CODE), CANCEL])], flags=["seed-example"])
+          (message(delivery(DESK, ack(CODE, START + 9000)), START + 9050), paired(), [release(A_CODE), disarm()])], flags=["seed-example"])
 
 mb.steps("delivery-without-to",
          "The deployed relay may leave out `to`: the desktop cannot tell the alias from its own id, so it confirms, as for a typed "
@@ -313,14 +314,14 @@ mb.steps("delivery-without-to",
          [SHOW2],
          [(start(), showing(CODE), shown(CODE)),
           (message(delivery(None, ack(CODE, START + 9000)), START + 9050), paired(),
-           [release(A_CODE), confirmation_to(PHONE, CODE, START + 9050), CANCEL])], flags=["interop-trap"])
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 9050), disarm()])], flags=["interop-trap"])
 
 mb.steps("wrong-code-dropped-code-stays",
          "An ack with another code is dropped silently and the code stays on display; the right one is then confirmed.",
          [DREF, SHOW2],
          [(start(), showing(CODE), shown(CODE)),
           (message(delivery(DESK, ack("438027", START + 5000)), START + 5010), showing(CODE), [drop(DREF, "/payload/pairingCode")]),
-          (message(delivery(A_CODE, ack(CODE, START + 7000)), START + 7010), paired(), [release(A_CODE), confirmation_to(PHONE, CODE, START + 7010), CANCEL])])
+          (message(delivery(A_CODE, ack(CODE, START + 7000)), START + 7010), paired(), [release(A_CODE), confirmation_to(PHONE, CODE, START + 7010), disarm()])])
 
 mb.steps("invalid-ack-dropped",
          "An ack that breaks its own rules (a five-digit code) is dropped on that rule, never confirmed.",
@@ -339,10 +340,10 @@ mb.steps("ack-at-expiry-accepted",
          [SHOW1, SHOW2],
          [(start(), showing(CODE), shown(CODE)),
           (message(delivery(A_CODE, ack(CODE, START + 299000)), START + 300000), paired(),
-           [release(A_CODE), confirmation_to(PHONE, CODE, START + 300000), CANCEL])], flags=["boundary"])
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 300000), disarm()])], flags=["boundary"])
 
 mb.steps("expiry-then-retry",
-         "The timer at expiresAt + 1 expires the code and releases the alias; retry starts over with a new code.",
+         "A tick at expiresAt + 1 (the deadline) expires the code and releases the alias; retry starts over with a new code.",
          [SHOW1],
          [(start(), showing(CODE), shown(CODE)),
           ({"event": "tick", "at": START + 300001}, EXPIRED, [release(A_CODE)]),
@@ -379,7 +380,7 @@ mb.steps("events-in-the-wrong-state",
          "Events that mean nothing in the current state are ignored: same state, no actions. In idle a message (even a good ack; "
          "no drop), a tick and retry; while showing a second start (no new code, nothing registered), a scan (even a valid "
          "device-pairing), a tick before expiresAt and retry; once paired every event (no second confirmation, no scan, no "
-         "expiry from the cancelled timer, retry ignored as after success).",
+         "expiry from a late tick, retry ignored as after success).",
          [SHOW1, SHOW2],
          [(message(delivery(A_CODE, ack(CODE, START - 2000)), START - 1000), IDLE, []),
           (tick(START - 500), IDLE, []),
@@ -390,7 +391,7 @@ mb.steps("events-in-the-wrong-state",
           (tick(START + 2500), showing(CODE), []),
           (RETRY, showing(CODE), []),
           (message(delivery(A_CODE, ack(CODE, START + 3000)), START + 3100), paired(),
-           [release(A_CODE), confirmation_to(PHONE, CODE, START + 3100), CANCEL]),
+           [release(A_CODE), confirmation_to(PHONE, CODE, START + 3100), disarm()]),
           (start("7a3f09c1", START + 4000), paired(), []),
           (message(delivery(A_CODE, ack(CODE, START + 4900)), START + 5000), paired(), []),
           (scanned(DEV_QR, START + 6000), paired(), []),

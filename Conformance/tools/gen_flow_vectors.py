@@ -6,6 +6,7 @@ import os
 import sys
 
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
+from vector_file import arm, disarm, state_deadlines
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
 CONTEXT = {"activeDid": PHONE, "device": dict(MOBILE), "signalingUrl": RELAY}
@@ -43,8 +44,6 @@ def ack(code, at, device=MOBILE):
 def register(url, pid=PHONE): return {"action": "register", "url": url, "peerId": pid}
 def send(url, to, payload): return {"action": "send", "url": url, "message": {"type": "message", "to": to, "payload": payload}}
 def reset(): return {"action": "reset"}
-def set_timer(at): return {"action": "set-timer", "at": at}
-def cancel_timer(): return {"action": "cancel-timer"}
 def persist(record): return {"action": "persist", "record": record}
 def drop(rule, path=""): return {"action": "drop", "rule": rule, "path": path}
 
@@ -61,7 +60,14 @@ def case(cases, machine, slug, comment, rules, triggers, steps, flags=(), contex
     cases.append(c)
 
 
+# The states in which each flow keeps a deadline (Flow B keeps none: its steps state none).
+TIMED = {"flow-a": {"displaying"}, "manual": {"submitting"}}
+
+
 def write(machine, description, cases):
+    if machine in TIMED:
+        for c in cases:
+            state_deadlines(c["steps"], TIMED[machine])
     doc = {"family": "pairing", "machine": machine, "description": description, "context": CONTEXT, "cases": cases}
     with open(os.path.join(OUT, machine + ".json"), "w") as f:
         f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
@@ -315,17 +321,17 @@ def displaying(code, at=START, device=MOBILE):
     return {"name": "displaying", "payload": payload, "payloadJson": jcs(payload), "expiresAt": at + 300000}
 
 
-def shown(code, at=START, device=MOBILE): return [register(S), set_timer(at + 300001)]
+def shown(code, at=START, device=MOBILE): return [register(S), arm(at + 300001)]
 
 
 fa = []
 # 0x1d2c3b4a = 489438026 < 4294000000 -> 489438026 mod 10^6 = 438026
 D = displaying("438026")
 case(fa, "flow-a", "happy-path",
-     "Start shows a device-pairing QR (JCS text), registers the DID on the signaling URL and arms the timer at expiresAt + 1; the matching confirmation completes.",
+     "Start shows a device-pairing QR (JCS text), registers the DID on the signaling URL and states its deadline, expiresAt + 1; the matching confirmation completes.",
      ["PAIR-DID-002", "PAIR-SIG-001", "PAIR-FLOWA-001", "PAIR-FLOWA-002"], [],
      [step(start("1d2c3b4a"), D, shown("438026")),
-      step(confirmation(conf("438026"), START + 20000), COMPLETED, [cancel_timer()])], ["seed-example"])
+      step(confirmation(conf("438026"), START + 20000), COMPLETED, [disarm()])], ["seed-example"])
 
 # 0xffffffff = 4294967295 >= 4294000000: discarded; 0x7a3f09c1 = 2050951617 -> 951617
 case(fa, "flow-a", "code-first-word-rejected",
@@ -344,7 +350,7 @@ case(fa, "flow-a", "code-leading-zeros",
      "A word of 3000042 gives the code 000042: six digits with leading zeros, as a string.",
      ["PAIR-CODE-001", "PAIR-SIG-001"], [],
      [step(start("002dc6ea"), displaying("000042"), shown("000042")),
-      step(confirmation(conf("000042"), START + 9000), COMPLETED, [cancel_timer()])], ["interop-trap"])
+      step(confirmation(conf("000042"), START + 9000), COMPLETED, [disarm()])], ["interop-trap"])
 
 # 0x00000000 -> 000000
 case(fa, "flow-a", "code-all-zero",
@@ -371,7 +377,7 @@ case(fa, "flow-a", "wrong-code-dropped",
      [step(start("1d2c3b4a"), D, shown("438026")),
       step(confirmation(conf("438027"), START + 10000), D, [drop("PAIR-FLOWA-001", "/pairingCode")]),
       step(confirmation(conf("000000"), START + 11000), D, [drop("PAIR-FLOWA-001", "/pairingCode")]),
-      step(confirmation(conf("438026"), START + 12000), COMPLETED, [cancel_timer()])])
+      step(confirmation(conf("438026"), START + 12000), COMPLETED, [disarm()])])
 
 case(fa, "flow-a", "malformed-confirmation-dropped",
      "A confirmation that is not a valid pairing:confirmation is dropped with its own first violation, before the code is compared.",
@@ -386,7 +392,7 @@ case(fa, "flow-a", "malformed-confirmation-dropped",
       step(confirmation(conf("438026", deviceInfo={"name": "MacBook-Pro-Li", "platform": "ios"}), START + 6000), D,
            [drop("PAIR-INFO-002", "/deviceInfo/platform")]),
       step(confirmation(conf("438026", ts=1747300015), START + 7000), D, [drop("PAIR-TIME-001", "/timestamp")]),
-      step(confirmation(conf("438026"), START + 8000), COMPLETED, [cancel_timer()])])
+      step(confirmation(conf("438026"), START + 8000), COMPLETED, [disarm()])])
 
 case(fa, "flow-a", "invalid-code-is-not-a-mismatch",
      "A 5-digit pairingCode is a PAIR-CODE-001 violation, reported instead of PAIR-FLOWA-001: the document check comes first.",
@@ -398,23 +404,23 @@ case(fa, "flow-a", "confirmation-age-not-checked",
      "A confirmation's own timestamp is not checked for age (an hour old is fine); only the phone's clock decides expiry.",
      ["PAIR-TIME-001", "PAIR-FLOWA-002"], [],
      [step(start("1d2c3b4a"), D, shown("438026")),
-      step(confirmation(conf("438026", ts=T0 - 3600000), START + 30000), COMPLETED, [cancel_timer()])])
+      step(confirmation(conf("438026", ts=T0 - 3600000), START + 30000), COMPLETED, [disarm()])])
 
 case(fa, "flow-a", "confirmation-unknown-members-ignored",
      "Members the Spec does not declare are ignored: a confirmation with extra members still completes.",
      ["PAIR-FLOWA-001"], [],
      [step(start("1d2c3b4a"), D, shown("438026")),
       step(confirmation(conf("438026", deviceInfo={"name": "MacBook-Pro-Li", "platform": "darwin", "arch": "arm64"}, sessionId="s-91"), START + 30000),
-           COMPLETED, [cancel_timer()])])
+           COMPLETED, [disarm()])])
 
 case(fa, "flow-a", "confirmation-at-expiry-accepted",
      "A confirmation at exactly expiresAt (300000 ms after start) is still accepted.",
      ["PAIR-FLOWA-002", "PAIR-FLOWA-001"], [],
      [step(start("1d2c3b4a"), D, shown("438026")),
-      step(confirmation(conf("438026"), EXP), COMPLETED, [cancel_timer()])], ["boundary"])
+      step(confirmation(conf("438026"), EXP), COMPLETED, [disarm()])], ["boundary"])
 
 case(fa, "flow-a", "confirmation-after-expiry",
-     "A confirmation at expiresAt + 1 is dropped with PAIR-FLOWA-002 and the flow is expired though the timer has not fired; the late tick then changes nothing.",
+     "A confirmation at expiresAt + 1 is dropped with PAIR-FLOWA-002 and the flow is expired though no tick has come; the late tick then changes nothing.",
      ["PAIR-FLOWA-002"], ["PAIR-FLOWA-002"],
      [step(start("1d2c3b4a"), D, shown("438026")),
       step(confirmation(conf("438026"), EXP + 1), EXPIRED, [drop("PAIR-FLOWA-002")]),
@@ -444,13 +450,13 @@ case(fa, "flow-a", "retry-from-expired-shows-new-code",
       step(RETRY, IDLE),
       step(start("5e8b1d07", EXP + 5000), displaying("175239", EXP + 5000), shown("175239", EXP + 5000)),
       step(confirmation(conf("438026"), EXP + 6000), displaying("175239", EXP + 5000), [drop("PAIR-FLOWA-001", "/pairingCode")]),
-      step(confirmation(conf("175239"), EXP + 7000), COMPLETED, [cancel_timer()])])
+      step(confirmation(conf("175239"), EXP + 7000), COMPLETED, [disarm()])])
 
 case(fa, "flow-a", "signaling-failed",
-     "When signaling fails while a code is displayed the flow fails with PAIR-FLOWA-003 and cancels its timer; a later confirmation is ignored; retry returns to idle.",
+     "When signaling fails while a code is displayed the flow fails with PAIR-FLOWA-003 and has no deadline left; a later confirmation is ignored; retry returns to idle.",
      ["PAIR-FLOWA-003", "PAIR-SIG-001"], ["PAIR-FLOWA-003"],
      [step(start("1d2c3b4a"), D, shown("438026")),
-      step(sig_failed(START + 40000), failed("PAIR-FLOWA-003"), [cancel_timer()]),
+      step(sig_failed(START + 40000), failed("PAIR-FLOWA-003"), [disarm()]),
       step(confirmation(conf("438026"), START + 41000), failed("PAIR-FLOWA-003")),
       step(RETRY, IDLE)])
 
@@ -476,7 +482,7 @@ case(fa, "flow-a", "events-in-the-wrong-state",
       step(start("1d2c3b4a"), D, shown("438026")),
       step(start("7a3f09c1", START + 1000), D),
       step(RETRY, D),
-      step(confirmation(conf("438026"), START + 2000), COMPLETED, [cancel_timer()]),
+      step(confirmation(conf("438026"), START + 2000), COMPLETED, [disarm()]),
       step(confirmation(conf("438026"), START + 3000), COMPLETED),
       step(confirmation(conf("999999"), START + 3500), COMPLETED),
       step(tick(EXP + 1), COMPLETED),
@@ -495,11 +501,11 @@ case(fa, "flow-a", "events-after-expiry",
 
 case(fa, "flow-a", "events-after-failure",
      "A failed flow ignores everything but retry: a second signaling failure, a start (no new code, nothing registered) and "
-     "the stale expiry timer's tick at expiresAt + 1 (the flow does not become expired) leave it failed with its reason and "
+     "a stale tick at expiresAt + 1 (the flow does not become expired) leave it failed with its reason and "
      "no actions; retry returns to idle.",
      ["PAIR-FLOWA-003", "PAIR-SIG-001"], ["PAIR-FLOWA-003"],
      [step(start("1d2c3b4a"), D, shown("438026")),
-      step(sig_failed(START + 40000), failed("PAIR-FLOWA-003"), [cancel_timer()]),
+      step(sig_failed(START + 40000), failed("PAIR-FLOWA-003"), [disarm()]),
       step(sig_failed(START + 41000), failed("PAIR-FLOWA-003")),
       step(start("7a3f09c1", START + 42000), failed("PAIR-FLOWA-003")),
       step(tick(EXP + 1), failed("PAIR-FLOWA-003")),
@@ -509,7 +515,7 @@ case(fa, "flow-a", "retry-after-completed-ignored",
      "Retry is defined only from failed and expired: after completed it is ignored and the flow stays completed.",
      ["PAIR-FLOWA-001"], [],
      [step(start("1d2c3b4a"), D, shown("438026")),
-      step(confirmation(conf("438026"), START + 2000), COMPLETED, [cancel_timer()]),
+      step(confirmation(conf("438026"), START + 2000), COMPLETED, [disarm()]),
       step(RETRY, COMPLETED)])
 
 write("flow-a", "Flow A (Spec pairing.md section 4.2): the phone shows a device-pairing QR with a code drawn from random bytes and waits up to 300000 ms for the desktop's confirmation.", fa)
@@ -530,38 +536,38 @@ def m_success(n="MacBook-Pro-Li"): return {"name": "success", "desktopName": n}
 
 
 def submitted(code, at=SUB):
-    return [register(S), send(S, "pairing-code:" + code, ack(code, at)), set_timer(at + 300001)]
+    return [register(S), send(S, "pairing-code:" + code, ack(code, at)), arm(at + 300001)]
 
 
 mc = []
 case(mc, "manual", "happy-path",
-     "Submit registers the DID, sends the ack to pairing-code:<code> on the signaling URL and arms the timer; send-succeeded changes nothing; the matching confirmation succeeds.",
+     "Submit registers the DID, sends the ack to pairing-code:<code> on the signaling URL and states its deadline; send-succeeded changes nothing; the matching confirmation succeeds.",
      ["PAIR-DID-002", "PAIR-CODE-001", "PAIR-SIG-001", "PAIR-MAN-001", "PAIR-MAN-002", "PAIR-MAN-003", "PAIR-FLOWA-001"], [],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
       step(ok(SUB + 300), submitting("731904")),
-      step(confirmation(conf("731904"), SUB + 15000), m_success(), [cancel_timer()])], ["seed-example"])
+      step(confirmation(conf("731904"), SUB + 15000), m_success(), [disarm()])], ["seed-example"])
 
 UDESK = {"name": "DESKTOP-7Q2M 研发部", "platform": "win32"}
 case(mc, "manual", "leading-zero-code",
      "A code with a leading zero is a string and stays one: the alias is pairing-code:048213; success shows the confirmation's desktop name as received.",
      ["PAIR-CODE-001", "PAIR-SIG-001", "PAIR-FLOWA-001"], [],
      [step(submit("048213"), submitting("048213"), submitted("048213")),
-      step(confirmation(conf("048213", deviceInfo=UDESK), SUB + 8000), m_success("DESKTOP-7Q2M 研发部"), [cancel_timer()])],
+      step(confirmation(conf("048213", deviceInfo=UDESK), SUB + 8000), m_success("DESKTOP-7Q2M 研发部"), [disarm()])],
      ["interop-trap"])
 
 case(mc, "manual", "peer-offline",
-     "When the relay answers peer-offline for the alias (the desktop has not enabled the channel) the flow fails with PAIR-MAN-002 and cancels its timer.",
+     "When the relay answers peer-offline for the alias (the desktop has not enabled the channel) the flow fails with PAIR-MAN-002 and has no deadline left.",
      ["PAIR-MAN-002", "PAIR-SIG-001"], ["PAIR-MAN-002"],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
       step(ok(SUB + 300), submitting("731904")),
-      step(offline(SUB + 350), failed("PAIR-MAN-002"), [cancel_timer()]),
+      step(offline(SUB + 350), failed("PAIR-MAN-002"), [disarm()]),
       step(RETRY, ENTERING)], ["seed-example"])
 
 case(mc, "manual", "send-failed",
-     "When the ack cannot be sent the flow fails with PAIR-MAN-001 and cancels its timer: no reset, no relay fallback.",
+     "When the ack cannot be sent the flow fails with PAIR-MAN-001 and has no deadline left: no reset, no relay fallback.",
      ["PAIR-MAN-001", "PAIR-SIG-001"], ["PAIR-MAN-001"],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
-      step(ko(SUB + 5000), failed("PAIR-MAN-001"), [cancel_timer()]),
+      step(ko(SUB + 5000), failed("PAIR-MAN-001"), [disarm()]),
       step(ko(SUB + 5100), failed("PAIR-MAN-001"))])
 
 case(mc, "manual", "wrong-code-dropped",
@@ -569,7 +575,7 @@ case(mc, "manual", "wrong-code-dropped",
      ["PAIR-FLOWA-001", "PAIR-MAN-003"], ["PAIR-FLOWA-001"],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
       step(confirmation(conf("731905"), SUB + 10000), submitting("731904"), [drop("PAIR-FLOWA-001", "/pairingCode")]),
-      step(confirmation(conf("731904"), SUB + 11000), m_success(), [cancel_timer()])])
+      step(confirmation(conf("731904"), SUB + 11000), m_success(), [disarm()])])
 
 case(mc, "manual", "malformed-confirmation-dropped",
      "A confirmation that is not a valid pairing:confirmation is dropped with its own first violation and the flow keeps waiting.",
@@ -578,7 +584,7 @@ case(mc, "manual", "malformed-confirmation-dropped",
       step(confirmation(conf("731904 "), SUB + 1000), submitting("731904"), [drop("PAIR-CODE-001", "/pairingCode")]),
       step(confirmation(conf("731904", deviceInfo=DEL), SUB + 2000), submitting("731904"), [drop("CORE-TYPE-001", "/deviceInfo")]),
       step(confirmation(conf("731904", type="Pairing:Confirmation"), SUB + 3000), submitting("731904"), [drop("PAIR-TYPE-001", "/type")]),
-      step(confirmation(conf("731904"), SUB + 4000), m_success(), [cancel_timer()])])
+      step(confirmation(conf("731904"), SUB + 4000), m_success(), [disarm()])])
 
 case(mc, "manual", "timeout-tick",
      "A tick at submittedAt + 300000 changes nothing; at + 300001 the flow fails with PAIR-MAN-003; a confirmation then is ignored; retry returns to entering.",
@@ -590,9 +596,9 @@ case(mc, "manual", "timeout-tick",
       step(RETRY, ENTERING)], ["boundary"])
 
 case(mc, "manual", "sixty-second-wait",
-     "A phone that waits 60 s (the real iOS app, ManualPairingViewModel.swift 46) arms its timer and fails at submittedAt + 60001.",
+     "A phone that waits 60 s (the real iOS app, ManualPairingViewModel.swift 46) states its deadline, submittedAt + 60001, and fails then.",
      ["PAIR-MAN-003"], ["PAIR-MAN-003"],
-     [step(submit("731904"), submitting("731904"), [register(S), send(S, "pairing-code:731904", ack("731904", SUB)), set_timer(SUB + 60001)]),
+     [step(submit("731904"), submitting("731904"), [register(S), send(S, "pairing-code:731904", ack("731904", SUB)), arm(SUB + 60001)]),
       step(tick(SUB + 60000), submitting("731904")),
       step(confirmation(conf("731904"), SUB + 60001), failed("PAIR-MAN-003"), [drop("PAIR-MAN-003")])],
      ["boundary", "real-implementation"], context={"confirmationWait": 60000})
@@ -601,10 +607,10 @@ case(mc, "manual", "confirmation-at-deadline-accepted",
      "A confirmation exactly 300000 ms after the submit is accepted.",
      ["PAIR-MAN-003", "PAIR-FLOWA-001"], [],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
-      step(confirmation(conf("731904"), DEADLINE), m_success(), [cancel_timer()])], ["boundary"])
+      step(confirmation(conf("731904"), DEADLINE), m_success(), [disarm()])], ["boundary"])
 
 case(mc, "manual", "confirmation-after-timeout",
-     "A matching confirmation 300001 ms after the submit, before the timer fired, is dropped with PAIR-MAN-003 and the flow fails with PAIR-MAN-003.",
+     "A matching confirmation 300001 ms after the submit, before any tick came, is dropped with PAIR-MAN-003 and the flow fails with PAIR-MAN-003.",
      ["PAIR-MAN-003"], ["PAIR-MAN-003"],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
       step(confirmation(conf("731904"), DEADLINE + 1), failed("PAIR-MAN-003"), [drop("PAIR-MAN-003")]),
@@ -623,12 +629,12 @@ case(mc, "manual", "peer-offline-after-timeout",
       step(offline(DEADLINE + 10), failed("PAIR-MAN-003"))], ["boundary"])
 
 case(mc, "manual", "send-failed-after-timeout",
-     "A send-failed at exactly submittedAt + 300000 is still the ack's failure (PAIR-MAN-001, timer cancelled). After retry and "
+     "A send-failed at exactly submittedAt + 300000 is still the ack's failure (PAIR-MAN-001, no deadline left). After retry and "
      "a new submit, a send-failed at submittedAt + 300001, before the tick, finds the flow timed out: failed PAIR-MAN-003, "
      "not PAIR-MAN-001, with no actions (PAIR-MAN-003: a late send-failed included).",
      ["PAIR-MAN-003", "PAIR-MAN-001", "PAIR-SIG-001"], ["PAIR-MAN-001", "PAIR-MAN-003"],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
-      step(ko(DEADLINE), failed("PAIR-MAN-001"), [cancel_timer()]),
+      step(ko(DEADLINE), failed("PAIR-MAN-001"), [disarm()]),
       step(RETRY, ENTERING),
       step(submit("731904", DEADLINE + 1000), submitting("731904"), submitted("731904", DEADLINE + 1000)),
       step(ko(DEADLINE + 1000 + 300001), failed("PAIR-MAN-003"))], ["boundary"])
@@ -687,7 +693,7 @@ case(mc, "manual", "events-in-the-wrong-state",
       step(submit("731904"), submitting("731904"), submitted("731904")),
       step(submit("000111", SUB + 100), submitting("731904")),
       step(RETRY, submitting("731904")),
-      step(confirmation(conf("731904"), SUB + 2000), m_success(), [cancel_timer()]),
+      step(confirmation(conf("731904"), SUB + 2000), m_success(), [disarm()]),
       step(confirmation(conf("731904"), SUB + 3000), m_success()),
       step(ok(SUB + 4000), m_success()),
       step(ko(SUB + 5000), m_success()),
@@ -700,7 +706,7 @@ case(mc, "manual", "events-after-failure",
      "registered or sent) leave it failed with its reason PAIR-MAN-002 and no actions; retry returns to entering.",
      ["PAIR-MAN-002", "PAIR-SIG-001"], ["PAIR-MAN-002"],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
-      step(offline(SUB + 350), failed("PAIR-MAN-002"), [cancel_timer()]),
+      step(offline(SUB + 350), failed("PAIR-MAN-002"), [disarm()]),
       step(ok(SUB + 400), failed("PAIR-MAN-002")),
       step(offline(SUB + 500), failed("PAIR-MAN-002")),
       step(submit("731904", SUB + 600), failed("PAIR-MAN-002")),
@@ -710,7 +716,7 @@ case(mc, "manual", "retry-after-success-ignored",
      "Retry is defined only from failed: after success it is ignored and the flow stays in success.",
      ["PAIR-FLOWA-001"], [],
      [step(submit("731904"), submitting("731904"), submitted("731904")),
-      step(confirmation(conf("731904"), SUB + 2000), m_success(), [cancel_timer()]),
+      step(confirmation(conf("731904"), SUB + 2000), m_success(), [disarm()]),
       step(RETRY, m_success())])
 
 write("manual", "Manual code (Spec pairing.md section 4.3): the phone sends its pair-ack to the desktop's pairing-code alias and waits up to 300000 ms for the confirmation.", mc)

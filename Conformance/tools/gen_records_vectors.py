@@ -6,7 +6,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from vector_file import VectorFile  # noqa: E402
+from vector_file import VectorFile, arm  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "records")
 T = 1747300000000
@@ -766,7 +766,7 @@ q.steps("upload-failed-waits-for-flush", "A failed upload keeps its ideas pendin
          ({"event": "flush"}, {"pending": 1, "inFlight": 1}, [{"action": "upload", "ideaIds": ["a"]}]),
          ({"event": "uploaded"}, {"pending": 0, "inFlight": 0}, [])])
 
-ini = File(machine="initial-sync", description="Initial sync decisions (seed 004 §4.1, §5) and backoff (§7).")
+ini = File(machine="initial-sync", timed={"waitingRetry"}, description="Initial sync decisions (seed 004 §4.1, §5) and backoff (§7).")
 files.append(ini)
 
 
@@ -809,21 +809,23 @@ backoff = list(reinstall)
 at = T + 2
 for n in range(1, 6):
     at += 100
-    backoff.append(({"event": "failed", "at": at}, st("waitingRetry", n), [{"action": "set-timer", "at": at + 1000 * 2 ** (n - 1)}]))
+    backoff.append(({"event": "failed", "at": at}, st("waitingRetry", n), [arm(at + 1000 * 2 ** (n - 1))]))
     at += 1000 * 2 ** (n - 1)
-    backoff.append(({"event": "timer", "at": at}, st("querying", n), [perform("query-records")]))
+    backoff.append(({"event": "tick", "at": at}, st("querying", n), [perform("query-records")]))
 backoff.append(({"event": "failed", "at": at + 100}, st("failed", 6), [{"action": "show-error", "code": "sync-unavailable", "rule": "REC-INIT-002"}]))
 ini.steps("backoff-then-give-up", "Query failures retry after 1, 2, 4, 8, 16 s; the sixth failure gives up.", ["REC-INIT-002"], ["REC-INIT-002"], backoff)
-ini.steps("backoff-recovers", "A retry that succeeds carries on with the flow.", ["REC-INIT-002"], [],
-          reinstall + [({"event": "failed", "at": T + 10}, st("waitingRetry", 1), [{"action": "set-timer", "at": T + 1010}]),
-                       ({"event": "timer", "at": T + 1010}, st("querying", 1), [perform("query-records")]),
+ini.steps("backoff-recovers", "A retry that succeeds carries on with the flow; a tick before the retry is due changes nothing.", ["REC-INIT-002"], [],
+          reinstall + [({"event": "failed", "at": T + 10}, st("waitingRetry", 1), [arm(T + 1010)]),
+                       ({"event": "tick", "at": T + 1009}, st("waitingRetry", 1), []),
+                       ({"event": "tick", "at": T + 1010}, st("querying", 1), [perform("query-records")]),
                        ({"event": "query-result", "found": False, "at": T + 1020}, st("ready", 1), [{"action": "upload-local"}])])
-ini.steps("account-unavailable", "No iCloud account: the flow ends in failed with show-error icloud-account-unavailable (no retry, no rule); later events are dropped.",
+ini.steps("account-unavailable", "No iCloud account: the flow ends in failed with show-error icloud-account-unavailable (no retry, no rule); a tick then finds nothing due, and later events are dropped.",
           ["REC-INIT-001"], ["REC-INIT-001"],
           [({"event": "launched", "reinstall": True, "at": T}, st("checkingPurchase"), [perform("restore-purchases")]),
            ({"event": "purchase-restored", "pro": True, "at": T + 1}, st("checkingAccount"), [perform("fetch-account-status")]),
            ({"event": "account-status", "available": False, "at": T + 2}, st("failed"), [{"action": "show-error", "code": "icloud-account-unavailable"}]),
-           ({"event": "timer", "at": T + 3}, st("failed"), [{"action": "drop", "rule": "REC-INIT-001"}])])
+           ({"event": "tick", "at": T + 3}, st("failed"), []),
+           ({"event": "succeeded", "at": T + 4}, st("failed"), [{"action": "drop", "rule": "REC-INIT-001"}])])
 
 zone = File(machine="record-zone", description="Optimistic concurrency with recordChangeTag (seed 004 §6; Spec records.md 6).")
 files.append(zone)

@@ -14,7 +14,7 @@ import re
 import sys
 
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0
-from vector_file import VectorFile
+from vector_file import VectorFile, arm, disarm
 from webrtc_cases import CAND, HOST_CAND, SDP_ANSWER, SDP_OFFER, answer, ice, offer, with_payload
 
 RTC = "PAIR-RTC-006"
@@ -90,11 +90,9 @@ def tick(at): return {"event": "tick", "at": at}
 # actions
 def send(to, payload, url=RELAY): return {"action": "send", "url": url, "message": {"type": "message", "to": to, "payload": payload}}
 def own(c): return ice(c, "0", 0)        # this side's candidates always go out with sdpMid "0", sdpMLineIndex 0
-def set_timer(at): return {"action": "set-timer", "at": at}
-# The timer is armed one ms after the last instant in time, start + 30001, as flows 4.2, 4.3 and 4.5
-# arm theirs: its own tick then finds the exchange over.
-def deadline_timer(at): return set_timer(at + 30001)
-def cancel_timer(): return {"action": "cancel-timer"}
+# The deadline is one ms after the last instant in time, start + 30001, as in flows 4.2, 4.3 and
+# 4.5: a tick then finds the exchange over.
+def exchange_deadline(at): return arm(at + 30001)
 def drop(rule, path=""): return {"action": "drop", "rule": rule, "path": path}
 
 
@@ -106,8 +104,8 @@ def failed(rule=RTC, path=""): return {"name": "failed", "reason": {"rule": rule
 
 
 def offered(at=START, candidates=(HOST_CAND,), url=RELAY, sdp=SDP_OFFER, peer=DESK):
-    """The offerer's actions at start: the offer, each candidate in order, the deadline timer."""
-    return [send(peer, offer(sdp), url)] + [send(peer, own(c), url) for c in candidates] + [deadline_timer(at)]
+    """The offerer's actions at start: the offer, each candidate in order, and the deadline."""
+    return [send(peer, offer(sdp), url)] + [send(peer, own(c), url) for c in candidates] + [exchange_deadline(at)]
 
 
 def answered(candidates=(DESK_HOST,), sdp=SDP_ANSWER, peer=PHONE):
@@ -116,9 +114,9 @@ def answered(candidates=(DESK_HOST,), sdp=SDP_ANSWER, peer=PHONE):
 
 
 O0 = (start("offerer"), negotiating(), offered())       # the offerer's first step
-A0 = (start("answerer"), negotiating(), [deadline_timer(START)])   # the answerer's first step
+A0 = (start("answerer"), negotiating(), [exchange_deadline(START)])   # the answerer's first step
 
-w = WebRTCFile(machine="webrtc", description=(
+w = WebRTCFile(machine="webrtc", timed={"negotiating"}, description=(
     "WebRTC negotiation after pairing (Spec pairing.md section 4.6, PAIR-RTC-006): the phone offers and the desktop answers "
     "through the relay, both trickle candidates as message payloads (3.7), only to and from the paired peer, within 30000 ms "
     "of start. The case's context gives this side's own id (localPeerId): the phone's DID for the offerer, the desktop's id "
@@ -128,19 +126,19 @@ w = WebRTCFile(machine="webrtc", description=(
 # the offerer (the phone)
 # ---------------------------------------------------------------------------------------------
 w.steps("offerer-answer-then-candidate",
-        "The phone offers to the desktop's id, sends its candidate and arms the 30 s timer; the desktop's answer describes the remote side, its first candidate completes the negotiation and cancels the timer.",
+        "The phone offers to the desktop's id, sends its candidate and states its deadline 30 s on; the desktop's answer describes the remote side, its first candidate completes the negotiation and leaves no deadline.",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003", "PAIR-RTC-004", "PAIR-RTC-005"],
         [O0,
          (signal(to_phone(answer()), START + 1200), negotiating(True, 0), []),
-         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("offerer-candidate-then-answer",
-        "A desktop candidate that arrives before the answer is counted (remoteCandidates 1, not yet described); the answer then completes the negotiation and cancels the timer.",
+        "A desktop candidate that arrives before the answer is counted (remoteCandidates 1, not yet described); the answer then completes the negotiation and leaves no deadline.",
         [RTC, "PAIR-RTC-002", "PAIR-RTC-003"],
         [O0,
          (signal(to_phone(ice(DESK_HOST)), START + 900), negotiating(False, 1), []),
-         (signal(to_phone(answer()), START + 1000), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(answer()), START + 1000), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("offerer-several-candidates",
@@ -150,7 +148,7 @@ w.steps("offerer-several-candidates",
           offered(url=LAN, candidates=(HOST_CAND, CAND, RELAY_CAND))),
          (signal(to_phone(ice(DESK_HOST)), START + 700), negotiating(False, 1), []),
          (signal(to_phone(ice(DESK_SRFLX)), START + 750), negotiating(False, 2), []),
-         (signal(to_phone(answer()), START + 800), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(answer()), START + 800), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("offerer-delivery-without-to-accepted",
@@ -158,7 +156,7 @@ w.steps("offerer-delivery-without-to-accepted",
         [RTC, "PAIR-RTC-002", "PAIR-RTC-003"],
         [O0,
          (signal(to_phone(answer(), to=None, timestamp=START + 1199), START + 1200), negotiating(True, 0), []),
-         (signal(to_phone(ice(DESK_HOST), to=None, timestamp=START + 1299), START + 1300), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST), to=None, timestamp=START + 1299), START + 1300), NEGOTIATED, [disarm()])],
         context=OFFERER, flags=["real-implementation"])
 
 w.steps("offerer-offer-dropped",
@@ -168,7 +166,7 @@ w.steps("offerer-offer-dropped",
          (signal(to_phone(offer()), START + 500), negotiating(), [drop(RTC, "/payload/type")]),
          (signal(to_phone(answer()), START + 600), negotiating(True, 0), []),
          (signal(to_phone(offer(SDP_OFFER_2)), START + 650), negotiating(True, 0), [drop(RTC, "/payload/type")]),
-         (signal(to_phone(ice(DESK_HOST)), START + 700), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), START + 700), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("offerer-second-answer-dropped",
@@ -178,7 +176,7 @@ w.steps("offerer-second-answer-dropped",
          (signal(to_phone(answer()), START + 1200), negotiating(True, 0), []),
          (signal(to_phone(answer(SDP_ANSWER_2)), START + 1250), negotiating(True, 0), [drop(RTC, "/payload/type")]),
          (signal(to_phone(answer()), START + 1260), negotiating(True, 0), [drop(RTC, "/payload/type")]),
-         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("offerer-stranger-dropped",
@@ -189,7 +187,7 @@ w.steps("offerer-stranger-dropped",
          (signal(to_phone(ice(DESK_HOST), frm=STRANGER_DESK), START + 850), negotiating(), [drop(RTC, "/from")]),
          (signal(to_phone(answer()), START + 900), negotiating(True, 0), []),
          (signal(to_phone(ice(DESK_HOST), frm=STRANGER_DESK), START + 950), negotiating(True, 0), [drop(RTC, "/from")]),
-         (signal(to_phone(ice(DESK_HOST)), START + 1000), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), START + 1000), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("offerer-from-compared-byte-for-byte",
@@ -251,7 +249,7 @@ w.steps("offerer-malformed-candidate-dropped",
          (signal(to_phone(ice("a=" + DESK_HOST)), START + 1150), negotiating(True, 0), [drop("PAIR-RTC-003", "/payload/candidate/candidate")]),
          (signal(to_phone(ice(DESK_HOST, "0", 65536)), START + 1160), negotiating(True, 0),
           [drop("PAIR-RTC-003", "/payload/candidate/sdpMLineIndex")]),
-         (signal(to_phone(ice(DESK_HOST)), START + 1200), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), START + 1200), NEGOTIATED, [disarm()])],
         context=OFFERER, flags=["interop-trap"])
 
 w.steps("offerer-document-check-before-peer-and-kind",
@@ -289,19 +287,19 @@ w.steps("offerer-opaque-payloads-ignored",
 # the answerer (the desktop)
 # ---------------------------------------------------------------------------------------------
 w.steps("answerer-happy-path",
-        "The desktop sends nothing at start but arms its timer; the paired phone's offer is answered to the phone's DID, followed by the desktop's candidate; the phone's candidate completes and cancels the timer.",
+        "The desktop sends nothing at start but states its deadline; the paired phone's offer is answered to the phone's DID, followed by the desktop's candidate; the phone's candidate completes and leaves no deadline.",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003", "PAIR-RTC-004", "PAIR-RTC-005"],
         [A0,
          (signal(to_desk(offer()), START + 800), negotiating(True, 0), answered()),
-         (signal(to_desk(ice(HOST_CAND)), START + 900), NEGOTIATED, [cancel_timer()])],
+         (signal(to_desk(ice(HOST_CAND)), START + 900), NEGOTIATED, [disarm()])],
         context=ANSWERER)
 
 w.steps("answerer-candidate-before-offer",
-        "The phone's candidate arrives before its offer: counted; the offer then makes the desktop negotiated at once, so it answers, sends both its candidates in order and then cancels the timer.",
+        "The phone's candidate arrives before its offer: counted; the offer then makes the desktop negotiated at once, so it answers, sends both its candidates in order and then leaves no deadline.",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003"],
-        [(start("answerer", candidates=[DESK_HOST, DESK_SRFLX]), negotiating(), [deadline_timer(START)]),
+        [(start("answerer", candidates=[DESK_HOST, DESK_SRFLX]), negotiating(), [exchange_deadline(START)]),
          (signal(to_desk(ice(HOST_CAND)), START + 700), negotiating(False, 1), []),
-         (signal(to_desk(offer()), START + 800), NEGOTIATED, answered((DESK_HOST, DESK_SRFLX)) + [cancel_timer()])],
+         (signal(to_desk(offer()), START + 800), NEGOTIATED, answered((DESK_HOST, DESK_SRFLX)) + [disarm()])],
         context=ANSWERER)
 
 w.steps("answerer-answer-dropped",
@@ -319,7 +317,7 @@ w.steps("answerer-second-offer-dropped",
          (signal(to_desk(offer()), START + 800), negotiating(True, 0), answered()),
          (signal(to_desk(offer(SDP_OFFER_2)), START + 850), negotiating(True, 0), [drop(RTC, "/payload/type")]),
          (signal(to_desk(offer()), START + 860), negotiating(True, 0), [drop(RTC, "/payload/type")]),
-         (signal(to_desk(ice(HOST_CAND)), START + 900), NEGOTIATED, [cancel_timer()])],
+         (signal(to_desk(ice(HOST_CAND)), START + 900), NEGOTIATED, [disarm()])],
         context=ANSWERER)
 
 w.steps("answerer-stranger-offer-dropped",
@@ -402,7 +400,7 @@ w.steps("signal-at-deadline-accepted",
         [RTC, "PAIR-RTC-002", "PAIR-RTC-003"],
         [O0,
          (signal(to_phone(answer()), START + 29000), negotiating(True, 0), []),
-         (signal(to_phone(ice(DESK_HOST)), DEADLINE), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), DEADLINE), NEGOTIATED, [disarm()])],
         context=OFFERER, flags=["boundary"])
 
 w.steps("answerer-offer-at-deadline-answered",
@@ -464,20 +462,20 @@ w.steps("answerer-offer-after-deadline-not-answered",
         context=ANSWERER, flags=["boundary"])
 
 w.steps("offerer-peer-offline",
-        "peer-offline (the desktop is not on the relay) fails the machine PAIR-RTC-006 at the root at once and cancels the timer (as PAIR-MAN-002 does); later signals and ticks are ignored.",
+        "peer-offline (the desktop is not on the relay) fails the machine PAIR-RTC-006 at the root at once and leaves no deadline (as PAIR-MAN-002 does); later signals and ticks are ignored.",
         [RTC, "PAIR-RTC-002"],
         [O0,
-         (offline(START + 40, DESK), failed(), [cancel_timer()]),
+         (offline(START + 40, DESK), failed(), [disarm()]),
          (signal(to_phone(answer()), START + 1200), failed(), []),
          (tick(DEADLINE + 1), failed(), [])],
         context=OFFERER)
 
 w.steps("answerer-peer-offline-after-answer",
-        "peer-offline after the desktop answered, before the phone's candidate, fails the machine PAIR-RTC-006 at the root and cancels the timer; the candidate then is ignored.",
+        "peer-offline after the desktop answered, before the phone's candidate, fails the machine PAIR-RTC-006 at the root and leaves no deadline; the candidate then is ignored.",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-003"],
         [A0,
          (signal(to_desk(offer()), START + 800), negotiating(True, 0), answered()),
-         (offline(START + 850, PHONE), failed(), [cancel_timer()]),
+         (offline(START + 850, PHONE), failed(), [disarm()]),
          (signal(to_desk(ice(HOST_CAND)), START + 900), failed(), [])],
         context=ANSWERER)
 
@@ -488,7 +486,7 @@ w.steps("peer-offline-for-another-id-ignored",
          (offline(START + 40, STRANGER_DESK), negotiating(), []),
          (offline(START + 50, PHONE), negotiating(), []),
          (signal(to_phone(answer()), START + 1200), negotiating(True, 0), []),
-         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [cancel_timer()])],
+         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [disarm()])],
         context=OFFERER)
 
 w.steps("peer-offline-after-deadline",
@@ -516,7 +514,7 @@ w.steps("idle-ignores-all-but-start",
         context=OFFERER)
 
 w.steps("second-start-ignored",
-        "A second start while negotiating is ignored: no second offer, no new timer, the first start's peer and deadline stay.",
+        "A second start while negotiating is ignored: no second offer, no new deadline, the first start's peer and deadline stay.",
         [RTC, "PAIR-RTC-002", "PAIR-RTC-003"],
         [O0,
          (start("offerer", START + 100, peer=STRANGER_DESK, candidates=[CAND]), negotiating(), []),
@@ -531,7 +529,7 @@ w.steps("negotiated-ignores-everything",
         [RTC, "PAIR-RTC-002", "PAIR-RTC-003"],
         [O0,
          (signal(to_phone(answer()), START + 1200), negotiating(True, 0), []),
-         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [cancel_timer()]),
+         (signal(to_phone(ice(DESK_HOST)), START + 1300), NEGOTIATED, [disarm()]),
          (signal(to_phone(ice(DESK_SRFLX)), START + 1400), NEGOTIATED, []),
          (signal(to_phone(answer(SDP_ANSWER_2)), START + 1500), NEGOTIATED, []),
          (signal(to_phone(offer()), START + 1600), NEGOTIATED, []),
@@ -547,7 +545,7 @@ w.steps("failed-ignores-everything",
         "Once failed every event is ignored with no action, no drop even for a stranger's or a late signal: the answerer's offer, candidate, peer-offline, tick, a new start.",
         [RTC, "PAIR-RTC-001", "PAIR-RTC-003"],
         [A0,
-         (offline(START + 100, PHONE), failed(), [cancel_timer()]),
+         (offline(START + 100, PHONE), failed(), [disarm()]),
          (signal(to_desk(offer()), START + 200), failed(), []),
          (signal(to_desk(ice(HOST_CAND)), START + 300), failed(), []),
          (signal(to_desk(offer(), frm=STRANGER_PHONE), START + 400), failed(), []),

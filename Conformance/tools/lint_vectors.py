@@ -300,9 +300,19 @@ class Linter:
             event, expect = step["event"], step["expect"]
             if not isinstance(event, dict) or not isinstance(event.get("event"), str):
                 self.report(where, f"steps/{i}/event must be an object with a string event")
-            if (not isinstance(expect, dict) or set(expect) != {"state", "actions"} or not isinstance(expect["state"], dict)
+            if (not isinstance(expect, dict) or set(expect) - {"deadline"} != {"state", "actions"} or not isinstance(expect["state"], dict)
                     or not isinstance(expect["actions"], list) or not all(isinstance(a, dict) for a in expect["actions"])):
-                self.report(where, f"steps/{i}/expect must be {{state: object, actions: [object]}}")
+                self.report(where, f"steps/{i}/expect must be {{state: object, actions: [object], deadline?: integer or null}}")
+                continue
+            # Spec pairing.md 4, "Time": a machine that keeps time states its deadline in every
+            # step, and no machine asks for a timer.
+            deadline = expect.get("deadline")
+            if deadline is not None and (isinstance(deadline, bool) or not isinstance(deadline, int) or deadline < 0):
+                self.report(where, f"steps/{i}/expect/deadline must be an integer of epoch ms or null")
+            if ("deadline" in expect) != ("deadline" in steps[0].get("expect", {})):
+                self.report(where, f"steps/{i}/expect: a case states a deadline in every step or in none")
+            if any(a.get("action") in ("set-timer", "cancel-timer") for a in expect["actions"]):
+                self.report(where, f"steps/{i}/expect/actions: machines ask for no timer; the step states its deadline")
 
 
 def main(argv):

@@ -9,12 +9,48 @@ import json
 import os
 
 
+def arm(at):
+    """Among a step's expected actions: from this step on, the machine's deadline is `at`."""
+    return {"arm": at}
+
+
+def disarm():
+    """Among a step's expected actions: from this step on, the machine has no deadline."""
+    return {"arm": None}
+
+
+def state_deadlines(steps, timed):
+    """Gives every step of a machine case its `deadline` (Spec: machines state `nextDeadline`;
+    they ask for no timer): the last `arm` written among the expected actions, until a `disarm`
+    or a state whose name is not in `timed` (the states that keep a deadline). The markers are
+    taken out of the actions."""
+    armed = None
+    for step in steps:
+        expect = step["expect"]
+        actions = []
+        for a in expect["actions"]:
+            if "arm" in a:
+                armed = a["arm"]
+            else:
+                actions.append(a)
+        if expect["state"].get("name") not in timed:
+            armed = None
+        expect["actions"] = actions
+        expect["deadline"] = armed
+    return steps
+
+
 class VectorFile:
     family = None
     out = None
+    # The names of the states in which the file's machine keeps a deadline; None for a machine
+    # that does not keep time (its steps state no deadline).
+    timed = None
 
-    def __init__(self, kind=None, machine=None, description="", context=None):
+    def __init__(self, kind=None, machine=None, description="", context=None, timed=None):
         self.kind, self.machine, self.description, self.context, self.cases = kind, machine, description, context or {}, []
+        if timed is not None:
+            self.timed = timed
 
     @property
     def slug(self):
@@ -34,7 +70,9 @@ class VectorFile:
         c = {"id": f"{self.family}/{self.slug}/{slug}", "comment": comment, "flags": list(flags), "rules": rules, "triggers": triggers}
         if context is not None:
             c["context"] = context
-        c["steps"] = [{"event": e, "expect": {"state": s, "actions": a}} for e, s, a in steps]
+        c["steps"] = [{"event": e, "expect": {"state": s, "actions": list(a)}} for e, s, a in steps]
+        if self.timed is not None:
+            state_deadlines(c["steps"], self.timed)
         self.cases.append(c)
 
     def write(self):

@@ -122,10 +122,6 @@ public actor DesktopPeer {
             case .send(let url, let message):
                 ownURL = url
                 _ = await client(url).send(JSONSerializer.compact(message.canonical))
-            case .setTimer(let at):
-                timer.set(at, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
-            case .cancelTimer:
-                timer.cancel()
             case .drop(let reason):
                 options.report(reason)
                 options.log(reason.logLine)
@@ -133,6 +129,7 @@ public actor DesktopPeer {
                 break
             }
         }
+        timer.set(machine.nextDeadline, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
         await finishIfDone()
     }
 

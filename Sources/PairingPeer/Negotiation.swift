@@ -72,10 +72,6 @@ extension NegotiatingPeer {
             switch action {
             case .send(let url, let message):
                 await sendSignal(JSONSerializer.compact(message.canonical), url: url)
-            case .setTimer(let at):
-                negotiation?.timer.set(at, now: clock()) { await self.negotiate(.tick(at: self.clock())) }
-            case .cancelTimer:
-                negotiation?.timer.cancel()
             case .drop(let reason):
                 signalReport(reason)
                 signalLog(reason.logLine)
@@ -83,6 +79,7 @@ extension NegotiatingPeer {
                 break
             }
         }
+        negotiation?.timer.set(negotiation?.machine.nextDeadline, now: clock()) { await self.negotiate(.tick(at: self.clock())) }
         guard let n = negotiation, n.ended else { return }
         n.timer.cancel()
         if case .failed(let reason) = n.machine.state { signalReport(reason) }

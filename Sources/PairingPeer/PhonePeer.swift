@@ -162,10 +162,6 @@ public actor PhonePeer {
             case .reset:
                 for client in clients.values { await client.stop() }
                 clients = [:]
-            case .setTimer(let at):
-                timer.set(at, now: options.now()) { await self.tick() }
-            case .cancelTimer:
-                timer.cancel()
             case .persist(let record):
                 stored = JSONSerializer.compact(record.canonical)
             case .drop(let reason):
@@ -175,6 +171,7 @@ public actor PhonePeer {
                 break
             }
         }
+        timer.set(nextDeadline, now: options.now()) { await self.tick() }
         await finishIfDone()
     }
 
@@ -184,6 +181,15 @@ public actor PhonePeer {
         case .scan: await handleScan(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
         case .manual: await handleManual(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
         case .display: break
+        }
+    }
+
+    /// When the flow under way next needs the time (Flow B needs none).
+    private var nextDeadline: EpochMillis? {
+        switch flow {
+        case .manual(let m): m.nextDeadline
+        case .display(let m): m.nextDeadline
+        case .scan: nil
         }
     }
 

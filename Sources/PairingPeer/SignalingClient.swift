@@ -99,6 +99,8 @@ public actor SignalingClient {
     }
 
     private func perform(_ actions: [SignalingConnectionMachine.Action]) async {
+        // The machine has moved already; its deadline is set before the actions await.
+        timer.set(machine.nextDeadline, now: now()) { await self.tick() }
         for action in actions {
             switch action {
             case .connect:
@@ -109,10 +111,7 @@ public actor SignalingClient {
                 try? await writer?.send(text: JSONSerializer.compact(Register(peerId: id).canonical))
             case .ping:
                 if !faults.noKeepalive { try? await writer?.send(text: #"{"type":"ping"}"#) }
-            case .setTimer(let at, _):
-                timer.set(at, now: now()) { await self.tick() }
             case .close:
-                timer.cancel()
                 resumeWaiting(false)
                 frames.finish()
                 let session = connection

@@ -66,12 +66,34 @@ enum MachineDriver {
         handle: (inout Machine, Event) -> [JSONValue],
         state: (Machine) -> JSONValue
     ) throws(Problem) -> [MachineStep] {
+        try steps(machine, events: events, decode: decode, handle: handle, state: state, deadline: { _ in nil })
+    }
+
+    /// The same for a machine that keeps time: each step also states its `nextDeadline`.
+    static func run<Machine: SansIOMachine>(
+        _ machine: Machine, events: [JSONValue],
+        decode: (EventReader) throws(Problem) -> Machine.Event,
+        handle: (inout Machine, Machine.Event) -> [JSONValue],
+        state: (Machine) -> JSONValue
+    ) throws(Problem) -> [MachineStep] {
+        try steps(
+            machine, events: events, decode: decode, handle: handle, state: state,
+            deadline: { $0.nextDeadline.map { .number(JSONNumber($0)) } ?? .null })
+    }
+
+    private static func steps<Machine, Event>(
+        _ machine: Machine, events: [JSONValue],
+        decode: (EventReader) throws(Problem) -> Event,
+        handle: (inout Machine, Event) -> [JSONValue],
+        state: (Machine) -> JSONValue,
+        deadline: (Machine) -> JSONValue?
+    ) throws(Problem) -> [MachineStep] {
         var machine = machine
         var steps: [MachineStep] = []
         for (i, value) in events.enumerated() {
             let event = try decode(try EventReader(value, index: i))
             let actions = handle(&machine, event)
-            steps.append(MachineStep(state: state(machine), actions: actions))
+            steps.append(MachineStep(state: state(machine), actions: actions, deadline: deadline(machine)))
         }
         return steps
     }

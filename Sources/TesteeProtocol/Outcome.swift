@@ -18,11 +18,32 @@ public enum Outcome: Sendable, Hashable {
 public struct MachineStep: Sendable, Hashable {
     public var state: JSONValue
     public var actions: [JSONValue]
+    /// When the machine next needs the time (its `nextDeadline`): an integer, `null` for no
+    /// deadline, nil when the step does not say (a vector says it for every machine that keeps
+    /// time; testee-protocol.md, "Machine cases").
+    public var deadline: JSONValue?
 
-    public init(state: JSONValue, actions: [JSONValue]) {
+    public init(state: JSONValue, actions: [JSONValue], deadline: JSONValue? = nil) {
         self.state = state
         self.actions = actions
+        self.deadline = deadline
     }
 
-    public var json: JSONValue { ["state": state, "actions": .array(actions)] }
+    public var json: JSONValue {
+        var o = JSONObject(["state": state, "actions": .array(actions)])
+        if let deadline { o["deadline"] = deadline }
+        return .object(o)
+    }
+
+    /// A step as a vector's `expect` or a testee's trace gives it: `state`, `actions` and an
+    /// optional `deadline` (an integer or null).
+    public static func read(_ r: ObjectReader) throws(Violation) -> MachineStep {
+        var deadline: JSONValue?
+        switch r.raw("deadline") {
+        case nil: deadline = nil
+        case .null?: deadline = .null
+        default: deadline = .number(JSONNumber(try r.integer("deadline")))
+        }
+        return MachineStep(state: try r.required("state", expecting: "object"), actions: try r.array("actions"), deadline: deadline)
+    }
 }

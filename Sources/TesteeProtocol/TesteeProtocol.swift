@@ -183,7 +183,7 @@ public enum TesteeAnswer {
             var steps: [MachineStep] = []
             for (i, s) in try reader.array("steps").enumerated() {
                 let r = try ObjectReader(document: s, path: reader.pointer("steps") / i)
-                steps.append(MachineStep(state: try r.required("state", expecting: "object"), actions: try r.array("actions")))
+                steps.append(try MachineStep.read(r))
             }
             return .trace(steps)
         case "unsupported":

@@ -1,11 +1,11 @@
 import Foundation
 import WireCore
 
-/// Wakes an edge when its machine next needs the clock: the one timer every peer uses, whether
-/// its machine states `nextDeadline` (as quinn-proto's `poll_timeout`) or asks for a
-/// `set-timer`. One sleeping task; setting another deadline replaces it, setting the same one
-/// keeps it, and once it has rung the same deadline arms it again (the clock may not have
-/// reached it yet). The edge feeds the machine its tick when `ring` runs.
+/// Wakes an edge when its machine next needs the clock (its `nextDeadline`, as quinn-proto's
+/// `poll_timeout`): the one timer every peer uses, set after every event. One sleeping task;
+/// setting another deadline replaces it, setting the same one keeps it, and once it has rung the
+/// same deadline arms it again (the clock may not have reached it yet). The edge feeds the
+/// machine its tick when `ring` runs; the deadline the tick leads to never cancels that ring.
 public final class DeadlineAlarm: @unchecked Sendable {
     private let lock = NSLock()
     private var armed: EpochMillis?
@@ -26,15 +26,21 @@ public final class DeadlineAlarm: @unchecked Sendable {
             let delay = max(0, deadline - now)
             task = Task { [weak self] in
                 try? await Task.sleep(for: .milliseconds(delay))
-                guard !Task.isCancelled else { return }
-                self?.rang(deadline)
+                guard !Task.isCancelled, self?.rang(deadline) == true else { return }
                 await ring()
             }
         }
     }
 
-    private func rang(_ deadline: EpochMillis) {
-        lock.withLock { if armed == deadline { armed = nil } }
+    /// Whether `deadline` is still the one armed; if so it is disarmed, and its task let go: the
+    /// ring runs on, and the next `set` (from the tick it delivers) must not cancel what it sends.
+    private func rang(_ deadline: EpochMillis) -> Bool {
+        lock.withLock {
+            guard armed == deadline else { return false }
+            armed = nil
+            task = nil
+            return true
+        }
     }
 
     public func cancel() {

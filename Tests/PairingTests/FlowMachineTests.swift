@@ -96,21 +96,23 @@ struct FlowMachineTests {
         #expect(reason.rule == PairingRule.confirmationCode)
         #expect(reason.path.description == "/pairingCode")
         #expect(machine.state == .displaying(payload: payload, payloadJson: json, expiresAt: expiresAt))
-        #expect(machine.handle(.confirmation(document: confirmation("000123"), at: expiresAt)) == [.cancelTimer])
+        #expect(machine.nextDeadline == expiresAt + 1)
+        #expect(machine.handle(.confirmation(document: confirmation("000123"), at: expiresAt)).isEmpty)
         #expect(machine.state == .completed)
+        #expect(machine.nextDeadline == nil)
     }
 
     @Test func manualFlowSendsTheAckToTheAlias() {
         var machine = ManualPairingMachine(phone: Self.phone)
         let actions = machine.handle(.submit(code: "012345", at: Self.now))
-        guard actions.count == 3, case .send(_, let message) = actions[1], case .pairAck(let ack) = message.payload else {
-            Issue.record("expected register, send, set-timer: \(actions)")
+        guard actions.count == 2, case .send(_, let message) = actions[1], case .pairAck(let ack) = message.payload else {
+            Issue.record("expected register, send: \(actions)")
             return
         }
         #expect(message.to == "pairing-code:012345")
         #expect(ack.pairingCode == "012345")
         #expect(ack.mobileDid == Self.did)
-        #expect(actions[2] == .setTimer(at: Self.now + 300_001))
+        #expect(machine.nextDeadline == Self.now + 300_001)
         #expect(machine.handle(.tick(at: Self.now + 300_000)).isEmpty)
         #expect(machine.state == .submitting(code: "012345", submittedAt: Self.now))
         _ = machine.handle(.tick(at: Self.now + 300_001))

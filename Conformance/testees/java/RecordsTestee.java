@@ -117,6 +117,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.function.Function;
@@ -1643,6 +1644,11 @@ public class RecordsTestee {
         void on(Event event, List<Object> actions);
 
         Map<String, Object> state(); // a fresh snapshot
+
+        /** A machine that keeps time says when it next needs a tick (null: never); it asks for no timer. */
+        default Optional<Object> deadline() {
+            return Optional.empty();
+        }
     }
 
     static Map<String, Object> runMachine(Map<String, Object> request) {
@@ -1666,6 +1672,7 @@ public class RecordsTestee {
                 Map<String, Object> step = new LinkedHashMap<>();
                 step.put("state", machine.state());
                 step.put("actions", actions);
+                machine.deadline().ifPresent(d -> step.put("deadline", d));
                 steps.add(step);
             }
         } catch (InvalidRequest e) {
@@ -1925,13 +1932,14 @@ public class RecordsTestee {
                 "restoring", "fetch-all-records",
                 "deletingCloud", "delete-cloud-records");
         static final Set<String> EVENTS = Set.of("launched", "pro-purchased", "purchase-restored", "account-status",
-                "query-result", "user-choice", "succeeded", "failed", "timer");
+                "query-result", "user-choice", "succeeded", "failed", "tick");
         static final Set<String> RETRIED = Set.of("checkingPurchase", "checkingAccount", "querying", "deletingCloud");
 
         String name = "start";
         long failures = 0;
         String operation;  // the current operation
-        String retryState; // the state a waitingRetry timer returns to
+        String retryState; // the state a retry returns to
+        long retryAt;      // when, while waitingRetry
 
         public void on(Event e, List<Object> actions) {
             if (!EVENTS.contains(e.name())) throw e.unknown();
@@ -1984,10 +1992,11 @@ public class RecordsTestee {
                     name = "ready";
                     actions.add(action("upload-local")); // start fresh
                     return;
-                case "waitingRetry timer": // whatever its at
-                    perform(retryState, actions);
+                case "waitingRetry tick":
+                    if (at >= retryAt) perform(retryState, actions);
                     return;
                 default:
+                    if (e.name().equals("tick")) return; // nothing due: a tick changes nothing
                     if (e.name().equals("failed") && RETRIED.contains(name)) {
                         fail(at, actions);
                     } else {
@@ -2014,7 +2023,11 @@ public class RecordsTestee {
             }
             retryState = name;
             name = "waitingRetry";
-            actions.add(action("set-timer", "at", at + Math.min(60_000L, 1_000L << (failures - 1))));
+            retryAt = at + Math.min(60_000L, 1_000L << (failures - 1));
+        }
+
+        public Optional<Object> deadline() {
+            return Optional.of(name.equals("waitingRetry") ? (Object) retryAt : Json.NULL);
         }
 
         public Map<String, Object> state() {

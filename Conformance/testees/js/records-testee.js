@@ -31,8 +31,10 @@
 //          violation (Spec/core.md "Order of checks"): `Findings` below collects them group by
 //          group, the first failing check of each group.
 //      Map your own error type to {rule, path} in one adapter; leave the rest of this file alone.
-//   4. A machine is a factory (context) → {step(event) → actions, state() → JSON}: wrap your
-//      state machine in one, the runner compares each step's state and actions member by member.
+//   4. A machine is a factory (context) → {step(event) → actions, state() → JSON, deadline()?}:
+//      wrap your state machine in one, the runner compares each step's state and actions member by
+//      member. A machine that keeps time also gives deadline(): when it next needs a tick (an
+//      integer, or null for never); it asks for no timer.
 //   5. Throw `new InvalidRequest(reason)` when the context lacks what you need (context.model for
 //      mirrored-record), `new Unsupported(reason)` for what you have not written yet.
 //
@@ -117,7 +119,9 @@ function answerMachine(request) {
     const machine = start(request.context || {});
     const steps = request.events.map((event) => {
       const actions = machine.step(event);
-      return { state: machine.state(), actions };
+      const step = { state: machine.state(), actions };
+      if (machine.deadline) step.deadline = machine.deadline();
+      return step;
     });
     return answer({ case: id, outcome: 'trace', steps });
   } catch (e) {
@@ -1101,7 +1105,7 @@ const MAX_FAILURES = 6; // REC-INIT-002: retried after 1, 2, 4, 8, 16 s; the six
 const INITIAL_SYNC_EVENTS = {
   launched: { at: 'number', reinstall: 'boolean' }, 'pro-purchased': { at: 'number' }, 'purchase-restored': { at: 'number', pro: 'boolean' },
   'account-status': { at: 'number', available: 'boolean' }, 'query-result': { at: 'number', found: 'boolean' },
-  'user-choice': { at: 'number', choice: 'string' }, succeeded: { at: 'number' }, failed: { at: 'number' }, timer: { at: 'number' },
+  'user-choice': { at: 'number', choice: 'string' }, succeeded: { at: 'number' }, failed: { at: 'number' }, tick: { at: 'number' },
 };
 
 /** initial-sync (004 §4.1, §5, §7): REC-INIT-001's order and REC-INIT-002's backoff. `failures`
@@ -1118,12 +1122,14 @@ function initialSync() {
   };
   const go = (next, actions = []) => { name = next; return actions; };
   const drop = () => [{ action: 'drop', rule: 'REC-INIT-001' }]; // out of order
-  let retrying; // the state a retry timer goes back to
+  let retrying; // the state a retry goes back to
+  let retryAt = null; // when, while waitingRetry
   const failed = (e) => { // REC-INIT-002: delay = min(60 s, 1 s · 2^(n−1)) after the n-th failure
     failures += 1;
     if (failures >= MAX_FAILURES) return go('failed', [{ action: 'show-error', code: 'sync-unavailable', rule: 'REC-INIT-002' }]);
     retrying = name;
-    return go('waitingRetry', [{ action: 'set-timer', at: e.at + Math.min(60000, 1000 * 2 ** (failures - 1)) }]);
+    retryAt = e.at + Math.min(60000, 1000 * 2 ** (failures - 1));
+    return go('waitingRetry');
   };
   const choose = (choices) => (e) => (choices[e.choice] || drop)();
   // Each state's events; any other event is out of order. `ready` and `failed` take none.
@@ -1140,15 +1146,17 @@ function initialSync() {
     restoring: { succeeded: () => go('ready'), failed: () => go('restoreFailed', [{ action: 'prompt-retry-or-delete' }]) },
     restoreFailed: { 'user-choice': choose({ retry: () => perform('restoring'), delete: () => perform('deletingCloud') }) },
     deletingCloud: { succeeded: () => go('ready', [{ action: 'upload-local' }]), failed },
-    waitingRetry: { timer: () => perform(retrying) }, // whatever the timer's `at`
+    waitingRetry: { tick: (e) => (e.at >= retryAt ? perform(retrying) : []) },
   };
   return {
     step(e) {
       checkEvent(e, INITIAL_SYNC_EVENTS);
       const handler = (table[name] || {})[e.event];
-      return handler ? handler(e) : drop();
+      if (handler) return handler(e);
+      return e.event === 'tick' ? [] : drop(); // a tick with nothing due changes nothing
     },
     state: () => ({ name, failures }),
+    deadline: () => (name === 'waitingRetry' ? retryAt : null),
   };
 }
 

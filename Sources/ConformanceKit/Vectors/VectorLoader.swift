@@ -173,7 +173,7 @@ public enum VectorLoader {
             let step = try ObjectReader(document: value, path: c.pointer("steps") / i)
             events.append(try step.required("event", expecting: "object"))
             let expect = try step.objectReader("expect")
-            steps.append(MachineStep(state: try expect.required("state", expecting: "object"), actions: try expect.array("actions")))
+            steps.append(try MachineStep.read(expect))
         }
         return (events, steps)
     }

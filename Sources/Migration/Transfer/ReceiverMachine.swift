@@ -4,7 +4,7 @@ import WireCore
 /// The new phone (seed 000 §2.1, §7.3): connects, shows a PIN, checks BackupMeta, receives
 /// chunks with acknowledgements, verifies the whole file, then restores. Sans-I/O: events in,
 /// actions out, time passed in.
-public struct ReceiverMachine: Sendable {
+public struct ReceiverMachine: SansIOMachine {
     /// The state's name, as the vectors spell it (Spec/migration.md 5.3).
     public enum Phase: String, Sendable, CaseIterable {
         case idle, awaitingHandshake, awaitingPIN, awaitingMeta, confirming, checkingPassword, transferring, paused, verifying, done
@@ -204,6 +204,8 @@ public struct ReceiverMachine: Sendable {
     public var journal: TransferJournal? {
         state.reception.map { TransferJournal(meta: $0.meta, resumeToken: resumeToken, senderSessionId: senderSessionId ?? "", have: $0.have.ranges) }
     }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
     public mutating func handle(_ event: Event) -> [TransferAction] {
         switch event {

@@ -7,7 +7,7 @@ import WireCore
 /// disconnect: a receiver that comes back with the resume token gets only what it lacks.
 /// Each state carries what that step of the session needs; the machine owns its timeouts and
 /// says when it next needs the clock (`nextDeadline`).
-public struct SenderMachine: Sendable {
+public struct SenderMachine: SansIOMachine {
     /// The state's name, as the vectors spell it (Spec/migration.md 5.3).
     public enum Phase: String, Sendable, CaseIterable {
         case listening, awaitingPINEntry, awaitingPINResult, preparing, metaSent, transferring, paused, completing, waitingReconnect
@@ -178,6 +178,8 @@ public struct SenderMachine: Sendable {
             return nil
         }
     }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
     var handshake: ControlMessage.Handshake {
         .init(role: .sender, sessionId: sessionId, appVersion: configuration.appVersion, schemaVersion: configuration.schemaVersion,

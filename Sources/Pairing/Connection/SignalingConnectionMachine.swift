@@ -4,7 +4,7 @@ import WireCore
 /// reconnects after a drop with back-off, registers again every id it holds, and keeps the socket
 /// alive. `idle → connecting → open ⇄ waiting → … → closed`. Sans-I/O: the edge opens sockets
 /// and reads the clock.
-public struct SignalingConnectionMachine: Sendable {
+public struct SignalingConnectionMachine: SansIOMachine {
     /// The timing of PAIR-CONN-002 and PAIR-CONN-003.
     public struct Policy: Sendable, Hashable {
         /// The delay before the n-th attempt in a row (after a drop or a failed attempt); the
@@ -64,13 +64,12 @@ public struct SignalingConnectionMachine: Sendable {
     }
 
     public enum Action: Sendable, Hashable {
-        case connect
+        /// An attempt; `rule` is PAIR-CONN-002 when it comes after a back-off.
+        case connect(rule: RuleID?)
         /// A `register` frame; `rule` is PAIR-CONN-001 when it is sent again after a (re)connection.
         case sendRegister(peerId: String, rule: RuleID?)
         /// A keepalive: a WebSocket ping frame or a `{type:"ping"}` text frame (PAIR-RELAY-002).
         case ping
-        /// `rule` names why: the back-off (PAIR-CONN-002) or the next keepalive (PAIR-CONN-003).
-        case setTimer(at: EpochMillis, rule: RuleID)
         case close
     }
 
@@ -83,11 +82,22 @@ public struct SignalingConnectionMachine: Sendable {
         self.policy = policy
     }
 
+    /// The next attempt after the back-off (PAIR-CONN-002) or the next keepalive (PAIR-CONN-003).
+    public var nextDeadline: EpochMillis? {
+        switch state {
+        case .open(let next): return next
+        case .waiting(_, let until): return until
+        case .idle, .connecting, .closed: return nil
+        }
+    }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
+
     public mutating func handle(_ event: Event) -> [Action] {
         switch (state, event) {
         case (.idle, .start):
             state = .connecting(failures: 0)
-            return [.connect]
+            return [.connect(rule: nil)]
         case (.closed, _), (_, .start):
             return []
         case (_, .stop):
@@ -105,17 +115,17 @@ public struct SignalingConnectionMachine: Sendable {
         case (.connecting, .opened(let at)):
             // A connection that opened resets the back-off (PAIR-CONN-002).
             state = .open(nextPingAt: at + policy.keepaliveInterval)
-            return held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) } + [.setTimer(at: at + policy.keepaliveInterval, rule: PairingRule.keepaliveInterval)]
+            return held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) }
         case (.connecting(let failures), .failed(let at)):
             return wait(failures: failures + 1, at: at)
         case (.open, .failed(let at)):
             return wait(failures: 1, at: at)
         case (.open(let next), .tick(let at)) where at >= next:
             state = .open(nextPingAt: at + policy.keepaliveInterval)
-            return [.ping, .setTimer(at: at + policy.keepaliveInterval, rule: PairingRule.keepaliveInterval)]
+            return [.ping]
         case (.waiting(let failures, let until), .tick(let at)) where at >= until:
             state = .connecting(failures: failures)
-            return [.connect]
+            return [.connect(rule: PairingRule.backoff)]
         // Ignored (4.4): nothing connects before start; a tick before its time (a stale timer);
         // an opened or failed report with no attempt under way.
         case (.idle, .opened), (.idle, .failed), (.idle, .tick),
@@ -129,6 +139,6 @@ public struct SignalingConnectionMachine: Sendable {
     private mutating func wait(failures: Int, at time: EpochMillis) -> [Action] {
         let until = time + policy.delay(afterFailures: failures)
         state = .waiting(failures: failures, until: until)
-        return [.setTimer(at: until, rule: PairingRule.backoff)]
+        return []
     }
 }

@@ -2,7 +2,7 @@ import WireCore
 
 /// Flow A (§7.2): the phone shows a `device-pairing` QR and waits for the desktop's confirmation.
 /// `idle → displaying(payload, payloadJson, expiresAt) → completed | expired | failed(reason)`.
-public struct DesktopPairingMachine: Sendable {
+public struct DesktopPairingMachine: SansIOMachine {
     public enum State: Sendable, Hashable {
         case idle
         case displaying(payload: DevicePairing, payloadJson: String, expiresAt: EpochMillis)
@@ -34,6 +34,14 @@ public struct DesktopPairingMachine: Sendable {
         self.phone = phone
     }
 
+    /// PAIR-FLOWA-002: the first instant past the code's validity.
+    public var nextDeadline: EpochMillis? {
+        guard case .displaying(_, _, let expiresAt) = state else { return nil }
+        return expiresAt + 1
+    }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
+
     public mutating func handle(_ event: Event) -> [PairingAction] {
         // PAIR-FLOWA-002: timers are late, so every event first checks the time.
         if case .displaying(_, _, let expiresAt) = state, let at = event.time, at > expiresAt {
@@ -52,11 +60,11 @@ public struct DesktopPairingMachine: Sendable {
                 return [.drop(reason)]
             case .success:
                 state = .completed
-                return [.cancelTimer]
+                return []
             }
         case (.displaying, .signalingFailed):
             state = .failed(FailureReason(rule: PairingRule.signalingLost, detail: "signaling connection lost while displaying"))
-            return [.cancelTimer]
+            return []
         case (.failed, .retry), (.expired, .retry):
             state = .idle
             return []
@@ -84,6 +92,6 @@ public struct DesktopPairingMachine: Sendable {
         let expiresAt = time + PairingTimeouts.validity
         state = .displaying(payload: payload, payloadJson: JSONSerializer.canonical(payload.canonical), expiresAt: expiresAt)
         // The confirmation is routed to our DID (§4.4), so register it; never the desktop's id.
-        return [.register(url: url, peerId: did), .setTimer(at: expiresAt + 1)]
+        return [.register(url: url, peerId: did)]
     }
 }

@@ -2,7 +2,7 @@ import WireCore
 
 /// The manual flow (§7.3, §6.5): the user types the desktop's code; the ack goes to the
 /// relay alias `pairing-code:<code>`. `entering → submitting(code) → success(desktopName) | failed(reason)`.
-public struct ManualPairingMachine: Sendable {
+public struct ManualPairingMachine: SansIOMachine {
     public enum State: Sendable, Hashable {
         case entering
         case submitting(code: String, submittedAt: EpochMillis)
@@ -40,6 +40,14 @@ public struct ManualPairingMachine: Sendable {
         self.phone = phone
     }
 
+    /// PAIR-MAN-003: the first instant past the confirmation wait.
+    public var nextDeadline: EpochMillis? {
+        guard case .submitting(_, let submittedAt) = state else { return nil }
+        return submittedAt + confirmationWait + 1
+    }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
+
     public mutating func handle(_ event: Event) -> [PairingAction] {
         // PAIR-MAN-003: past the deadline every event finds a timed-out flow.
         if case .submitting(_, let submittedAt) = state, let at = event.time, at - submittedAt > confirmationWait {
@@ -52,18 +60,18 @@ public struct ManualPairingMachine: Sendable {
             return submit(code: code, at: at)
         case (.submitting, .sendFailed):
             state = .failed(FailureReason(rule: PairingRule.manualSendFailed, detail: "the ack could not be sent"))
-            return [.cancelTimer]
+            return []
         case (.submitting, .peerOffline):
             state = .failed(
                 FailureReason(rule: PairingRule.manualPeerOffline, detail: "the desktop has not enabled manual codes; scan its QR instead"))
-            return [.cancelTimer]
+            return []
         case (.submitting(let code, _), .confirmation(let document, let at)):
             switch acceptConfirmation(document, code: code, at: at) {
             case .failure(let reason):
                 return [.drop(reason)]
             case .success(let confirmation):
                 state = .success(desktopName: confirmation.deviceInfo.name)
-                return [.cancelTimer]
+                return []
             }
         case (.failed, .retry):
             state = .entering
@@ -100,9 +108,6 @@ public struct ManualPairingMachine: Sendable {
         }
         let message = phone.ackMessage(code: code, to: PeerID.alias(forCode: code), did: did, at: time)
         state = .submitting(code: code, submittedAt: time)
-        return [
-            .register(url: url, peerId: did), .send(url: url, message: message),
-            .setTimer(at: time + confirmationWait + 1),
-        ]
+        return [.register(url: url, peerId: did), .send(url: url, message: message)]
     }
 }

@@ -27,7 +27,7 @@ public struct DesktopContext: Sendable, Hashable {
 /// code as a QR and as six digits, takes the phone's `pair-ack` on its own id or on the code's
 /// alias, and confirms; or it scans the phone's QR (Flow A) and confirms.
 /// `idle → showing(code, qr, expiresAt) → paired(deviceName) | expired | failed(reason)`.
-public struct MobileBridgeMachine: Sendable {
+public struct MobileBridgeMachine: SansIOMachine {
     public enum State: Sendable, Hashable {
         case idle
         case showing(qr: DesktopPairing, qrJson: String, expiresAt: EpochMillis)
@@ -63,6 +63,14 @@ public struct MobileBridgeMachine: Sendable {
         self.desktop = desktop
         self.validity = validity
     }
+
+    /// PAIR-DESK-001: the first instant past the code's validity.
+    public var nextDeadline: EpochMillis? {
+        guard case .showing(_, _, let expiresAt) = state else { return nil }
+        return expiresAt + 1
+    }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
     public mutating func handle(_ event: Event) -> [PairingAction] {
         // A code is valid for 300,000 ms inclusive; timers are late, so every event checks first.
@@ -108,7 +116,6 @@ public struct MobileBridgeMachine: Sendable {
         return [
             .register(url: desktop.relayUrl, peerId: desktop.pcPeerId),
             .register(url: desktop.relayUrl, peerId: PeerID.alias(forCode: code)),
-            .setTimer(at: expiresAt + 1),
         ]
     }
 
@@ -137,7 +144,7 @@ public struct MobileBridgeMachine: Sendable {
         if message.to.map({ $0.bytesEqual(alias) }) ?? true {
             actions.append(.send(url: desktop.relayUrl, message: desktop.confirmation(code: qr.code, to: ack.mobileDid, at: time)))
         }
-        return actions + [.cancelTimer]
+        return actions
     }
 
     private mutating func scanned(_ text: [UInt8], at time: EpochMillis) -> [PairingAction] {

@@ -29,9 +29,6 @@ public enum PairingAction: Sendable, Hashable {
     case release(url: String, peerId: String)
     /// Drop the connection and the cached registered peer id (§6.1 `reset`).
     case reset
-    /// Deliver a `tick` event at (or after) `at`.
-    case setTimer(at: EpochMillis)
-    case cancelTimer
     /// Upsert the record by `pcPeerId` (§6.3).
     case persist(PairedDesktop)
     /// An incoming document was discarded; the user sees nothing.

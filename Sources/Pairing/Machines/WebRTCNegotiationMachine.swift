@@ -3,7 +3,7 @@ import WireCore
 /// The WebRTC exchange after pairing (Spec pairing.md 4.6, PAIR-RTC-006): the phone offers, the
 /// desktop answers, both trickle candidates through the relay, to and from the paired peer only.
 /// `idle → negotiating(described, remoteCandidates) → negotiated | failed(reason)`.
-public struct WebRTCNegotiationMachine: Sendable {
+public struct WebRTCNegotiationMachine: SansIOMachine {
     public enum Role: String, Sendable, Hashable {
         case offerer, answerer
     }
@@ -62,13 +62,14 @@ public struct WebRTCNegotiationMachine: Sendable {
         return session.startedAt + timeout + 1
     }
 
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
+
     public mutating func handle(_ event: Event) -> [PairingAction] {
         switch (state, event) {
         case (.idle, .start(let role, let peerId, let url, let local, let at)):
             session = (role, peerId, url, local, at)
             state = .negotiating(described: false, remoteCandidates: 0)
-            let deadline = [PairingAction.setTimer(at: at + timeout + 1)]
-            return role == .offerer ? describe(.offer(sdp: local.sdp)) + deadline : deadline
+            return role == .offerer ? describe(.offer(sdp: local.sdp)) : []
         case (.idle, .signal), (.idle, .peerOffline), (.idle, .tick):
             return []
         case (.negotiating, .start):
@@ -95,7 +96,7 @@ public struct WebRTCNegotiationMachine: Sendable {
             // Another target on the same connection is not the paired peer.
             guard peerId.bytesEqual(session.peerId) else { return [] }
             state = .failed(FailureReason(rule: PairingRule.rtcNegotiation, detail: "the paired peer is offline"))
-            return [.cancelTimer]
+            return []
         case .signal(let document, _):
             // Another machine's message (a confirmation, an opaque payload): not this one's to judge.
             guard let type = document["payload"]?["type"]?.stringValue, WebRTCSignal.payloadTypes.contains(type) else { return [] }
@@ -143,7 +144,7 @@ public struct WebRTCNegotiationMachine: Sendable {
         }
         if described && candidates > 0 {
             state = .negotiated
-            return actions + [.cancelTimer]
+            return actions
         }
         state = .negotiating(described: described, remoteCandidates: candidates)
         return actions

@@ -4,10 +4,30 @@ import WireCore
 /// restores the purchase first; only a PRO user's iCloud account is asked, then the private
 /// database; found records are restored or deleted by the user's choice; failed operations are
 /// retried with exponential backoff (§7).
-public struct InitialSyncMachine: Sendable {
-    public enum State: String, Sendable {
+public struct InitialSyncMachine: SansIOMachine {
+    public enum State: Sendable, Hashable {
         case start, checkingPurchase, checkingAccount, querying, awaitingChoice, restoring, restoreFailed, deletingCloud
-        case waitingRetry, ready, localOnly, failed
+        /// `operation` failed and is tried again at `at` (REC-INIT-002).
+        case waitingRetry(operation: Operation, at: EpochMillis)
+        case ready, localOnly, failed
+
+        /// The state's name in the Spec and the vectors.
+        public var name: String {
+            switch self {
+            case .start: "start"
+            case .checkingPurchase: "checkingPurchase"
+            case .checkingAccount: "checkingAccount"
+            case .querying: "querying"
+            case .awaitingChoice: "awaitingChoice"
+            case .restoring: "restoring"
+            case .restoreFailed: "restoreFailed"
+            case .deletingCloud: "deletingCloud"
+            case .waitingRetry: "waitingRetry"
+            case .ready: "ready"
+            case .localOnly: "localOnly"
+            case .failed: "failed"
+            }
+        }
     }
 
     public enum Operation: String, Sendable {
@@ -27,7 +47,7 @@ public struct InitialSyncMachine: Sendable {
         case userChoice(String, at: EpochMillis)
         case succeeded(at: EpochMillis)
         case failed(at: EpochMillis)
-        case timer(at: EpochMillis)
+        case tick(at: EpochMillis)
     }
 
     public enum Action: Sendable, Hashable {
@@ -35,7 +55,6 @@ public struct InitialSyncMachine: Sendable {
         case promptRestore
         case promptRetryOrDelete
         case uploadLocal
-        case setTimer(at: EpochMillis)
         case showError(String)
         /// The event means nothing in this state and changed nothing (REC-INIT-001): said by the
         /// machine, so an edge or a vector need not infer it from an empty answer.
@@ -47,16 +66,23 @@ public struct InitialSyncMachine: Sendable {
     public static func delay(afterFailure attempt: Int) -> EpochMillis { min(60_000, 1000 << (attempt - 1)) }
 
     public private(set) var state: State = .start
-    /// Failures of the current operation so far.
+    /// Failures of the operation begun last, so far.
     public private(set) var failures = 0
-    private var operation: Operation?
-    private var resume: State = .start
 
     public init() {}
 
+    /// REC-INIT-002: when the failed operation is tried again.
+    public var nextDeadline: EpochMillis? {
+        guard case .waitingRetry(_, let at) = state else { return nil }
+        return at
+    }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
+
     /// Every (state, event) pair is answered by name, state by state; `ignored` where the event
     /// means nothing (seed 004 §4.1): a result of an operation that is not under way, a choice
-    /// with no prompt, a timer with no retry pending; `ready` and `failed` end the flow.
+    /// with no prompt; `ready` and `failed` end the flow. A tick is the edge telling the time, not
+    /// an event that can come at the wrong moment: one with nothing due is answered with nothing.
     public mutating func handle(_ event: Event) -> [Action] {
         switch state {
         case .start:
@@ -67,13 +93,15 @@ public struct InitialSyncMachine: Sendable {
                     state = .localOnly
                     return []
                 }
-                return begin(.restorePurchases, in: .checkingPurchase)
-            case .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed, .timer: return [.ignored]
+                return begin(.restorePurchases)
+            case .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
+            case .tick: return []
             }
         case .localOnly:
             switch event {
-            case .proPurchased: return begin(.fetchAccountStatus, in: .checkingAccount)
-            case .launched, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed, .timer: return [.ignored]
+            case .proPurchased: return begin(.fetchAccountStatus)
+            case .launched, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
+            case .tick: return []
             }
         case .checkingPurchase:
             switch event {
@@ -82,9 +110,10 @@ public struct InitialSyncMachine: Sendable {
                     state = .localOnly
                     return []
                 }
-                return begin(.fetchAccountStatus, in: .checkingAccount)
-            case .failed(let at): return retryLater(at)
-            case .launched, .proPurchased, .accountStatus, .queryResult, .userChoice, .succeeded, .timer: return [.ignored]
+                return begin(.fetchAccountStatus)
+            case .failed(let at): return retryLater(.restorePurchases, at)
+            case .launched, .proPurchased, .accountStatus, .queryResult, .userChoice, .succeeded: return [.ignored]
+            case .tick: return []
             }
         case .checkingAccount:
             switch event {
@@ -93,9 +122,10 @@ public struct InitialSyncMachine: Sendable {
                     state = .failed
                     return [.showError("icloud-account-unavailable")]
                 }
-                return begin(.queryRecords, in: .querying)
-            case .failed(let at): return retryLater(at)
-            case .launched, .proPurchased, .purchaseRestored, .queryResult, .userChoice, .succeeded, .timer: return [.ignored]
+                return begin(.queryRecords)
+            case .failed(let at): return retryLater(.fetchAccountStatus, at)
+            case .launched, .proPurchased, .purchaseRestored, .queryResult, .userChoice, .succeeded: return [.ignored]
+            case .tick: return []
             }
         case .querying:
             switch event {
@@ -107,17 +137,19 @@ public struct InitialSyncMachine: Sendable {
                 // §4.1: nothing in iCloud: the local data is the initial data.
                 state = .ready
                 return [.uploadLocal]
-            case .failed(let at): return retryLater(at)
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .userChoice, .succeeded, .timer: return [.ignored]
+            case .failed(let at): return retryLater(.queryRecords, at)
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .userChoice, .succeeded: return [.ignored]
+            case .tick: return []
             }
         case .awaitingChoice, .restoreFailed:
             switch event {
             case .userChoice(let choice, _):
                 // A choice the prompt did not offer changes nothing.
-                if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords, in: .restoring) }
-                if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords, in: .deletingCloud) }
+                if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords) }
+                if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords) }
                 return [.ignored]
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .succeeded, .failed, .timer: return [.ignored]
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .succeeded, .failed: return [.ignored]
+            case .tick: return []
             }
         case .restoring:
             switch event {
@@ -128,47 +160,61 @@ public struct InitialSyncMachine: Sendable {
                 // §4.1: a failed restore offers retry or deleting the iCloud data.
                 state = .restoreFailed
                 return [.promptRetryOrDelete]
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .timer: return [.ignored]
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice: return [.ignored]
+            case .tick: return []
             }
         case .deletingCloud:
             switch event {
             case .succeeded:
                 state = .ready
                 return [.uploadLocal]
-            case .failed(let at): return retryLater(at)
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .timer: return [.ignored]
+            case .failed(let at): return retryLater(.deleteCloudRecords, at)
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice: return [.ignored]
+            case .tick: return []
             }
-        case .waitingRetry:
+        case .waitingRetry(let operation, let due):
             switch event {
-            case .timer:
-                state = resume
-                return operation.map { [.perform($0)] } ?? []
+            case .tick(let at):
+                guard at >= due else { return [] }
+                state = Self.performing(operation)
+                return [.perform(operation)]
             case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
             }
         case .ready, .failed:
             switch event {
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed, .timer: return [.ignored]
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
+            case .tick: return []
             }
         }
     }
 
     /// REC-INIT-002: the operation under way failed; it is tried again after the backoff, or the
     /// flow gives up after `maxAttempts`.
-    private mutating func retryLater(_ at: EpochMillis) -> [Action] {
+    private mutating func retryLater(_ operation: Operation, _ at: EpochMillis) -> [Action] {
         failures += 1
         guard failures < Self.maxAttempts else {
             state = .failed
             return [.showError("sync-unavailable")]
         }
-        resume = state
-        state = .waitingRetry
-        return [.setTimer(at: at + Self.delay(afterFailure: failures))]
+        state = .waitingRetry(operation: operation, at: at + Self.delay(afterFailure: failures))
+        return []
     }
 
-    private mutating func begin(_ op: Operation, in next: State) -> [Action] {
-        if op != operation { failures = 0 }
-        operation = op
-        state = next
+    /// Begins `op` afresh: its failures count from zero (a retry after the backoff continues it).
+    private mutating func begin(_ op: Operation) -> [Action] {
+        failures = 0
+        state = Self.performing(op)
         return [.perform(op)]
+    }
+
+    /// The state in which `op` is under way.
+    static func performing(_ op: Operation) -> State {
+        switch op {
+        case .restorePurchases: .checkingPurchase
+        case .fetchAccountStatus: .checkingAccount
+        case .queryRecords: .querying
+        case .fetchAllRecords: .restoring
+        case .deleteCloudRecords: .deletingCloud
+        }
     }
 }

@@ -9,7 +9,7 @@ import WireCore
 ///     30 days:       obsolete (REC-STATE-002)
 ///
 /// Every sync outcome is also a `SyncLog` event, returned as an action.
-public struct SyncStateMachine: Sendable {
+public struct SyncStateMachine: SansIOMachine {
     public enum Event: Sendable, Hashable {
         case localChange(at: EpochMillis)
         case syncSucceeded(remoteVersion: Int64, recordName: String, at: EpochMillis)
@@ -45,6 +45,14 @@ public struct SyncStateMachine: Sendable {
             ideaId: ideaId, localVersion: 0, remoteVersion: nil, cloudKitRecordName: nil, lastSyncedAt: nil, lastConflictAt: nil,
             lastModifiedAt: createdAt, isPendingSync: true, isObsolete: false)
     }
+
+    /// REC-STATE-002: a pending change turns obsolete once more than 30 days have passed.
+    public var nextDeadline: EpochMillis? {
+        guard state.isPendingSync, !state.isObsolete else { return nil }
+        return (state.lastSyncedAt ?? createdAt) + Self.obsoleteAfter + 1
+    }
+
+    public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
     public mutating func handle(_ event: Event) -> [Action] {
         switch event {

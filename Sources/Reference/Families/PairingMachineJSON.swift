@@ -255,13 +255,16 @@ enum PairingMachineJSON {
 
     static func json(_ action: SignalingConnectionMachine.Action) -> JSONValue {
         switch action {
-        case .connect: return ["action": "connect"]
+        case .connect(let rule):
+            var o = JSONObject(["action": "connect"])
+            if let rule { o["rule"] = .string(rule.rawValue) }
+            return .object(o)
         case .sendRegister(let peerId, let rule):
             var o = JSONObject(["action": "send", "document": ["type": "register", "peerId": .string(peerId)]])
             if let rule { o["rule"] = .string(rule.rawValue) }
             return .object(o)
-        case .ping: return ["action": "ping"]
-        case .setTimer(let at, let rule): return ["action": "set-timer", "at": .number(JSONNumber(at)), "rule": .string(rule.rawValue)]
+        // Every ping is the keepalive's (PAIR-CONN-003).
+        case .ping: return ["action": "ping", "rule": .string(PairingRule.keepaliveInterval.rawValue)]
         case .close: return ["action": "close"]
         }
     }
@@ -276,8 +279,6 @@ enum PairingMachineJSON {
         case .send(let url, let message): return ["action": "send", "url": .string(url), "message": message.canonical]
         case .release(let url, let peerId): return ["action": "release", "url": .string(url), "peerId": .string(peerId)]
         case .reset: return ["action": "reset"]
-        case .setTimer(let at): return ["action": "set-timer", "at": .number(JSONNumber(at))]
-        case .cancelTimer: return ["action": "cancel-timer"]
         case .persist(let record): return ["action": "persist", "record": record.canonical]
         case .drop(let reason): return ["action": "drop", "rule": .string(reason.rule.rawValue), "path": .string(reason.path.description)]
         }

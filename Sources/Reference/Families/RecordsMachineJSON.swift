@@ -129,7 +129,7 @@ enum RecordsMachineJSON {
                 case "user-choice": return .userChoice(try e.string("choice"), at: try e.at())
                 case "succeeded": return .succeeded(at: try e.at())
                 case "failed": return .failed(at: try e.at())
-                case "timer": return .timer(at: try e.at())
+                case "tick": return .tick(at: try e.at())
                 default: throw e.unknown
                 }
             },
@@ -141,7 +141,6 @@ enum RecordsMachineJSON {
                     case .promptRestore: return ["action": "prompt-restore"]
                     case .promptRetryOrDelete: return ["action": "prompt-retry-or-delete"]
                     case .uploadLocal: return ["action": "upload-local"]
-                    case .setTimer(let at): return ["action": "set-timer", "at": int(at)]
                     case .showError(let code):
                         var o = JSONObject(["action": "show-error", "code": .string(code)])
                         if code == "sync-unavailable" { o["rule"] = .string(RecordRule.backoff.rawValue) }
@@ -149,7 +148,7 @@ enum RecordsMachineJSON {
                     }
                 }
             },
-            state: { ["name": .string($0.state.rawValue), "failures": int(Int64($0.failures))] })
+            state: { ["name": .string($0.state.name), "failures": int(Int64($0.failures))] })
     }
 
     // MARK: record-zone

@@ -9,10 +9,7 @@ struct CIRecipeTests {
     static func recipe(
         expectedFailures: String?, script: String = "run-conformance", shard: String? = nil,
         reports: URL = FileManager.default.temporaryDirectory.appendingPathComponent("ci-recipe-\(UUID().uuidString)")
-    ) throws -> (status: Int32, output: String, reports: URL) {
-        let process = Process()
-        process.executableURL = Fixture.root.appendingPathComponent("Conformance/ci/" + script)
-        process.currentDirectoryURL = Fixture.root
+    ) async throws -> (status: Int32, output: String, reports: URL) {
         var environment = ProcessInfo.processInfo.environment
         environment["CONFORMANCE_BUNDLE"] = Fixture.executable("conformance")
         environment["TESTEE"] = "'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes"
@@ -21,18 +18,12 @@ struct CIRecipeTests {
         environment["EXPECTED_FAILURES"] = expectedFailures
         environment["SHARD"] = shard
         environment["SHARDS"] = shard == nil && script == "merge-conformance" ? "4" : nil
-        process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return (process.terminationStatus, output, reports)
+        let run = try await Fixture.execute(Fixture.root.appendingPathComponent("Conformance/ci/" + script), [], environment: environment)
+        return (run.status, run.stdout + run.stderr, reports)
     }
 
-    @Test func failsOnlyOnNewBreaks() throws {
-        let known = try Self.recipe(expectedFailures: "Conformance/expected-failures/example-accepts-five-digit-codes.txt")
+    @Test func failsOnlyOnNewBreaks() async throws {
+        let known = try await Self.recipe(expectedFailures: "Conformance/expected-failures/example-accepts-five-digit-codes.txt")
         defer { try? FileManager.default.removeItem(at: known.reports) }
         #expect(known.status == 0, "\(known.output)")
         #expect(known.output.contains("conformance 1.0.0 (vectors sha256:"), "\(known.output)")
@@ -41,7 +32,7 @@ struct CIRecipeTests {
         let html = try String(contentsOf: known.reports.appendingPathComponent("conformance.html"), encoding: .utf8)
         #expect(html.contains(#"id="verdict">PASS</span>"#))
 
-        let unknown = try Self.recipe(expectedFailures: nil)
+        let unknown = try await Self.recipe(expectedFailures: nil)
         defer { try? FileManager.default.removeItem(at: unknown.reports) }
         #expect(unknown.status == 1, "\(unknown.output)")
         let failing = try String(contentsOf: unknown.reports.appendingPathComponent("conformance.xml"), encoding: .utf8)
@@ -51,16 +42,16 @@ struct CIRecipeTests {
     /// The sharded recipe (github-actions-sharded.yml): four shard steps and the merge decide
     /// as the one run does, with the list and without it, and the merged JUnit report is the
     /// one run's.
-    @Test func shardsAndTheirMergeDecideAsOneRun() throws {
+    @Test func shardsAndTheirMergeDecideAsOneRun() async throws {
         for list in ["Conformance/expected-failures/example-accepts-five-digit-codes.txt", nil] {
             let reports = FileManager.default.temporaryDirectory.appendingPathComponent("ci-shards-\(UUID().uuidString)")
             defer { try? FileManager.default.removeItem(at: reports) }
             for i in 1...4 {
-                let shard = try Self.recipe(expectedFailures: list, shard: "\(i)/4", reports: reports)
+                let shard = try await Self.recipe(expectedFailures: list, shard: "\(i)/4", reports: reports)
                 #expect(shard.status == 0, "a shard step leaves the verdict to the merge: \(shard.output)")
             }
-            let merged = try Self.recipe(expectedFailures: list, script: "merge-conformance", reports: reports)
-            let whole = try Self.recipe(expectedFailures: list)
+            let merged = try await Self.recipe(expectedFailures: list, script: "merge-conformance", reports: reports)
+            let whole = try await Self.recipe(expectedFailures: list)
             defer { try? FileManager.default.removeItem(at: whole.reports) }
             #expect(merged.status == (list == nil ? 1 : 0), "\(merged.output)")
             #expect(whole.status == merged.status)
@@ -75,8 +66,8 @@ struct CIRecipeTests {
         // A shard missing is not a pass.
         let reports = FileManager.default.temporaryDirectory.appendingPathComponent("ci-shards-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: reports) }
-        _ = try Self.recipe(expectedFailures: nil, shard: "1/4", reports: reports)
-        let partial = try Self.recipe(expectedFailures: nil, script: "merge-conformance", reports: reports)
+        _ = try await Self.recipe(expectedFailures: nil, shard: "1/4", reports: reports)
+        let partial = try await Self.recipe(expectedFailures: nil, script: "merge-conformance", reports: reports)
         #expect(partial.status == 2 && partial.output.contains("1 shard reports in"), "\(partial.output)")
     }
 }

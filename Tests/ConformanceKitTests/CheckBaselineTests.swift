@@ -12,7 +12,7 @@ struct CheckBaselineTests {
         return #"{"entities":[{"name":"Solve","attributes":[\#(list)]}]}"#
     }
 
-    @Test func aBaselineAcceptsTodaysFindingsAndFailsOnNewAndFixedOnes() throws {
+    @Test func aBaselineAcceptsTodaysFindingsAndFailsOnNewAndFixedOnes() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -21,20 +21,20 @@ struct CheckBaselineTests {
         let baseline = scratch.appendingPathComponent("baseline.txt").path
         try Data(Self.model([("date", false), ("title", false), ("note", true)]).utf8).write(to: file)
 
-        let adopt = try Fixture.run("conformance", ["check", "--write-baseline", baseline, file.path])
+        let adopt = try await Fixture.run("conformance", ["check", "--write-baseline", baseline, file.path])
         #expect(adopt.status == 1, "writing a baseline does not change the verdict: \(adopt.stdout)")
         let written = try String(contentsOfFile: baseline, encoding: .utf8)
         let encoded = file.path.replacingOccurrences(of: " ", with: "%20")
         #expect(written.contains("\(encoded) REC-MODEL-007 Solve.date  # "), "\(written)")
         #expect(written.contains("\(encoded) REC-MODEL-007 Solve.title  # "), "\(written)")
 
-        let gated = try Fixture.run("conformance", ["check", "--baseline", baseline, file.path])
+        let gated = try await Fixture.run("conformance", ["check", "--baseline", baseline, file.path])
         #expect(gated.status == 0, "\(gated.stdout)\(gated.stderr)")
         #expect(gated.stdout.contains("ok    \(file.path) (model) · 2 baselined findings"), "\(gated.stdout)")
 
         // A new finding (note made required) fails; the baselined ones stay quiet.
         try Data(Self.model([("date", false), ("title", false), ("note", false)]).utf8).write(to: file)
-        let added = try Fixture.run("conformance", ["check", "--format", "json", "--baseline", baseline, file.path])
+        let added = try await Fixture.run("conformance", ["check", "--format", "json", "--baseline", baseline, file.path])
         #expect(added.status == 1)
         let document = try JSONParser.parse(Array(added.stdout.utf8))["documents"]?.arrayValue?.first
         #expect(document?["violations"]?.arrayValue?.compactMap { $0["names"]?.stringValue } == ["Solve.note"], "\(added.stdout)")
@@ -42,23 +42,23 @@ struct CheckBaselineTests {
 
         // title fixed: its line (the fourth, after two comment lines) matches nothing and fails the run.
         try Data(Self.model([("date", false), ("title", true), ("note", true)]).utf8).write(to: file)
-        let fixed = try Fixture.run("conformance", ["check", "--baseline", baseline, file.path])
+        let fixed = try await Fixture.run("conformance", ["check", "--baseline", baseline, file.path])
         #expect(fixed.status == 1)
         #expect(fixed.stdout.contains("FAIL  baseline line 4: \(file.path) REC-MODEL-007 at Solve.title matches no finding now"), "\(fixed.stdout)")
 
         // Lines about documents this run does not check are left alone.
         let other = scratch.appendingPathComponent("other.json")
         try Data(Self.model([("date", true)]).utf8).write(to: other)
-        let elsewhere = try Fixture.run("conformance", ["check", "--baseline", baseline, other.path])
+        let elsewhere = try await Fixture.run("conformance", ["check", "--baseline", baseline, other.path])
         #expect(elsewhere.status == 0, "\(elsewhere.stdout)")
         #expect(elsewhere.stdout.contains("2 about documents not checked in this run"), "\(elsewhere.stdout)")
     }
 
-    @Test func aMalformedBaselineIsAUsageError() throws {
+    @Test func aMalformedBaselineIsAUsageError() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("baseline-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data("m.json REC-MODEL-007\n".utf8).write(to: file)
-        let run = try Fixture.run("conformance", ["check", "--baseline", file.path, "-"], stdin: Array(Self.model([("date", true)]).utf8))
+        let run = try await Fixture.run("conformance", ["check", "--baseline", file.path, "-"], stdin: Array(Self.model([("date", true)]).utf8))
         #expect(run.status == 2, "\(run.stdout)")
         #expect(run.stderr.contains("line 1: expected `DOCUMENT RULE AT  # note`, found 2 fields"), "\(run.stderr)")
     }

@@ -6,7 +6,7 @@ import WireCore
 /// finding with its declaration's file and line (Spec records.md 7, "SwiftData's classes").
 @Suite("check reads SwiftData models")
 struct CheckSwiftDataTests {
-    @Test func theFilesAreOneModelAndFindingsSayWhere() throws {
+    @Test func theFilesAreOneModelAndFindingsSayWhere() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -14,7 +14,7 @@ struct CheckSwiftDataTests {
         try Data("@Model final class Trip {\n    @Attribute(.unique) var name: String = \"\"\n    var stops: [Stop]? = []\n}\n".utf8).write(to: trip)
         // Stop's end of the relationship is in the other file: read alone, Trip's is not placed.
         try Data("@Model final class Stop {\n    var trip: Trip?\n    var weather: Forecast?\n}\n".utf8).write(to: stop)
-        let run = try Fixture.run("conformance", ["check", "--format", "json", trip.path, stop.path])
+        let run = try await Fixture.run("conformance", ["check", "--format", "json", trip.path, stop.path])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let documents = try JSONParser.parse(Array(run.stdout.utf8))["documents"]?.arrayValue ?? []
         #expect(documents.count == 1)
@@ -22,11 +22,11 @@ struct CheckSwiftDataTests {
         let violations = documents.first?["violations"]?.arrayValue ?? []
         #expect(violations.map { [$0["rule"]?.stringValue, $0["names"]?.stringValue, $0["location"]?.stringValue] } == [["REC-MODEL-001", "Trip.name", trip.path + ":2"]])
         #expect(run.stderr.contains("note: \(stop.path):3: Stop.weather is a Forecast, neither a @Model class"), "\(run.stderr)")
-        let text = try Fixture.run("conformance", ["check", trip.path, stop.path])
+        let text = try await Fixture.run("conformance", ["check", trip.path, stop.path])
         #expect(text.stdout.contains(#"REC-MODEL-001 at "/entities/0/attributes/0/unique" (Trip.name, \#(trip.path):2)"#), "\(text.stdout)")
         // A record checked against the classes of one file: Trip's CD_ type.
         let record = #"{"recordName":"C0A8E1D2-0000-4000-8000-00000000C0DE","recordType":"CD_Trip","fields":{"CD_entityName":{"value":"Trip","type":"STRING"},"CD_name":{"value":3,"type":"INT64"}}}"#
-        let mirrored = try Fixture.run("conformance", ["check", "--model", trip.path, "-"], stdin: Array(record.utf8))
+        let mirrored = try await Fixture.run("conformance", ["check", "--model", trip.path, "-"], stdin: Array(record.utf8))
         #expect(mirrored.status == 1)
         #expect(mirrored.stdout.contains(#"REC-REC-004 at "/fields/CD_name/type""#), "\(mirrored.stdout)\(mirrored.stderr)")
         // A file over the largest document is refused by its size, unread (sparse: no disk used).
@@ -35,38 +35,38 @@ struct CheckSwiftDataTests {
         let handle = try FileHandle(forWritingTo: huge)
         try handle.truncate(atOffset: UInt64(1 << 30))
         try handle.close()
-        let refused = try Fixture.run("conformance", ["check", huge.path])
+        let refused = try await Fixture.run("conformance", ["check", huge.path])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("1073741824 bytes, more than the"), "\(refused.stderr)")
         // Source without a @Model class is not a model: the user's mistake.
         let view = scratch.appendingPathComponent("ContentView.swift")
         try Data("struct ContentView { var body: String }\n".utf8).write(to: view)
-        let none = try Fixture.run("conformance", ["check", view.path])
+        let none = try await Fixture.run("conformance", ["check", view.path])
         #expect(none.status == 2)
         #expect(none.stderr.contains("no @Model class"), "\(none.stderr)")
     }
 
     /// History from git: the one change an app made the day after its submission, Date to String.
-    @Test func previousRevisionOfTheSources() throws {
+    @Test func previousRevisionOfTheSources() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("swiftdata-git-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let solve = scratch.appendingPathComponent("Solve.swift"), added = scratch.appendingPathComponent("Tag.swift")
         try Data("@Model final class Solve {\n    var date: Date?\n}\n".utf8).write(to: solve)
-        try CheckCommandTests.git(["init", "-q"], in: scratch)
-        try CheckCommandTests.git(["add", "."], in: scratch)
-        try CheckCommandTests.git(["commit", "-q", "-m", "v1"], in: scratch)
+        try await CheckCommandTests.git(["init", "-q"], in: scratch)
+        try await CheckCommandTests.git(["add", "."], in: scratch)
+        try await CheckCommandTests.git(["commit", "-q", "-m", "v1"], in: scratch)
         try Data("@Model final class Solve {\n    var date: String?\n}\n".utf8).write(to: solve)
         // A file added since the revision is new entities, not a failure to read the old one.
         try Data("@Model final class Tag {\n    var name: String?\n}\n".utf8).write(to: added)
         for previous in ["HEAD", "HEAD:\(solve.path)"] {
-            let run = try Fixture.run("conformance", ["check", solve.path, added.path, "--previous", previous])
+            let run = try await Fixture.run("conformance", ["check", solve.path, added.path, "--previous", previous])
             #expect(run.status == 1, "\(previous): \(run.stdout)\(run.stderr)")
             #expect(run.stdout.contains(#"REC-EVOL-003 at "/entities/0/attributes/0/type" (Solve.date, \#(solve.path):2)"#), "\(previous): \(run.stdout)")
             #expect(!run.stdout.contains("Tag"), "\(run.stdout)")
         }
         // A revision git does not know is said in git's words, not as files missing at it.
-        let unknown = try Fixture.run("conformance", ["check", solve.path, added.path, "--previous", "no-such-revision"])
+        let unknown = try await Fixture.run("conformance", ["check", solve.path, added.path, "--previous", "no-such-revision"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("--previous no-such-revision:") && unknown.stderr.contains("failed: fatal"), "\(unknown.stderr)")
     }

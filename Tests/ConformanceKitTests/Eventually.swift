@@ -4,17 +4,8 @@ import Foundation
 /// event they need (a process gone, a log line written, a server listening), checked at short
 /// intervals, instead of sleeping a guess, which a loaded machine outruns.
 extension Fixture {
-    /// Whether `condition` holds within `seconds`, checked every 20 ms.
-    static func eventually(within seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            if Date() >= deadline { return false }
-            Thread.sleep(forTimeInterval: 0.02)
-        }
-        return true
-    }
-
-    /// The same, for async tests: suspends rather than blocking a pool thread.
+    /// Whether `condition` holds within `seconds`, checked every 20 ms; suspends rather than
+    /// blocking a pool thread.
     static func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
         await first(within: seconds, every: .milliseconds(20)) { condition() ? true : nil } ?? false
     }

@@ -27,10 +27,10 @@ struct ExecRunnerTests {
         try JSONParser.parse(Array(text.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
     }
 
-    @Test(.timeLimit(.minutes(2))) func aSilentTesteeTimesOutPerCaseAndLeavesNothingBehind() throws {
+    @Test(.timeLimit(.minutes(2))) func aSilentTesteeTimesOutPerCaseAndLeavesNothingBehind() async throws {
         let marker = String(Int.random(in: 900_000...999_999))
         let started = Date()
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--peer", "exec:sh '\(Self.testee("silent.sh"))' \(marker)", "--timeout", "1", "--case", "pairing/pair-ack/*", "--format", "json"],
             limit: 90)
@@ -42,13 +42,13 @@ struct ExecRunnerTests {
         #expect(cases.first?["detail"]?.stringValue?.contains("no answer to case within 1 s") == true, "\(cases.first ?? .null)")
         #expect(cases.last?["detail"]?.stringValue?.contains("answered none of its first 3 cases") == true, "\(cases.last ?? .null)")
         // The shell was killed with its whole group: its `sleep` child too.
-        #expect(Fixture.eventually { Self.processes(containing: "sleep \(marker)").isEmpty }, "\(Self.processes(containing: marker))")
+        #expect(await Fixture.eventually { Self.processes(containing: "sleep \(marker)").isEmpty }, "\(Self.processes(containing: marker))")
     }
 
-    @Test(.timeLimit(.minutes(2))) func strayLinesOnStdoutGarbleEachCaseWithoutRestarts() throws {
+    @Test(.timeLimit(.minutes(2))) func strayLinesOnStdoutGarbleEachCaseWithoutRestarts() async throws {
         let pids = FileManager.default.temporaryDirectory.appendingPathComponent("stray-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: pids) }
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--peer", "exec:python3 '\(Self.testee("stray.py"))' '\(pids.path)'", "--timeout", "2", "--family", "pairing", "--format", "json"],
             limit: 90)
         #expect(run.status == 1)
@@ -63,8 +63,8 @@ struct ExecRunnerTests {
         #expect(started == 1)
     }
 
-    @Test(.timeLimit(.minutes(2))) func aTesteeThatDiesInHelloFailsEachCaseQuotingItsError() throws {
-        let run = try Fixture.run(
+    @Test(.timeLimit(.minutes(2))) func aTesteeThatDiesInHelloFailsEachCaseQuotingItsError() async throws {
+        let run = try await Fixture.run(
             "conformance", ["run", "--peer", "exec:node '\(Self.testee("crash-in-hello.js"))'", "--family", "pairing", "--format", "json"], limit: 90)
         #expect(run.status == 1, "a crashed testee is a failed run, not a usage error: \(run.stderr)")
         let cases = try Self.json(run.stdout)["cases"]?.arrayValue ?? []
@@ -95,16 +95,16 @@ struct ExecRunnerTests {
         #expect(mask.hasSuffix("0000000000000000"), "\(mask)")
     }
 
-    @Test(.timeLimit(.minutes(1))) func aGroupThatIgnoresTermIsKilledWithinTheGrace() throws {
+    @Test(.timeLimit(.minutes(1))) func aGroupThatIgnoresTermIsKilledWithinTheGrace() async throws {
         let number = Int.random(in: 800_000...899_999)
         let (marker, other) = (String(number), String(number + 1))
         let child = try ChildProcess.spawn(shell: "trap '' TERM; sleep \(marker) & sleep \(other); wait")
-        #expect(Fixture.eventually { !Self.processes(containing: "sleep \(other)").isEmpty && !Self.processes(containing: "sleep \(marker)").isEmpty })
+        #expect(await Fixture.eventually { !Self.processes(containing: "sleep \(other)").isEmpty && !Self.processes(containing: "sleep \(marker)").isEmpty })
         let started = Date()
         child.terminateGroup(grace: 0.5)
         #expect(Date().timeIntervalSince(started) < 3)
-        #expect(Fixture.eventually(within: 5) { Self.processes(containing: "sleep \(marker)").isEmpty })
-        #expect(Fixture.eventually(within: 5) { Self.processes(containing: "sleep \(other)").isEmpty })
+        #expect(await Fixture.eventually(within: 5) { Self.processes(containing: "sleep \(marker)").isEmpty })
+        #expect(await Fixture.eventually(within: 5) { Self.processes(containing: "sleep \(other)").isEmpty })
         #expect(!child.isRunning)
     }
 
@@ -134,32 +134,32 @@ struct ExecRunnerTests {
 
     /// Issue 31.4: a testee that answers one case wrongly every second time passes a single run
     /// by chance, and `--repeat 5` reports it FLAKY with its five outcomes and fails the run.
-    @Test(.timeLimit(.minutes(2))) func aFlakyTesteeIsReportedByRepeat() throws {
+    @Test(.timeLimit(.minutes(2))) func aFlakyTesteeIsReportedByRepeat() async throws {
         let reference = "'\(Fixture.executable("reference-peer"))' testee"
         let peer = "exec:python3 '\(Self.testee("wrap.py"))' --flaky pairing/pair-ack/seed-example -- \(reference)"
-        let once = try Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*"])
+        let once = try await Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*"])
         #expect(once.status == 0, "\(once.stdout)")
-        let repeated = try Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--repeat", "5"])
+        let repeated = try await Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--repeat", "5"])
         #expect(repeated.status == 1, "\(repeated.stdout)")
         #expect(repeated.stdout.contains("FLAKY pairing/pair-ack/seed-example: passed, failed, passed, failed, passed\n"), "\(repeated.stdout)")
         #expect(repeated.stdout.components(separatedBy: "FLAKY ").count - 1 == 1, "only that case: \(repeated.stdout)")
         #expect(repeated.stdout.contains(", 1 flaky ("), "\(repeated.stdout)")
-        let json = try Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--repeat", "2", "--format", "json"])
+        let json = try await Fixture.run("conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--repeat", "2", "--format", "json"])
         let report = try JSONParser.parse(Array(json.stdout.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
         #expect(report["summary"]?["varied"] == 1)
         #expect(report["varied"]?.arrayValue?.first?["outcomes"] == ["passed", "failed"])
         // The reference itself does not vary.
-        let steady = try Fixture.run("conformance", ["run", "--peer", "exec:\(reference)", "--case", "pairing/pair-ack/*", "--repeat", "3"])
+        let steady = try await Fixture.run("conformance", ["run", "--peer", "exec:\(reference)", "--case", "pairing/pair-ack/*", "--repeat", "3"])
         #expect(steady.status == 0, "\(steady.stdout)")
         #expect(steady.stdout.contains("each case run 3 times"), "\(steady.stdout)")
     }
 
     /// Issue 31.3: every failing case prints the command that plays it again, and that command,
     /// run as printed by a shell, plays exactly that case with the same outcome.
-    @Test(.timeLimit(.minutes(2))) func aFailureNamesTheCommandThatReplaysIt() throws {
+    @Test(.timeLimit(.minutes(2))) func aFailureNamesTheCommandThatReplaysIt() async throws {
         let reference = "'\(Fixture.executable("reference-peer"))' testee"
         let peer = "exec:python3 '\(Self.testee("wrap.py"))' --wrong pairing/pair-ack/seed-example -- \(reference)"
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--peer", peer, "--case", "pairing/pair-ack/*", "--exclude", "pairing/pair-ack/zzz", "--format", "json"])
         #expect(run.status == 1)
         let report = try JSONParser.parse(Array(run.stdout.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
@@ -168,17 +168,8 @@ struct ExecRunnerTests {
         let replay = try #require(failing.first?["replay"]?.stringValue)
         #expect(!replay.contains("--exclude") && !replay.contains("--format") && replay.hasSuffix(" --case pairing/pair-ack/seed-example"), "\(replay)")
         // As a user pastes it: through a shell, from the checkout.
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
-        shell.arguments = ["-c", replay]
-        shell.currentDirectoryURL = Fixture.root
-        let out = Pipe()
-        shell.standardOutput = out
-        shell.standardError = FileHandle.nullDevice
-        try shell.run()
-        let again = (stdout: String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self), stderr: "")
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 1, "\(again.stdout)")
+        let again = try await Fixture.execute(URL(fileURLWithPath: "/bin/sh"), ["-c", replay])
+        #expect(again.status == 1, "\(again.stdout)")
         #expect(again.stdout.contains("conformance run: 1 case against"), "\(again.stdout)")
         #expect(again.stdout.contains("FAIL  pairing/pair-ack/seed-example\n"), "\(again.stdout)")
         #expect(again.stdout.contains("       replay: \(replay)\n"), "\(again.stdout)")
@@ -186,9 +177,9 @@ struct ExecRunnerTests {
 
     /// A testee that only says accept or reject: the verdicts are graded, the diagnosis is "not
     /// given", per kind, and the run passes.
-    @Test(.timeLimit(.minutes(2))) func verdictOnlyAnswersAreGradedApart() throws {
+    @Test(.timeLimit(.minutes(2))) func verdictOnlyAnswersAreGradedApart() async throws {
         let reference = "'\(Fixture.executable("reference-peer"))' testee"
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --verdict-only -- \(reference)", "--family", "pairing"], limit: 120)
         #expect(run.status == 0, "\(run.stdout)")
         let rejecting = Fixture.cases.filter {
@@ -200,7 +191,7 @@ struct ExecRunnerTests {
         #expect(
             run.stdout.contains("verdict \(accepting + rejecting)/\(accepting + rejecting) · diagnosis 0/0 (\(rejecting) not given) · canonical \(accepting)/\(accepting)"),
             "\(run.stdout)")
-        let json = try Fixture.run(
+        let json = try await Fixture.run(
             "conformance",
             ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --verdict-only -- \(reference)", "--case", "pairing/pair-ack/*", "--format", "json"])
         let kinds = try Self.json(json.stdout)["kinds"]?.arrayValue ?? []
@@ -211,16 +202,16 @@ struct ExecRunnerTests {
 
     /// Issue 26: the JSON summary counts verdict-only passes, and a rejecting case the testee
     /// accepted has no diagnosis to grade (not "not given").
-    @Test(.timeLimit(.minutes(2))) func verdictOnlyIsCountedAndAnAcceptHasNoDiagnosis() throws {
+    @Test(.timeLimit(.minutes(2))) func verdictOnlyIsCountedAndAnAcceptHasNoDiagnosis() async throws {
         let reference = "'\(Fixture.executable("reference-peer"))' testee"
-        let json = try Fixture.run(
+        let json = try await Fixture.run(
             "conformance", ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --verdict-only -- \(reference)", "--case", "pairing/pair-ack/*", "--format", "json"])
         let rejecting = Fixture.cases.filter {
             guard $0.family == "pairing", $0.subject == "pair-ack", case .document(_, _, .reject) = $0.body else { return false }
             return true
         }.count
         #expect(try Self.json(json.stdout)["summary"]?["verdictOnly"] == .number(JSONNumber(Int64(rejecting))))
-        let faulty = try Fixture.run(
+        let faulty = try await Fixture.run(
             "conformance",
             ["run", "--peer", "exec:'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes", "--case", "pairing/pair-ack/code-five-digits", "--format", "json"])
         let diagnosis = try Self.json(faulty.stdout)["kinds"]?.arrayValue?.first?["levels"]?["diagnosis"]
@@ -229,10 +220,10 @@ struct ExecRunnerTests {
     }
 
     /// A testee whose hello names what it implements: the rest is reported, never failed.
-    @Test(.timeLimit(.minutes(2))) func helloNarrowsWhatIsAsked() throws {
+    @Test(.timeLimit(.minutes(2))) func helloNarrowsWhatIsAsked() async throws {
         let reference = "'\(Fixture.executable("reference-peer"))' testee"
         let hello = #"{"protocol":1,"implementation":"pair-ack only","families":["pairing"],"kinds":["pair-ack"],"machines":["flow-b"]}"#
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --hello '\(hello)' -- \(reference)", "--family", "pairing", "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)")
@@ -296,9 +287,9 @@ extension ExecRunnerTests {
 extension ExecRunnerTests {
     /// `yes ''` writes empty lines as fast as it can: buffered lines used to be taken without a
     /// look at the deadline, so the run never ended and kept every line.
-    @Test(.timeLimit(.minutes(2))) func aTesteeFloodingStdoutEndsInBoundedTime() throws {
+    @Test(.timeLimit(.minutes(2))) func aTesteeFloodingStdoutEndsInBoundedTime() async throws {
         let started = Date()
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--peer", "exec:yes ''", "--timeout", "2", "--case", "pairing/pair-ack/*", "--format", "json"], limit: 90)
         #expect(Date().timeIntervalSince(started) < 30)
         #expect(run.status == 1, "\(run.stderr)")
@@ -313,8 +304,8 @@ extension ExecRunnerTests {
 
     /// A 16 MiB answer line is read within a 3 s timeout (12 MiB took 24 s when every chunk
     /// rescanned and copied the buffer), and the report keeps 512 bytes of its reason.
-    @Test(.timeLimit(.minutes(2))) func aSixteenMebibyteAnswerIsReadAndCut() throws {
-        let run = try Fixture.run(
+    @Test(.timeLimit(.minutes(2))) func aSixteenMebibyteAnswerIsReadAndCut() async throws {
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--peer", "exec:python3 '\(Self.testee("huge.py"))'", "--timeout", "3", "--case", "pairing/pair-ack/code-five-digits", "--format", "json"],
             limit: 90)
@@ -327,18 +318,18 @@ extension ExecRunnerTests {
 
     /// `--jobs 3` plays the cases in three testee processes and reports exactly what one
     /// process does, case for case in the same order; a crashing testee is restarted in each.
-    @Test func jobsReportWhatOneWorkerReports() throws {
+    @Test func jobsReportWhatOneWorkerReports() async throws {
         let faulty = "exec:'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes"
-        func report(_ jobs: Int) throws -> JSONValue {
-            let run = try Fixture.run("conformance", ["run", "--peer", faulty, "--family", "pairing", "--jobs", "\(jobs)", "--format", "json"], limit: 600)
+        func report(_ jobs: Int) async throws -> JSONValue {
+            let run = try await Fixture.run("conformance", ["run", "--peer", faulty, "--family", "pairing", "--jobs", "\(jobs)", "--format", "json"], limit: 600)
             #expect(run.status == 1, "\(run.stderr)")
             return try ReportMergeTests.timeless(run.stdout)
         }
-        let one = try report(1)
-        let three = try report(3)
+        let one = try await report(1)
+        let three = try await report(3)
         #expect(ReportMergeTests.differences(one, three) == "")
         #expect((three["cases"]?.arrayValue ?? []).count > 300)
-        let live = try Fixture.run("conformance", ["run", "--peer", "ws://127.0.0.1:9", "--role", "relay", "--jobs", "2"])
+        let live = try await Fixture.run("conformance", ["run", "--peer", "ws://127.0.0.1:9", "--role", "relay", "--jobs", "2"])
         #expect(live.status == 2)
         #expect(live.stderr.contains("live cases (--role) share one peer and run one at a time"), "\(live.stderr)")
     }

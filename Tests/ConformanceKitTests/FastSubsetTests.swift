@@ -6,7 +6,7 @@ import Testing
 @Suite("The fast test subset")
 struct FastSubsetTests {
     /// What a test that leaves this process does.
-    static let markers = ["Fixture.run(", "Fixture.runAsync(", "Process()", "ExecPeer(", "WebSocket", "python3", "Listener(", "Watcher("]
+    static let markers = ["Fixture.run(", "Fixture.run(", "Process()", "ExecPeer(", "WebSocket", "python3", "Listener(", "Watcher("]
 
     /// The `slow=` and `slow+=` lines of the script, as one pattern.
     static func skipPattern() throws -> Regex<AnyRegexOutput> {

@@ -23,44 +23,12 @@ enum Fixture {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }
 
-    /// Waits for a process, killing it after `limit` seconds so a hung peer fails its test
-    /// instead of stalling the whole run.
-    static func wait(_ process: Process, limit: Double = 300) {
-        let watchdog = watchdog(process, limit: limit)
-        process.waitUntilExit()
-        watchdog.cancel()
-    }
-
     /// Kills the process after `limit` seconds unless the returned item is cancelled first.
     static func watchdog(_ process: Process, limit: Double) -> DispatchWorkItem {
         let pid = process.processIdentifier
         let item = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: item)
         return item
-    }
-
-    /// Runs a product with arguments and optional standard input; returns status and output.
-    /// A process still running after `limit` seconds is killed (status 9 by signal).
-    static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) throws -> (status: Int32, stdout: String, stderr: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable(name))
-        process.arguments = arguments
-        process.currentDirectoryURL = root
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(Data(stdin)) }
-        try input.fileHandleForWriting.close()
-        let watchdog = watchdog(process, limit: limit)
-        defer { watchdog.cancel() }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
     }
 
     /// Waits for a process without blocking a thread of the concurrency pool, killing it after
@@ -84,9 +52,19 @@ enum Fixture {
         }
     }
 
-    /// `run` for async tests: waits without blocking a thread of the concurrency pool, which an
-    /// in-process server the product talks to (a proxy, a listener) needs to keep serving.
-    static func runAsync(_ name: String, _ arguments: [String], limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
+    /// Runs a product with arguments and optional standard input; returns status and output.
+    /// Waits without blocking a thread of the concurrency pool (two on this machine: a test that
+    /// blocked one stalled every other test's in-process servers). A process still running after
+    /// `limit` seconds is killed (status 9 by signal).
+    static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await execute(URL(fileURLWithPath: executable(name)), arguments, stdin: stdin, limit: limit)
+    }
+
+    /// `run` for any program (python3, git, a shell, a browser), in `directory` (the checkout
+    /// unless told) with `environment` (this process's unless told).
+    static func execute(
+        _ program: URL, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil, directory: URL? = nil, limit: Double = 300
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -94,12 +72,19 @@ enum Fixture {
         _ = FileManager.default.createFile(atPath: outFile.path, contents: nil)
         _ = FileManager.default.createFile(atPath: errFile.path, contents: nil)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable(name))
+        process.executableURL = program
         process.arguments = arguments
-        process.currentDirectoryURL = root
+        process.currentDirectoryURL = directory ?? root
+        if let environment { process.environment = environment }
         process.standardOutput = try FileHandle(forWritingTo: outFile)
         process.standardError = try FileHandle(forWritingTo: errFile)
-        process.standardInput = FileHandle.nullDevice
+        if let stdin {
+            let inFile = folder.appendingPathComponent("in")
+            try Data(stdin).write(to: inFile)
+            process.standardInput = try FileHandle(forReadingFrom: inFile)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
         let exited = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in exited.continuation.finish() }
         try process.run()

@@ -11,32 +11,23 @@ struct HTMLReportTests {
     }
 
     /// The page as headless Chromium renders it (its DOM after the scripts ran).
-    static func renderedDOM(_ page: URL) throws -> String {
+    static func renderedDOM(_ page: URL) async throws -> String {
         let browser = try #require(Self.chromium(), "headless Chromium is needed: apt-get install -y chromium (.ci/run does)")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: browser)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.absoluteString]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let dom = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        return dom
+        return try await Fixture.execute(URL(fileURLWithPath: browser), ["--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.absoluteString]).stdout
     }
 
-    @Test func failuresShowAndPassesHideInTheRenderedPage() throws {
+    @Test func failuresShowAndPassesHideInTheRenderedPage() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("html-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
         let html = scratch.appendingPathComponent("report.html")
         let testee = "'\(Fixture.executable("reference-peer"))' testee --fault accept-five-digit-codes"
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--family", "pairing", "--case", "pairing/desktop-pairing/*", "--peer", "exec:\(testee)", "--format", "html", "--output", html.path])
         #expect(run.status == 1, "\(run.stderr)")
 
-        let dom = try Self.renderedDOM(html)
+        let dom = try await Self.renderedDOM(html)
 
         #expect(dom.contains(#"<span class="fail" id="verdict">FAIL</span>"#), "\(dom.prefix(400))")
         // The fault fails exactly the three five-digit cases of the kind.

@@ -8,10 +8,17 @@ import WireCore
 /// what it must not do fails on the rule of the member that broke, with a pointer into the frame
 /// the peer sent. Checked through a fault-injecting proxy in front of the reference peers, and
 /// against a stand-in for a deployed third-party relay.
-extension LiveRunTests {
-    func relayURL(_ arguments: [String] = [], name: String = "relay") throws -> (Process, String) {
+@Suite("The live runner judges by meaning", .serialized)
+struct LiveJudgingTests: LivePeers {
+    let scratch: URL
+
+    init() throws {
+        scratch = try Self.makeScratch()
+    }
+
+    func relayURL(_ arguments: [String] = [], name: String = "relay") async throws -> (Process, String) {
         let ready = file("\(name).url")
-        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", ready.path] + arguments, log: "\(name).log", readyFile: ready)
+        let relay = try await start(["relay", "--listen", "127.0.0.1:0", "--ready-file", ready.path] + arguments, log: "\(name).log", readyFile: ready)
         return (relay, try String(contentsOf: ready, encoding: .utf8))
     }
 
@@ -29,18 +36,18 @@ extension LiveRunTests {
     /// two-core CI a message meant to arrive inside a 2 s alias window once came after it.
     @Test(.timeLimit(.minutes(2))) func relayTimeBasedCasesWithShortWindows() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (relay, url) = try relayURL(["--window-ms", "4000"])
+        let (relay, url) = try await relayURL(["--window-ms", "4000"])
         defer { relay.terminate() }
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", url, "--relay-window-ms", "4000", "--format", "json"])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--relay-window-ms", "4000", "--format", "json"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let report = try Self.json(run.stdout)
         #expect(report["summary"]?["passed"] == .number(JSONNumber(Int64(Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count))))
         #expect(report["summary"]?["skipped"] == .number(JSONNumber(0)))
         // The same short schedule against a relay that keeps the Spec's five minutes: its alias
         // is still alive and its guess window still full, and the runner says so.
-        let (spec, specURL) = try relayURL(name: "spec-relay")
+        let (spec, specURL) = try await relayURL(name: "spec-relay")
         defer { spec.terminate() }
-        let wrong = try await Fixture.runAsync(
+        let wrong = try await Fixture.run(
             "conformance",
             ["run", "--role", "relay", "--peer", specURL, "--relay-window-ms", "4000", "--case", "*/alias-expires", "--case", "*/guessing-is-rate-limited", "--format", "json"])
         #expect(wrong.status == 1)
@@ -52,7 +59,7 @@ extension LiveRunTests {
 
     @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatAddsWhatTheSpecAllows() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (relay, url) = try relayURL()
+        let (relay, url) = try await relayURL()
         defer { relay.terminate() }
         let injected = Counter()
         let proxy = try await FaultProxy.start(upstream: url) {
@@ -72,7 +79,7 @@ extension LiveRunTests {
         }
         // Every answer comes (the relay is the reference): a long frame budget costs nothing, and
         // keeps a loaded CI machine's first connection through the in-process proxy from timing out.
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
         await proxy.close()
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(injected.value > 10)
@@ -86,7 +93,7 @@ extension LiveRunTests {
 
     @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatStripsFrom() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (relay, url) = try relayURL()
+        let (relay, url) = try await relayURL()
         defer { relay.terminate() }
         let proxy = try await FaultProxy.start(upstream: url) {
             let strip = FaultProxy.rewritingJSON { object in
@@ -97,7 +104,7 @@ extension LiveRunTests {
         }
         // Every answer comes (the relay is the reference): a long frame budget costs nothing, and
         // keeps a loaded CI machine's first connection through the in-process proxy from timing out.
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
         await proxy.close()
         #expect(run.status == 1)
         let report = try Self.json(run.stdout)
@@ -117,7 +124,7 @@ extension LiveRunTests {
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         try run.stdout.write(to: saved, atomically: true, encoding: .utf8)
         let schema = Fixture.root.appendingPathComponent("Conformance/report.schema.json").path
-        let checked = try PythonToolsTests().python([
+        let checked = try await PythonToolsTests().python([
             "-c", "import json, sys, jsonschema; jsonschema.Draft202012Validator(json.load(open(sys.argv[1]))).validate(json.load(open(sys.argv[2])))", schema,
             saved.path,
         ])
@@ -157,12 +164,12 @@ extension LiveRunTests {
         }
         // The sender under test listens; the runner connects to it through the proxy.
         let overtakenToSender = Counter()
-        let sender = try startSender()
+        let sender = try await startSender()
         defer { sender.terminate() }
         let senderProxy = try await FaultProxy.start(upstream: try String(contentsOf: file("url"), encoding: .utf8), overtaken: overtakenToSender) {
             (unknown, reorderAcks)
         }
-        let asSender = try await Fixture.runAsync(
+        let asSender = try await Fixture.run(
             "conformance",
             ["run", "--role", "sender", "--peer", senderProxy.url, "--pin-out", file("pin").path, "--password-file", file("password").path, "--minimum-iterations", "1000"])
         await senderProxy.close()
@@ -174,13 +181,13 @@ extension LiveRunTests {
         let port = try LoopbackPort.free()
         let overtakenToRunner = Counter()
         let receiverProxy = try await FaultProxy.start(upstream: "ws://127.0.0.1:\(port)", overtaken: overtakenToRunner) { (unknown, reorderAcks) }
-        let receiver = try start(
+        let receiver = try await start(
             [
                 "receive", "--connect", receiverProxy.url, "--into", file("new").path, "--password-file", file("conformance-password").path,
                 "--pin-out", file("receiver-pin").path, "--yes", "--sessions", "0",
             ], log: "receive.log")
         defer { receiver.terminate() }
-        let asReceiver = try await Fixture.runAsync(
+        let asReceiver = try await Fixture.run(
             "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("receiver-pin").path])
         await receiverProxy.close()
         #expect(asReceiver.status == 0, "\(asReceiver.stdout)\(asReceiver.stderr)\n\(log("receive.log"))")
@@ -192,7 +199,7 @@ extension LiveRunTests {
     /// that member's rule, at its pointer in the message the runner received.
     @Test(.timeLimit(.minutes(3))) func senderRoleThroughAProxyThatStripsARequiredMember() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let sender = try startSender()
+        let sender = try await startSender()
         defer { sender.terminate() }
         let proxy = try await FaultProxy.start(upstream: try String(contentsOf: file("url"), encoding: .utf8)) {
             let strip = FaultProxy.rewritingJSON { object in
@@ -203,7 +210,7 @@ extension LiveRunTests {
             }
             return (strip, FaultProxy.passThrough)
         }
-        let run = try await Fixture.runAsync(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--role", "sender", "--peer", proxy.url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean", "--format", "json", "--minimum-iterations", "1000"])
         await proxy.close()
@@ -226,14 +233,14 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func lockedSessionsMakeTheReceiverWait() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let receiver = try start(
+        let receiver = try await start(
             [
                 "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
                 "--pin-out", file("pin").path, "--yes", "--sessions", "0", "--lockout-first-wait-ms", "1500",
             ], log: "receive.log")
         defer { receiver.terminate() }
         for _ in 0..<2 {
-            let run = try await Fixture.runAsync(
+            let run = try await Fixture.run(
                 "conformance",
                 ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--case", "*/five-wrong-pins", "--pin-lockout-ms", "1500"])
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -242,7 +249,7 @@ extension LiveRunTests {
         #expect(lines.components(separatedBy: "1 locked session(s) in a row: the next PIN in 2 s (MIG-PIN-003)").count - 1 == 2, "\(lines)")
         #expect(!lines.contains("2 locked session(s) in a row"), "\(lines)")
         // Told the Spec's 30 s, the runner fails the same receiver's 1.5 s wait.
-        let strict = try await Fixture.runAsync(
+        let strict = try await Fixture.run(
             "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--case", "*/five-wrong-pins"])
         #expect(strict.status == 1, "\(strict.stdout)\(strict.stderr)")
         #expect(strict.stdout.contains("MIG-PIN-003"), "\(strict.stdout)")
@@ -264,7 +271,7 @@ extension LiveRunTests {
         let ready = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(ready.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(ready)")
         // Its answers come within milliseconds: a short frame budget keeps its many missing answers cheap.
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", "ws://127.0.0.1:\(port)", "--timeout", "1", "--format", "json"])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", "ws://127.0.0.1:\(port)", "--timeout", "1", "--format", "json"])
         #expect(run.status == 1)
         let report = try Self.json(run.stdout)
         let cases = report["cases"]?.arrayValue ?? []
@@ -272,7 +279,7 @@ extension LiveRunTests {
             cases.first { $0["id"]?.stringValue == "pairing/relay/\(id)" }?["violations"]?.arrayValue ?? []
         }
         // The documented deviations, listed, make the same run pass: a new break would not.
-        let listed = try await Fixture.runAsync(
+        let listed = try await Fixture.run(
             "conformance",
             [
                 "run", "--role", "relay", "--peer", "ws://127.0.0.1:\(port)", "--timeout", "1", "--expected-failures",
@@ -304,28 +311,28 @@ extension LiveRunTests {
     }
 }
 
-extension LiveRunTests {
+extension LiveJudgingTests {
     /// Issue 26: a relay that forwards the `from` a client wrote (the deployed ChainlessChain
     /// relay's way) fails the forged-from case at `/from`; the reference relay passes it (`relayRole`).
-    @Test(.timeLimit(.minutes(1))) func aRelayCopyingTheClientsFromFailsAtFrom() throws {
+    @Test(.timeLimit(.minutes(1))) func aRelayCopyingTheClientsFromFailsAtFrom() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--fault", "copy-from"], log: "relay.log", readyFile: file("url"))
+        let relay = try await start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--fault", "copy-from"], log: "relay.log", readyFile: file("url"))
         defer { relay.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
-        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--case", "*/forged-from-is-restamped", "--timeout", "1"])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", url, "--case", "*/forged-from-is-restamped", "--timeout", "1"])
         #expect(run.status == 1, "\(run.stdout)")
         #expect(run.stdout.contains(#"PAIR-RELAY-001 at "/from" in connection 1"#), "\(run.stdout)")
     }
 }
 
-extension LiveRunTests {
+extension LiveJudgingTests {
     /// Issue 26: deliveries are matched by what they carry. Through a proxy that puts a copy of
     /// every delivery, with another `from`, in front of it (so the first `message` a client reads
     /// is never the one it waits for), no case reports a wrong `from`: the expected delivery is
     /// found behind the copy, and the copies are reported as deliveries nobody sent.
     @Test(.timeLimit(.minutes(2))) func deliveriesAreMatchedByContentNotOrder() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (relay, url) = try relayURL()
+        let (relay, url) = try await relayURL()
         defer { relay.terminate() }
         let injected = Counter()
         let proxy = try await FaultProxy.start(upstream: url) {
@@ -339,7 +346,7 @@ extension LiveRunTests {
             }
             return (toClient, { message, forward in await forward.send(message) })
         }
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "1"])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "1"])
         await proxy.close()
         #expect(injected.value > 5)
         let violations = Self.violations(try Self.json(run.stdout))

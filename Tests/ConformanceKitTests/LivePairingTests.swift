@@ -6,26 +6,33 @@ import Testing
 /// `desktop` processes: every scenario of Conformance/scenarios/pairing.json over the network,
 /// each deliberate fault failing on its rule with the frame named, and two reference peers
 /// pairing through `reference-peer relay` as the README shows.
-extension LiveRunTests {
+@Suite("The runner against live pairing peers", .serialized)
+struct LivePairingTests: LivePeers {
+    let scratch: URL
+
+    init() throws {
+        scratch = try Self.makeScratch()
+    }
+
     /// The peers run their back-off and keepalive ten times faster; the runner is told so.
     static let fast = ["--time-scale", "0.1"]
 
-    func phone(_ port: Int, faults: [String] = [], webrtc: Bool = true) throws -> Process {
-        try start(
+    func phone(_ port: Int, faults: [String] = [], webrtc: Bool = true) async throws -> Process {
+        try await start(
             ["phone", "--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", "ws://127.0.0.1:\(port)", "--sessions", "0"]
                 + Self.fast + (webrtc ? ["--webrtc"] : [])
                 + faults.flatMap { ["--fault", $0] }, log: "phone.log")
     }
 
-    func desktop(_ url: String, faults: [String] = [], webrtc: Bool = true) throws -> Process {
-        try start(
+    func desktop(_ url: String, faults: [String] = [], webrtc: Bool = true) async throws -> Process {
+        try await start(
             ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "0"] + Self.fast
                 + (webrtc ? ["--webrtc"] : []) + faults.flatMap { ["--fault", $0] },
             log: "desktop.log")
     }
 
-    func runner(_ role: String, port: Int, cases: [String] = []) throws -> (status: Int32, stdout: String, stderr: String) {
-        try Fixture.run("conformance", runnerArguments(role, port: port, cases: cases), limit: 240)
+    func runner(_ role: String, port: Int, cases: [String] = []) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await Fixture.run("conformance", runnerArguments(role, port: port, cases: cases), limit: 240)
     }
 
     func runnerArguments(_ role: String, port: Int, cases: [String] = []) -> [String] {
@@ -35,24 +42,24 @@ extension LiveRunTests {
         return ["run", "--role", role, "--listen", "127.0.0.1:\(port)"] + handoff + Self.fast + cases.flatMap { ["--case", $0] }
     }
 
-    @Test(.timeLimit(.minutes(4))) func phoneRole() throws {
+    @Test(.timeLimit(.minutes(4))) func phoneRole() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let phone = try phone(port)
+        let phone = try await phone(port)
         defer { phone.terminate() }
-        let run = try runner("phone", port: port)
+        let run = try await runner("phone", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("phone.log"))")
         // A phone that offers after every pairing passes the scenarios that do not wait for it.
         #expect(run.stdout.contains("PASS  9 passed, 0 failed"), "\(run.stdout)")
     }
 
-    @Test(.timeLimit(.minutes(4))) func desktopRole() throws {
+    @Test(.timeLimit(.minutes(4))) func desktopRole() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
         // The desktop starts first and connects (with back-off) once the runner's relay listens.
-        let desktop = try desktop("ws://127.0.0.1:\(port)")
+        let desktop = try await desktop("ws://127.0.0.1:\(port)")
         defer { desktop.terminate() }
-        let run = try runner("desktop", port: port)
+        let run = try await runner("desktop", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
         #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
         // A code that lives the seed's 5 minutes is not waited out without --include-slow.
@@ -64,7 +71,7 @@ extension LiveRunTests {
     /// scenario at the timing it states; told the reference's 30 s keepalive instead, the runner
     /// reports its 5 s pings on PAIR-CONN-003 and nothing else.
     @Test(.timeLimit(.minutes(3)), arguments: [true, false])
-    func anOutsiderPhoneIsJudgedAtTheTimingItStates(statesItsOwn: Bool) throws {
+    func anOutsiderPhoneIsJudgedAtTheTimingItStates(statesItsOwn: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
         let phone = try outsider(
@@ -73,7 +80,7 @@ extension LiveRunTests {
         defer { phone.terminate() }
         let timing = statesItsOwn ? ["--backoff", "700,1400,2800", "--keepalive-ms", "5000"] : []
         let cases = statesItsOwn ? [] : ["--case", "pairing/live-phone/keepalive"]
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--role", "phone", "--listen", "127.0.0.1:\(port)", "--handoff-out", file("handoff").path, "--qr-file", file("phone-qr").path]
                 + timing + cases, limit: 180)
@@ -94,14 +101,14 @@ extension LiveRunTests {
     /// pairing its late reconnection spoiled is a note, not a PAIR-DESK-002, and the scenario after
     /// it pairs with the code still live instead of waiting for a new QR (testee-crashed).
     @Test(.timeLimit(.minutes(3)), arguments: [true, false])
-    func anOutsiderDesktopIsJudgedAtTheTimingItStates(statesItsOwn: Bool) throws {
+    func anOutsiderDesktopIsJudgedAtTheTimingItStates(statesItsOwn: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
         let desktop = try outsider(
             "outsider-desktop/desktop.py", ["--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--webrtc"])
         defer { desktop.terminate() }
         let timing = statesItsOwn ? ["--backoff", "2000,4000,6000", "--keepalive-ms", "8000"] : []
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--role", "desktop", "--listen", "127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-out", file("scan").path] + timing,
             limit: 180)
         if statesItsOwn {
@@ -123,12 +130,12 @@ extension LiveRunTests {
     /// A peer that stops at pairing fails the WebRTC scenario on PAIR-RTC-006 alone: the runner's
     /// side waited its (scaled) 30 s for the offer (role phone) or the answer (role desktop).
     @Test(.timeLimit(.minutes(2)), arguments: ["phone", "desktop"])
-    func aPeerThatStopsAtPairingFailsTheExchange(role: String) throws {
+    func aPeerThatStopsAtPairingFailsTheExchange(role: String) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let peer = role == "phone" ? try phone(port, webrtc: false) : try desktop("ws://127.0.0.1:\(port)", webrtc: false)
+        let peer = await role == "phone" ? try phone(port, webrtc: false) : try desktop("ws://127.0.0.1:\(port)", webrtc: false)
         defer { peer.terminate() }
-        let run = try runner(role, port: port, cases: ["pairing/live-\(role)/webrtc"])
+        let run = try await runner(role, port: port, cases: ["pairing/live-\(role)/webrtc"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let runnerSide = role == "phone" ? "desktop" : "phone"
         #expect(run.stdout.contains(#"PAIR-RTC-006 at "" in the runner's \#(runnerSide) at the end"#), "\(run.stdout)")
@@ -144,7 +151,7 @@ extension LiveRunTests {
         ("phone", "bare-offer", #"PAIR-RTC-005 at "/type" in connection "#),
         ("desktop", "flat-answer", #"CORE-TYPE-001 at "/payload/answer" in connection "#),
     ])
-    func anOutsidersWebRTCFaultIsCaughtOnItsRule(role: String, fault: String, expected: String) throws {
+    func anOutsidersWebRTCFaultIsCaughtOnItsRule(role: String, fault: String, expected: String) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
         let peer =
@@ -159,7 +166,7 @@ extension LiveRunTests {
         let handoff =
             role == "phone"
             ? ["--handoff-out", file("handoff").path, "--qr-file", file("phone-qr").path] : ["--qr-file", file("qr").path, "--scan-out", file("scan").path]
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--role", role, "--listen", "127.0.0.1:\(port)", "--case", "pairing/live-\(role)/webrtc"] + handoff, limit: 100)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
         #expect(run.stdout.contains(expected), "\(run.stdout)")
@@ -170,9 +177,9 @@ extension LiveRunTests {
     }
 
     /// Without the file a Flow A scenario needs, it is skipped with the reason, not failed.
-    @Test func flowAWithoutItsFileIsSkipped() throws {
+    @Test func flowAWithoutItsFileIsSkipped() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--role", "phone", "--listen", "127.0.0.1:\(try LoopbackPort.free())", "--handoff-out", file("handoff").path, "--case", "pairing/live-phone/flow-a"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
@@ -195,13 +202,13 @@ extension LiveRunTests {
     ]
 
     @Test(.timeLimit(.minutes(3)), arguments: 0..<6)
-    func wrongPeersFailOnTheirRule(index: Int) throws {
+    func wrongPeersFailOnTheirRule(index: Int) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (role, fault, scenario, expected, absent) = Self.faults[index]
         let port = try LoopbackPort.free()
-        let peer = role == "phone" ? try phone(port, faults: [fault]) : try desktop("ws://127.0.0.1:\(port)", faults: [fault])
+        let peer = await role == "phone" ? try phone(port, faults: [fault]) : try desktop("ws://127.0.0.1:\(port)", faults: [fault])
         defer { peer.terminate() }
-        let run = try runner(role, port: port, cases: [scenario])
+        let run = try await runner(role, port: port, cases: [scenario])
         #expect(run.status == 1, "\(fault): \(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("FAIL  \(scenario)"), "\(fault): \(run.stdout)")
         for text in expected {
@@ -217,15 +224,15 @@ extension LiveRunTests {
     /// back and registers again after a drop. With no keepalive on the alias's connection, that
     /// connection alone fails PAIR-CONN-003.
     @Test(.timeLimit(.minutes(4)), arguments: [false, true])
-    func everyConnectionOfADesktopIsChecked(aliasSilent: Bool) throws {
+    func everyConnectionOfADesktopIsChecked(aliasSilent: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let peer = try start(
+        let peer = try await start(
             ["desktop", "--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "0", "--alias-connection", "--webrtc"]
                 + Self.fast + (aliasSilent ? ["--fault", "alias-no-keepalive"] : []),
             log: "desktop.log")
         defer { peer.terminate() }
-        let run = try runner("desktop", port: port, cases: aliasSilent ? ["pairing/live-desktop/keepalive"] : [])
+        let run = try await runner("desktop", port: port, cases: aliasSilent ? ["pairing/live-desktop/keepalive"] : [])
         if aliasSilent {
             #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
             #expect(run.stdout.components(separatedBy: #"PAIR-CONN-003 at "" in keepalives on connection "#).count - 1 == 1, "\(run.stdout)")
@@ -241,15 +248,15 @@ extension LiveRunTests {
     /// and fails on the rule, the confirmation quoted. At a real desktop's 5 minutes the scenario
     /// is skipped without --include-slow.
     @Test(.timeLimit(.minutes(3)), arguments: [false, true])
-    func aLateAckIsNeverConfirmed(neverExpire: Bool) throws {
+    func aLateAckIsNeverConfirmed(neverExpire: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let peer = try start(
+        let peer = try await start(
             ["desktop", "--relay", "ws://127.0.0.1:\(port)", "--qr-file", file("qr").path, "--sessions", "0", "--validity-ms", "3000"] + Self.fast
                 + (neverExpire ? ["--fault", "never-expire"] : []),
             log: "desktop.log")
         defer { peer.terminate() }
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--role", "desktop", "--listen", "127.0.0.1:\(port)", "--qr-file", file("qr").path, "--desktop-validity-ms", "3000", "--case",
              "pairing/live-desktop/late-ack"] + Self.fast, limit: 120)
@@ -267,12 +274,12 @@ extension LiveRunTests {
     /// A desktop whose scenario ended without a pairing keeps its code live (PAIR-DESK-001) and
     /// writes no new QR: the next scenario pairs with that code, with a note, and judges it again
     /// (here the alias is still missing), rather than waiting 60 s and calling the desktop crashed.
-    @Test(.timeLimit(.minutes(2))) func theScenarioAfterOneThatDidNotPairUsesTheLiveCode() throws {
+    @Test(.timeLimit(.minutes(2))) func theScenarioAfterOneThatDidNotPairUsesTheLiveCode() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let peer = try desktop("ws://127.0.0.1:\(port)", faults: ["no-alias"])
+        let peer = try await desktop("ws://127.0.0.1:\(port)", faults: ["no-alias"])
         defer { peer.terminate() }
-        let run = try runner("desktop", port: port, cases: ["pairing/live-desktop/manual-code", "pairing/live-desktop/flow-a"])
+        let run = try await runner("desktop", port: port, cases: ["pairing/live-desktop/manual-code", "pairing/live-desktop/flow-a"])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(!run.stdout.contains("BROKE"), "\(run.stdout)")
         #expect(
@@ -290,14 +297,14 @@ extension LiveRunTests {
     /// to scan (Flow A): both ends store each pairing.
     @Test(.timeLimit(.minutes(2))) func twoReferencePeersPairThroughTheRelay() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
+        let relay = try await start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
         defer { relay.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
-        let desktop = try start(["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3"], log: "desktop.log",
+        let desktop = try await start(["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3"], log: "desktop.log",
             output: "desktop.out")
         defer { desktop.terminate() }
         // Flow B: the phone takes the QR text from the file the desktop writes.
-        let scan = try Fixture.run("reference-peer", ["phone", "--handoff-file", file("qr").path], limit: 60)
+        let scan = try await Fixture.run("reference-peer", ["phone", "--handoff-file", file("qr").path], limit: 60)
         #expect(scan.status == 0, "\(scan.stdout)\(scan.stderr)\n\(log("desktop.log"))")
         #expect(scan.stdout.contains("phone: success (Reference Desktop)"), "\(scan.stdout)")
         #expect(scan.stdout.contains(#"phone: stored paired-desktop {"pcPeerId":"desktop-"#), "\(scan.stdout)")
@@ -305,14 +312,14 @@ extension LiveRunTests {
         let qrFile = file("qr")
         let qr = await Fixture.first(within: 10) { (try? String(contentsOf: qrFile, encoding: .utf8)).flatMap { $0.isEmpty ? nil : $0 } } ?? ""
         let code = try #require(qr.firstMatch(of: #/"code":"(\d{6})"/#)?.1, "no second QR: \(qr)\n\(log("desktop.out"))\n\(log("desktop.log"))")
-        let typed = try Fixture.run("reference-peer", ["phone", "--code", String(code), "--signaling", url], limit: 60)
+        let typed = try await Fixture.run("reference-peer", ["phone", "--code", String(code), "--signaling", url], limit: 60)
         #expect(typed.status == 0, "\(typed.stdout)\(typed.stderr)\n\(log("desktop.log"))")
         #expect(typed.stdout.contains("phone: success (Reference Desktop)"), "\(typed.stdout)")
         // Flow A: the phone's QR goes where the desktop scans.
-        let shown = try Fixture.run("reference-peer", ["phone", "--show-qr", "--qr-file", file("scan").path, "--signaling", url], limit: 60)
+        let shown = try await Fixture.run("reference-peer", ["phone", "--show-qr", "--qr-file", file("scan").path, "--signaling", url], limit: 60)
         #expect(shown.status == 0, "\(shown.stdout)\(shown.stderr)\n\(log("desktop.log"))")
         #expect(shown.stdout.contains("phone: completed"), "\(shown.stdout)")
-        Fixture.wait(desktop, limit: 20)
+        await Fixture.exit(of: desktop, limit: 20)
         let out = log("desktop.out")
         #expect(out.components(separatedBy: "desktop: paired (Reference Phone)").count - 1 == 3, "\(out)\n\(log("desktop.log"))")
         #expect(out.contains(#"desktop: stored paired phone {"mobileDid":"did:key:z6Mk"#), "\(out)")
@@ -320,13 +327,13 @@ extension LiveRunTests {
     }
 }
 
-extension LiveRunTests {
+extension LivePairingTests {
     /// Issue 24.8: another client on the runner's relay (a second device, a scanner on the LAN)
     /// that registers its own id and sends frames is noted, not judged as the phone under test.
     @Test(.timeLimit(.minutes(3))) func aStrangerOnTheRunnersRelayIsNotThePhone() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let phone = try phone(port)
+        let phone = try await phone(port)
         defer { phone.terminate() }
         let stranger = Task {
             // Comes and goes on the runner's relay for the whole run, speaking as someone else:
@@ -345,7 +352,7 @@ extension LiveRunTests {
         }
         defer { stranger.cancel() }
         // Waits without holding a thread of the pool: the stranger's task needs one to connect.
-        let run = try await Fixture.runAsync("conformance", runnerArguments("phone", port: port, cases: ["pairing/live-phone/keepalive"]), limit: 240)
+        let run = try await Fixture.run("conformance", runnerArguments("phone", port: port, cases: ["pairing/live-phone/keepalive"]), limit: 240)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains(#"registered "did:cc:stranger-7": another client on the runner's relay, not the phone under test; its 3 frame(s) not judged"#), "\(run.stdout)")
     }

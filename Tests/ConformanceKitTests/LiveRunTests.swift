@@ -5,69 +5,19 @@ import WebSocketTransport
 /// `conformance run --role ...` against `reference-peer` processes on loopback: every live case in
 /// every role, through the network, as CI runs it.
 @Suite("The runner against live reference peers", .serialized)
-struct LiveRunTests {
+struct LiveRunTests: LivePeers {
     let scratch: URL
 
     init() throws {
-        scratch = FileManager.default.temporaryDirectory.appendingPathComponent("live-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
-        try Data("correct horse battery staple\n".utf8).write(to: file("password"))
-        try Data("conformance\n".utf8).write(to: file("conformance-password"))
+        scratch = try Self.makeScratch()
     }
 
-    func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
-
-    /// Starts a reference peer in the background; with `readyFile`, waits until it listens;
-    /// with `output`, its stdout goes to that file.
-    func start(_ arguments: [String], log: String, readyFile: URL? = nil, output: String? = nil) throws -> Process {
-        _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
-        if let output { _ = FileManager.default.createFile(atPath: file(output).path, contents: nil) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixture.executable("reference-peer"))
-        process.arguments = arguments
-        process.standardError = try FileHandle(forWritingTo: file(log))
-        process.standardOutput = try output.map { try FileHandle(forWritingTo: file($0)) } ?? FileHandle.nullDevice
-        try process.run()
-        if let readyFile { _ = Fixture.eventually(within: 20) { FileManager.default.fileExists(atPath: readyFile.path) } }
-        return process
-    }
-
-    func log(_ name: String) -> String { (try? String(contentsOf: file(name), encoding: .utf8)) ?? "" }
-
-    /// Starts a Python peer of Tests/Fixtures, its log in outsider.log.
-    func outsider(_ script: String, _ arguments: [String]) throws -> Process {
-        _ = FileManager.default.createFile(atPath: file("outsider.log").path, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: file("outsider.log"))
-        try process.run()
-        return process
-    }
-
-    /// `reference-peer send --sessions 0` on a free port, chunks of 4 KiB unless told otherwise;
-    /// its URL is in the file `url`.
-    func startSender(chunkSize: String? = "4K") throws -> Process {
-        try start(
-            [
-                "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-                "--pin-file", file("pin").path, "--iterations", "1000", "--test-only", "--sessions", "0",
-            ] + (chunkSize.map { ["--chunk-size", $0] } ?? []), log: "send.log", readyFile: file("url"))
-    }
-
-    func senderStore() throws -> String {
-        let made = try Fixture.run("reference-peer", ["sample-store", file("old").path, "--media-size", "1M", "--seed", "5"])
-        #expect(made.status == 0, "\(made.stderr)")
-        return file("old").path
-    }
-
-    @Test func relayRole() throws {
+    @Test func relayRole() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let relay = try start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
+        let relay = try await start(["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path], log: "relay.log", readyFile: file("url"))
         defer { relay.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
-        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         let relayCases = Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count
         #expect(run.stdout.contains("PASS  \(relayCases - 3) passed, 0 failed, 0 expected failures, 3 skipped"), "\(run.stdout)")
@@ -80,7 +30,7 @@ struct LiveRunTests {
     /// relay goes on serving every relay vector.
     @Test(.timeLimit(.minutes(2))) func badFramesNeverCrashTheRelay() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let relay = try start(
+        let relay = try await start(
             ["relay", "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--verbose"], log: "relay.log", readyFile: file("url"))
         defer { relay.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
@@ -113,16 +63,16 @@ struct LiveRunTests {
         #expect(logged, "\(log("relay.log"))")
         #expect(log("relay.log").components(separatedBy: "PAIR-RELAY-001 → ").count - 1 == 3, "\(log("relay.log"))")
         #expect(relay.isRunning)
-        let run = try Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
+        let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", url])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
 
-    @Test func senderRole() throws {
+    @Test func senderRole() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let sender = try startSender()
+        let sender = try await startSender()
         defer { sender.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--role", "sender", "--peer", url, "--pin-out", file("pin").path, "--password-file", file("password").path, "--minimum-iterations", "1000"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("send.log"))")
@@ -130,7 +80,7 @@ struct LiveRunTests {
         // Without the test floor, its 1,000 iterations are the sender's break (MIG-ENV-003), with
         // or without the password: a receiver must refuse such a header.
         for password in [true, false] {
-            let strict = try Fixture.run(
+            let strict = try await Fixture.run(
                 "conformance",
                 ["run", "--role", "sender", "--peer", url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean"]
                     + (password ? ["--password-file", file("password").path] : []))
@@ -146,13 +96,13 @@ struct LiveRunTests {
     @Test(arguments: [("1M", false), ("10000", false), ("1M", true)]) func receiverRole(maxChunkSize: String, streaming: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        let receiver = try start(
+        let receiver = try await start(
             [
                 "receive", "--connect", "ws://127.0.0.1:\(port)", "--into", file("new").path, "--password-file", file("conformance-password").path,
                 "--pin-out", file("pin").path, "--yes", "--sessions", "0", "--max-chunk-size", maxChunkSize,
             ] + (streaming ? ["--streaming"] : []), log: "receive.log")
         defer { receiver.terminate() }
-        let run = try await Fixture.runAsync("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
+        let run = try await Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("receive.log"))")
         #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
     }
@@ -160,14 +110,14 @@ struct LiveRunTests {
     /// A receiver written from the docs alone (Tests/Fixtures/outsider-receiver) passes every
     /// receiver scenario. It shows its PIN as soon as it connects, which for the next scenario is
     /// before that scenario starts: the runner must take that PIN, not discard it as stale.
-    @Test(.timeLimit(.minutes(3))) func anOutsiderReceiverPassesEveryScenario() throws {
+    @Test(.timeLimit(.minutes(3))) func anOutsiderReceiverPassesEveryScenario() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
         let receiver = try outsider(
             "outsider-receiver/receiver.py",
             ["--connect", "ws://127.0.0.1:\(port)", "--out", file("outsider").path, "--pin-out", file("pin").path, "--password-file", file("conformance-password").path])
         defer { receiver.terminate() }
-        let run = try Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
+        let run = try await Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
         #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
         #expect(!log("outsider.log").contains("showing the PIN again"), "a PIN file was removed before its scenario read it\n\(log("outsider.log"))")
@@ -177,7 +127,7 @@ struct LiveRunTests {
     /// with the rule named; the sender stays up and serves the next receiver.
     @Test(.timeLimit(.minutes(2))) func badFramesNeverCrashTheSender() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let sender = try startSender(chunkSize: nil)
+        let sender = try await startSender(chunkSize: nil)
         defer { sender.terminate() }
         let url = try String(contentsOf: file("url"), encoding: .utf8)
         let inputs: [(WebSocketMessage, String)] = [
@@ -203,7 +153,7 @@ struct LiveRunTests {
             }
         }
         #expect(sender.isRunning)
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["run", "--role", "sender", "--peer", url, "--pin-out", file("pin").path, "--case", "migration/live-sender/clean", "--minimum-iterations", "1000"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
     }
@@ -231,7 +181,7 @@ struct LiveRunTests {
                 }
             }
             let log = "receive-\(n).log"
-            let receiver = try start(
+            let receiver = try await start(
                 [
                     "receive", "--connect", "ws://127.0.0.1:\(listener.port)", "--into", file("new").path, "--password-file", file("password").path,
                     "--yes", "--pin-out", file("pin").path,
@@ -244,11 +194,6 @@ struct LiveRunTests {
             #expect(!FileManager.default.fileExists(atPath: file("new").path), "nothing was written")
         }
     }
-
-    static func connect(_ url: String) async throws -> WebSocketConnection {
-        if let c = await Fixture.first(within: 4, { try? await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20) }) { return c }
-        return try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 20)
-    }
 }
 
 extension LiveRunTests {
@@ -258,7 +203,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func aReceiverThatNeverGreetsEndsItsScenarioAtTheGreetingDeadline() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let port = try LoopbackPort.free()
-        async let run = Fixture.runAsync(
+        async let run = Fixture.run(
             "conformance",
             ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--case", "migration/live-receiver/clean"],
             limit: 100)

@@ -7,7 +7,7 @@ import WireCore
 /// JSON and HTML, and the HTML rendered by a browser with every cell linked to its report.
 @Suite("Interop matrix", .serialized)
 struct MatrixTests {
-    @Test(.timeLimit(.minutes(5))) func implementationsByRolesWithEveryCellLinked() throws {
+    @Test(.timeLimit(.minutes(5))) func implementationsByRolesWithEveryCellLinked() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -15,7 +15,7 @@ struct MatrixTests {
         try "conformance".write(to: password, atomically: true, encoding: .utf8)
         let peer = "'\(Fixture.executable("reference-peer"))'"
         let store = scratch.appendingPathComponent("old")
-        let made = try Fixture.run("reference-peer", ["sample-store", store.path, "--media-size", "1M", "--seed", "5"])
+        let made = try await Fixture.run("reference-peer", ["sample-store", store.path, "--media-size", "1M", "--seed", "5"])
         #expect(made.status == 0, "\(made.stderr)")
         let send = "\(peer) send '\(store.path)' --listen 127.0.0.1:{port} --password-file '\(password.path)' --pin-file {pin} --sessions 0 --chunk-size 4K"
         func fixture(_ path: String) -> String { "'" + Fixture.root.appendingPathComponent("Tests/Fixtures/" + path).path + "'" }
@@ -69,7 +69,7 @@ struct MatrixTests {
             "pairing/pair-ack/code-five-digits", "pairing/relay/message-before-register", "pairing/live-phone/flow-b", "pairing/live-desktop/flow-b",
             "migration/live-receiver/clean", "migration/live-sender/clean",
         ]
-        let run = try Fixture.run(
+        let run = try await Fixture.run(
             "conformance", ["matrix", matrixFile.path, "--out", out.path, "--pair-seconds", "6", "--no-through-relays"] + cases.flatMap { ["--case", $0] }, limit: 280)
         // The faulty testee, the third-party relay, the bare-offer phone and the wrong-digest sender
         // fail their cells; that phone fails both its pairs on its own side, and that sender its
@@ -110,7 +110,7 @@ struct MatrixTests {
         let found = bare["watch"]?["violations"]?.arrayValue ?? []
         #expect(found.map { "\($0["side"]?.stringValue ?? "") \($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } == ["phone PAIR-RTC-005 /type"], "\(found)")
 
-        let dom = try HTMLReportTests.renderedDOM(out.appendingPathComponent("matrix.html"))
+        let dom = try await HTMLReportTests.renderedDOM(out.appendingPathComponent("matrix.html"))
         #expect(dom.contains(#"<p id="verdict">FAIL: 15 of 23 cells passed</p>"#), "\(dom.prefix(600))")
         let links = dom.matches(of: /<td class="(pass|fail)"><a href="((cells|pairs|transfers)\/[^"]+)\.html">/).map { String($0.output.2) }
         #expect(
@@ -128,7 +128,7 @@ struct MatrixTests {
 
     /// Relays with other implementations' clients: the reference phone and desktop pair through
     /// each relay implementation, the watch forwarding to it and judging all three.
-    @Test(.timeLimit(.minutes(3))) func clientsPairThroughEveryRelay() throws {
+    @Test(.timeLimit(.minutes(3))) func clientsPairThroughEveryRelay() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -152,7 +152,7 @@ struct MatrixTests {
         try JSONSerializer.pretty(file).write(to: matrixFile, atomically: true, encoding: .utf8)
         let out = scratch.appendingPathComponent("out")
         let cases = ["pairing/relay/routes-between-registered-peers", "pairing/live-phone/flow-b", "pairing/live-desktop/flow-b"]
-        let run = try Fixture.run("conformance", ["matrix", matrixFile.path, "--out", out.path, "--pair-seconds", "6"] + cases.flatMap { ["--case", $0] }, limit: 170)
+        let run = try await Fixture.run("conformance", ["matrix", matrixFile.path, "--out", out.path, "--pair-seconds", "6"] + cases.flatMap { ["--case", $0] }, limit: 170)
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains("PASS  reference phone with reference desktop: paired, 0 violation(s)"), "\(run.stdout)")
         #expect(run.stdout.contains("PASS  reference phone with reference desktop through reference relay: paired, 0 violation(s)"), "\(run.stdout)")
@@ -161,7 +161,7 @@ struct MatrixTests {
         let report = try JSONParser.parse(Array(try Data(contentsOf: out.appendingPathComponent("relayed/third-party--reference--reference.json"))))
         let sides = Set((report["watch"]?["violations"]?.arrayValue ?? []).compactMap { $0["side"]?.stringValue })
         #expect(sides.contains("relay"), "the third-party relay's own breaks are its: \(report["watch"]?["violations"] ?? .null)")
-        let dom = try HTMLReportTests.renderedDOM(out.appendingPathComponent("matrix.html"))
+        let dom = try await HTMLReportTests.renderedDOM(out.appendingPathComponent("matrix.html"))
         for stem in ["relayed/reference--reference--reference", "relayed/third-party--reference--reference", "pairs/reference--reference"] {
             #expect(dom.contains("<a href=\"\(stem).html\">"), "\(stem)")
         }

@@ -16,7 +16,7 @@ struct NetworkMigrationTests {
     func file(_ name: String) -> URL { scratch.appendingPathComponent(name) }
 
     func makeStore(seed: Int) async throws -> URL {
-        let made = try await Fixture.runAsync("reference-peer", ["sample-store", file("old").path, "--media-size", "3M", "--seed", "\(seed)"])
+        let made = try await Fixture.run("reference-peer", ["sample-store", file("old").path, "--media-size", "3M", "--seed", "\(seed)"])
         #expect(made.status == 0, "\(made.stderr)")
         return file("old")
     }
@@ -44,7 +44,7 @@ struct NetworkMigrationTests {
     /// Runs `receive` without holding a thread of the concurrency pool (the suites beside this
     /// one need them: two blocked threads on two cores starved them past their time limits).
     func receive(_ url: String, _ extra: [String], limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await Fixture.runAsync(
+        try await Fixture.run(
             "reference-peer",
             ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000"]
                 + extra, limit: limit)
@@ -146,7 +146,7 @@ struct NetworkMigrationTests {
     @Test(.timeLimit(.minutes(3))) func aStoreChangedMidTransferCancelsItAndLeavesTheNewPhoneAsItWas() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let old = try await makeStore(seed: 15)
-        let made = try await Fixture.runAsync("reference-peer", ["sample-store", file("new").path, "--media-size", "1M", "--seed", "16"])
+        let made = try await Fixture.run("reference-peer", ["sample-store", file("new").path, "--media-size", "1M", "--seed", "16"])
         #expect(made.status == 0, "\(made.stderr)")
         let before = try DeviceStore(file("new")).inventory()
         let (sender, log, url) = try await startSender(pinFile: file("pin"), extra: ["--streaming"])
@@ -255,7 +255,7 @@ struct NetworkMigrationTests {
         let (sender, log, url) = try await startSender(pinFile: file("pin"))
         defer { if sender.isRunning { sender.terminate() } }
         try Data("not the sender's password\n".utf8).write(to: file("other-password"))
-        let run = try await Fixture.runAsync(
+        let run = try await Fixture.run(
             "reference-peer",
             [
                 "receive", "--connect", url, "--into", file("new").path, "--password-file", file("other-password").path, "--yes",
@@ -292,7 +292,7 @@ struct NetworkMigrationTests {
         // clock); live, only "not before 10 s" is exact. The upper bound leaves a loaded CI room:
         // 15 s was once too little.
         #expect(closedAfter >= .seconds(10) && closedAfter < .seconds(60), "\(closedAfter)")
-        let run = try await Fixture.runAsync(
+        let run = try await Fixture.run(
             "reference-peer",
             ["receive", "--connect", url, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
              "--pin-out", file("pin").path])

@@ -8,24 +8,15 @@ import WireCore
 /// The schemas, the vector generators and the vectors are held against each other.
 @Suite("Schemas and generators (Python tools)", .serialized)
 struct PythonToolsTests {
-    func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
-        process.currentDirectoryURL = Fixture.root
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    func python(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let run = try await Fixture.execute(URL(fileURLWithPath: "/usr/bin/env"), ["python3"] + arguments)
+        return (run.status, run.stdout + run.stderr)
     }
 
     /// A package from the one-pass packer (many segments, zero-byte files, a broken media
     /// record), opened by the independent Python forge: envelope, zip (CRC-32 of every entry,
     /// by `zipfile`), the manifest's sizes and SHA-256 digests.
-    @Test func pythonOpensAFreshPackage() throws {
+    @Test func pythonOpensAFreshPackage() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("py-pack-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         var sample = SampleStore.Options()
@@ -41,7 +32,7 @@ struct PythonToolsTests {
         var random = GeneratorBytes(SplitMix64(seed: 8))
         let package = scratch.appendingPathComponent("backup.enc")
         let packed = try Packer.pack(store, to: package, password: "pässword", options: options, now: 1_747_300_000, random: &random)
-        let run = try python([
+        let run = try await python([
             "-c",
             """
             import json, sys, io, zipfile
@@ -62,16 +53,16 @@ struct PythonToolsTests {
                 == #"{"backupId": "\#(packed.backupId)", "brokenMedia": 1, "files": \#(files), "segments": \#(segments), "zipSize": \#(packed.zipSize)}"#)
     }
 
-    @Test func schemasAgreeWithTheVectors() throws {
-        let run = try python(["Conformance/tools/check_schemas.py"])
+    @Test func schemasAgreeWithTheVectors() async throws {
+        let run = try await python(["Conformance/tools/check_schemas.py"])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains(", 0 problems"))
     }
 
     /// The vector files' own format (Vectors/README.md): ids, members, rules in the catalog,
     /// every triggered rule listed; read by a second reader, not by the Swift loader.
-    @Test func vectorsPassTheLint() throws {
-        let run = try python(["Conformance/tools/lint_vectors.py"])
+    @Test func vectorsPassTheLint() async throws {
+        let run = try await python(["Conformance/tools/lint_vectors.py"])
         #expect(run.status == 0, "\(run.output)")
         #expect(run.output.contains(", 0 problems, 0 warnings"), "\(run.output)")
     }
@@ -79,8 +70,8 @@ struct PythonToolsTests {
     /// The independent Python implementation agrees with every migration vector (envelope,
     /// package, transfer messages and machines), through the testee protocol other
     /// implementations use.
-    @Test func pythonTesteeAgreesOnEveryMigrationVector() throws {
-        let run = try Fixture.run(
+    @Test func pythonTesteeAgreesOnEveryMigrationVector() async throws {
+        let run = try await Fixture.run(
             "conformance", ["run", "--family", "migration", "--peer", "exec:python3 Conformance/testees/python/testee.py"])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
         #expect(run.stdout.contains(", 0 failed"))
@@ -96,11 +87,11 @@ struct PythonToolsTests {
     }
 
     @Test(arguments: Families.all.flatMap { f in f.registration.generators.map { ($0.script, $0.folder) } })
-    func generatedFilesAreUpToDate(generator: String, folder: String) throws {
+    func generatedFilesAreUpToDate(generator: String, folder: String) async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("gen-\(generator)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let run = try python(["Conformance/tools/\(generator).py", scratch.path])
+        let run = try await python(["Conformance/tools/\(generator).py", scratch.path])
         #expect(run.status == 0, "\(run.output)")
         let files = try FileManager.default.subpathsOfDirectory(atPath: scratch.path).filter {
             var isDirectory: ObjCBool = false

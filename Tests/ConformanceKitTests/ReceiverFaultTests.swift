@@ -34,7 +34,7 @@ struct ReceiverFaultTests {
             ["--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file", live.file("conformance-password").path]
                 + broken.faults.flatMap { ["--fault", $0] })
         defer { receiver.terminate() }
-        let run = try await Fixture.runAsync(
+        let run = try await Fixture.run(
             "conformance",
             ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/\(broken.scenario)"],
             limit: 100)
@@ -59,7 +59,7 @@ extension ReceiverFaultTests {
                 live.file("conformance-password").path, "--fault", "fixed-pin-999999",
             ])
         defer { receiver.terminate() }
-        let run = try await Fixture.runAsync(
+        let run = try await Fixture.run(
             "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/five-wrong-pins"],
             limit: 100)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(live.log("outsider.log"))")

@@ -76,21 +76,21 @@ struct ReportMergeTests {
         #expect(same.filter { !$0.1 }.map(\.0) == [])
     }
 
-    @Test func fourShardsMergedEqualTheUnshardedRun() throws {
+    @Test func fourShardsMergedEqualTheUnshardedRun() async throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
         let selection = ["--peer", Self.faulty, "--family", "pairing"]
         let whole = folder.appendingPathComponent("whole.json").path
-        let full = try Fixture.run("conformance", ["run"] + selection + ["--format", "json", "--output", whole], limit: 600)
+        let full = try await Fixture.run("conformance", ["run"] + selection + ["--format", "json", "--output", whole], limit: 600)
         #expect(full.status == 1, "the faulty testee fails: \(full.stderr)")
         var shards: [String] = []
         for i in 1...4 {
             let path = folder.appendingPathComponent("shard-\(i).json").path
-            let shard = try Fixture.run("conformance", ["run"] + selection + ["--shard", "\(i)/4", "--format", "json", "--output", path], limit: 600)
+            let shard = try await Fixture.run("conformance", ["run"] + selection + ["--shard", "\(i)/4", "--format", "json", "--output", path], limit: 600)
             #expect(shard.status == 0 || shard.status == 1, "\(shard.stderr)")
             shards.append(path)
         }
-        let merged = try Fixture.run("conformance", ["report", "merge", "--format", "json"] + shards)
+        let merged = try await Fixture.run("conformance", ["report", "merge", "--format", "json"] + shards)
         #expect(merged.status == 1, "the merged report fails as the run did: \(merged.stderr)")
         let wholeText = try String(contentsOfFile: whole, encoding: .utf8)
         #expect(try Self.differences(Self.timeless(wholeText), Self.timeless(merged.stdout)) == "")
@@ -98,31 +98,31 @@ struct ReportMergeTests {
         #expect(cases.count == Fixture.cases.filter { $0.family == "pairing" }.count)
 
         // The same in the other formats, read from the JSON of the whole run.
-        let text = try Fixture.run("conformance", ["report", "merge", "--format", "text"] + shards)
-        let wholeAgain = try Fixture.run("conformance", ["report", "merge", "--format", "text", whole])
+        let text = try await Fixture.run("conformance", ["report", "merge", "--format", "text"] + shards)
+        let wholeAgain = try await Fixture.run("conformance", ["report", "merge", "--format", "text", whole])
         let sameText = Self.timeless(text: text.stdout) == Self.timeless(text: wholeAgain.stdout)
         #expect(sameText, "the merged text report differs from the whole run's")
         #expect(text.stdout.contains("replay: ") && !text.stdout.contains("shard "))
     }
 
-    @Test func overlappingOrForeignReportsAreUsageErrors() throws {
+    @Test func overlappingOrForeignReportsAreUsageErrors() async throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
         let one = folder.appendingPathComponent("one.json").path
-        _ = try Fixture.run("conformance", ["run", "--family", "pairing", "--case", "pairing/pair-ack/*", "--format", "json", "--output", one])
-        let twice = try Fixture.run("conformance", ["report", "merge", one, one])
+        _ = try await Fixture.run("conformance", ["run", "--family", "pairing", "--case", "pairing/pair-ack/*", "--format", "json", "--output", one])
+        let twice = try await Fixture.run("conformance", ["report", "merge", one, one])
         #expect(twice.status == 2)
         #expect(twice.stderr.contains("is in report 1 and report 2: the shards overlap"), "\(twice.stderr)")
 
         let other = folder.appendingPathComponent("other.json").path
         let text = try String(contentsOfFile: one, encoding: .utf8).replacingOccurrences(of: "\"version\": 1", with: "\"version\": 2")
         try text.write(toFile: other, atomically: true, encoding: .utf8)
-        let future = try Fixture.run("conformance", ["report", "merge", other])
+        let future = try await Fixture.run("conformance", ["report", "merge", other])
         #expect(future.status == 2)
         #expect(future.stderr.contains("not a report of version 1 (its version: 2)"), "\(future.stderr)")
     }
 
-    @Test func everyReportMatchesThePublishedSchema() throws {
+    @Test func everyReportMatchesThePublishedSchema() async throws {
         let folder = try Self.scratch()
         defer { try? FileManager.default.removeItem(at: folder) }
         var paths: [String] = []
@@ -131,7 +131,7 @@ struct ReportMergeTests {
             ("faulty", ["run", "--peer", Self.faulty, "--family", "pairing", "--repeat", "2"]),
         ] {
             let path = folder.appendingPathComponent("\(name).json").path
-            _ = try Fixture.run("conformance", arguments + ["--format", "json", "--output", path], limit: 600)
+            _ = try await Fixture.run("conformance", arguments + ["--format", "json", "--output", path], limit: 600)
             paths.append(path)
         }
         let script = """
@@ -142,7 +142,7 @@ struct ReportMergeTests {
                 jsonschema.Draft202012Validator(schema).validate(json.load(open(path)))
             print("valid", len(sys.argv) - 2)
             """
-        let checked = try PythonToolsTests().python(["-c", script, Fixture.root.appendingPathComponent("Conformance/report.schema.json").path] + paths)
+        let checked = try await PythonToolsTests().python(["-c", script, Fixture.root.appendingPathComponent("Conformance/report.schema.json").path] + paths)
         #expect(checked.status == 0, "\(checked.output)")
         #expect(checked.output.contains("valid 2"))
     }

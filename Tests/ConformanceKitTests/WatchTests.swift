@@ -6,11 +6,19 @@ import WireCore
 /// `conformance watch` between two real pairing clients (the reference phone and desktop, with
 /// and without their faults, and through someone else's relay): which sessions they make, and
 /// whose violation each is. Every log written is judged again by `check --session`.
-extension LiveRunTests {
-    /// Waits for `name` to have content (a peer writes it), at most 10 s.
+@Suite("conformance watch between live peers", .serialized)
+struct LiveWatchTests: LivePeers {
+    let scratch: URL
+
+    init() throws {
+        scratch = try Self.makeScratch()
+    }
+
+    /// Waits for `name` to have content (a peer writes it), at most 30 s (a program starting on a
+    /// loaded machine; the wait ends as soon as the file is written).
     func await(_ name: String) async throws -> Data {
         let path = file(name).path
-        guard let data = await Fixture.first(within: 10, every: .milliseconds(25), { FileManager.default.contents(atPath: path).flatMap { $0.isEmpty ? nil : $0 } }) else {
+        guard let data = await Fixture.first(within: 30, every: .milliseconds(25), { FileManager.default.contents(atPath: path).flatMap { $0.isEmpty ? nil : $0 } }) else {
             throw CocoaError(.fileReadNoSuchFile, userInfo: [NSFilePathErrorKey: path])
         }
         return data
@@ -21,19 +29,19 @@ extension LiveRunTests {
     func watch(_ extra: [String]) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
         try? FileManager.default.removeItem(at: file("watch-url"))
         let arguments = ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path, "--format", "json"] + extra
-        let task = Task { try await Fixture.runAsync("conformance", arguments, limit: 120) }
+        let task = Task { try await Fixture.run("conformance", arguments, limit: 120) }
         let url = String(decoding: try await self.await("watch-url"), as: UTF8.self)
         return (url, task)
     }
 
-    func referenceDesktop(_ url: String, sessions: Int, faults: [String] = []) throws -> Process {
-        try start(
+    func referenceDesktop(_ url: String, sessions: Int, faults: [String] = []) async throws -> Process {
+        try await start(
             ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "\(sessions)"] + faults.flatMap { ["--fault", $0] },
             log: "desktop.log")
     }
 
-    func referencePhone(_ url: String, sessions: Int, faults: [String] = []) throws -> Process {
-        try start(
+    func referencePhone(_ url: String, sessions: Int, faults: [String] = []) async throws -> Process {
+        try await start(
             ["phone", "--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url, "--sessions", "\(sessions)"]
                 + faults.flatMap { ["--fault", $0] }, log: "phone.log")
     }
@@ -51,8 +59,8 @@ extension LiveRunTests {
     }
 
     /// The live report equals the report of the log it wrote, judged offline.
-    func expectReplayEqualsLive(_ live: String) throws {
-        let replay = try Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "json"])
+    func expectReplayEqualsLive(_ live: String) async throws {
+        let replay = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "json"])
         #expect(replay.stdout == live, "\(replay.stderr)")
     }
 
@@ -61,11 +69,11 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func referencePeersPairThroughTheWatchInEveryFlow() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (url, watching) = try await watch(["--sessions", "3", "--name", "desktop-watched=the-desktop"])
-        let desktop = try start(
+        let desktop = try await start(
             ["desktop", "--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3", "--peer-id", "desktop-watched"],
             log: "desktop.log")
         defer { desktop.terminate() }
-        let phone = try referencePhone(url, sessions: 3)
+        let phone = try await referencePhone(url, sessions: 3)
         defer { phone.terminate() }
         try await scanDesktopQR()
         let qr = try JSONParser.parse(Array(try await self.await("qr")))
@@ -81,7 +89,7 @@ extension LiveRunTests {
         #expect(report["sessions"]?.arrayValue?.allSatisfy { $0["outcome"] == "paired" } == true, "\(result.stdout)")
         #expect(report["violations"]?.arrayValue?.isEmpty == true, "\(result.stdout)")
         #expect(report["connections"]?.arrayValue?.contains { $0["side"] == "desktop" && $0["name"] == "the-desktop" } == true)
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 
     /// A desktop that confirms a wrong code (its confirm-any-code fault) is the side that broke
@@ -89,9 +97,9 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func aDesktopConfirmingAWrongCodeIsTheDesktopsViolation() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (url, watching) = try await watch(["--sessions", "1", "--timeout", "2"])
-        let desktop = try referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
+        let desktop = try await referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
         defer { desktop.terminate() }
-        let phone = try referencePhone(url, sessions: 1)
+        let phone = try await referencePhone(url, sessions: 1)
         defer { phone.terminate() }
         try await scanDesktopQR { qr in
             let code = Int(qr["code"]?.stringValue ?? "") ?? 0
@@ -107,7 +115,7 @@ extension LiveRunTests {
         #expect(violations.first?["path"] == "/payload/pairingCode")
         #expect(violations.first?["frame"]?.stringValue?.contains(#""type":"pairing:confirmation""#) == true)
         #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "broken")
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 
     /// A phone that, after its connection dropped, registers the id it sent to (its
@@ -117,7 +125,7 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func aPhoneRegisteringTheDesktopsIdIsThePhonesViolation() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (url, watching) = try await watch(["--duration", "6"])
-        let desktop = try referenceDesktop(url, sessions: 1)
+        let desktop = try await referenceDesktop(url, sessions: 1)
         defer { desktop.terminate() }
         let dropped = Counter()
         let proxy = try await FaultProxy.start(upstream: url) {
@@ -132,7 +140,7 @@ extension LiveRunTests {
             }
             return (toClient, { message, forward in await forward.send(message) })
         }
-        let phone = try referencePhone(proxy.url, sessions: 0, faults: ["register-target-id"])
+        let phone = try await referencePhone(proxy.url, sessions: 0, faults: ["register-target-id"])
         defer { phone.terminate() }
         // A typed code: the phone waits for the confirmation on its signaling server, the proxy.
         let qr = try JSONParser.parse(Array(try await self.await("qr")))
@@ -145,7 +153,7 @@ extension LiveRunTests {
         #expect(result.status == 1, "\(result.stdout)")
         #expect(violations.contains { $0["side"] == "phone" && $0["rule"] == "PAIR-SIG-001" && $0["path"] == "/peerId" }, "\(result.stdout)")
         #expect(!violations.contains { $0["side"] == "desktop" }, "\(result.stdout)")
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 
     /// Through someone else's relay (the third-party fixture) the relay's deviations are the
@@ -163,9 +171,9 @@ extension LiveRunTests {
         let ready = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
         let port = try #require(ready.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(ready)")
         let (url, watching) = try await watch(["--sessions", "1", "--upstream", "ws://127.0.0.1:\(port)", "--timeout", "2"])
-        let desktop = try referenceDesktop(url, sessions: 1)
+        let desktop = try await referenceDesktop(url, sessions: 1)
         defer { desktop.terminate() }
-        let phone = try referencePhone(url, sessions: 1)
+        let phone = try await referencePhone(url, sessions: 1)
         defer { phone.terminate() }
         try await scanDesktopQR()
         let result = try await watching.value
@@ -177,11 +185,11 @@ extension LiveRunTests {
         #expect(violations.contains { $0["rule"] == "PAIR-SIG-003" && $0["found"] == "\"INVALID_REGISTRATION\"" }, "\(result.stdout)")
         // Its presence broadcasts are notes.
         #expect(report["notes"]?.arrayValue?.contains { $0.stringValue?.contains("peer-status") == true } == true)
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 }
 
-extension LiveRunTests {
+extension LiveWatchTests {
     /// The docs-only outsiders (Tests/Fixtures/outsider-phone and outsider-desktop, Python, their
     /// own WebSocket code) meet through the watch in every flow and are judged as the reference
     /// peers are: three sessions paired, no violation.
@@ -214,18 +222,18 @@ extension LiveRunTests {
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)\n\(log("desktop.log"))\n\(log("phone.log"))")
         #expect(report["sessions"]?.arrayValue?.compactMap { $0["flow"]?.stringValue } == ["flow-b", "manual", "flow-a"], "\(result.stdout)")
         #expect(report["sessions"]?.arrayValue?.allSatisfy { $0["outcome"] == "paired" } == true, "\(result.stdout)")
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 }
 
 /// `conformance watch --family migration` between a real old phone (the reference sender) and a
 /// real new phone (the reference receiver, or the docs-only outsider with its faults).
-extension LiveRunTests {
+extension LiveWatchTests {
     /// `reference-peer send` with `senderArguments` (faults), on a free port; its URL.
     /// The outsider receiver takes only the Spec's 600,000 PBKDF2 iterations (`standard`).
-    func watchedSender(_ senderArguments: [String] = [], standard: Bool = false) throws -> (Process, String) {
+    func watchedSender(_ senderArguments: [String] = [], standard: Bool = false) async throws -> (Process, String) {
         try? FileManager.default.removeItem(at: file("url"))
-        let sender = try start(
+        let sender = try await start(
             [
                 "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
                 "--pin-file", file("sender-pin").path, "--sessions", "1", "--chunk-size", "64K", "--ack-timeout-ms", "1000",
@@ -241,7 +249,7 @@ extension LiveRunTests {
             "watch", "--family", "migration", "--listen", "127.0.0.1:0", "--upstream", upstream, "--ready-file", file("watch-url").path,
             "--log", file("session.jsonl").path, "--format", "json", "--sessions", "1", "--ack-timeout-ms", "\(ackTimeout)",
         ] + (password ? ["--password-file", file("password").path] : []) + (testFloor ? ["--minimum-iterations", "1000"] : [])
-        let task = Task { try await Fixture.runAsync("conformance", arguments, limit: 120) }
+        let task = Task { try await Fixture.run("conformance", arguments, limit: 120) }
         return (String(decoding: try await self.await("watch-url"), as: UTF8.self), task)
     }
 
@@ -263,10 +271,10 @@ extension LiveRunTests {
     /// refuses it as it must. Found by the matrix: the watch opened any header with a floor of 1.
     @Test(.timeLimit(.minutes(2))) func aWeakEnvelopeHeaderIsTheSendersBreak() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (sender, url) = try watchedSender()
+        let (sender, url) = try await watchedSender()
         defer { sender.terminate() }
         let (watchURL, watching) = try await watchMigration(upstream: url, testFloor: false)
-        let receiver = try start(
+        let receiver = try await start(
             ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes",
              "--pin-out", file("receiver-pin").path], log: "receive.log")
         defer { receiver.terminate() }
@@ -283,10 +291,10 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2)), arguments: [false, true]) func referencePeersMigrateThroughTheWatch(streaming: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let mode = streaming ? ["--streaming"] : []
-        let (sender, url) = try watchedSender(mode)
+        let (sender, url) = try await watchedSender(mode)
         defer { sender.terminate() }
         let (watchURL, watching) = try await watchMigration(upstream: url, password: true)
-        let receiver = try start(
+        let receiver = try await start(
             ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
              "--pin-out", file("receiver-pin").path] + mode, log: "receive.log")
         defer { receiver.terminate() }
@@ -298,11 +306,11 @@ extension LiveRunTests {
         #expect(try String(contentsOf: file("session.jsonl"), encoding: .utf8).contains(#""segments":{"opened":"#))
         let report = try Self.watchReport(result.stdout)
         #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "migrated", "\(result.stdout)")
-        Fixture.wait(receiver, limit: 30)
+        await Fixture.exit(of: receiver, limit: 30)
         #expect(receiver.terminationStatus == 0, "\(log("receive.log"))")
         #expect(try DeviceStore(file("old")).inventory() == DeviceStore(file("new")).inventory())
         #expect(try String(contentsOf: file("session.jsonl"), encoding: .utf8).contains(#""envelope":{"sha256":"#))
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 
     /// Each chunk fault of the sender (a corrupted, a duplicated, a held and a dropped chunk) is
@@ -334,10 +342,10 @@ extension LiveRunTests {
     @discardableResult
     func chunkFault(_ fault: String, streamingReceiver: Bool, ackTimeout: Int = 1000, expected: [String]?) async throws -> [String] {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (sender, url) = try watchedSender(["--fault", fault])
+        let (sender, url) = try await watchedSender(["--fault", fault])
         defer { sender.terminate() }
         let (watchURL, watching) = try await watchMigration(upstream: url, ackTimeout: ackTimeout)
-        let receiver = try start(
+        let receiver = try await start(
             ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
              "--pin-out", file("receiver-pin").path] + (streamingReceiver ? ["--streaming"] : []), log: "receive.log")
         defer { receiver.terminate() }
@@ -349,7 +357,7 @@ extension LiveRunTests {
         let found = violations.map { "\($0["side"]?.stringValue ?? "") \($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" }
         if let expected { #expect(found == expected, "\(result.stdout)") }
         #expect(report["sessions"]?.arrayValue?.first?["outcome"] == "migrated", "\(result.stdout)")
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
         return found
     }
 
@@ -363,7 +371,7 @@ extension LiveRunTests {
     ])
     func theOutsiderReceiversFaultsAreTheReceivers(fault: String, senderFaults: [String], pins: [Bool], expected: [(String, String, String)]) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (sender, url) = try watchedSender(senderFaults, standard: true)
+        let (sender, url) = try await watchedSender(senderFaults, standard: true)
         defer { sender.terminate() }
         let (watchURL, watching) = try await watchMigration(upstream: url)
         let receiver = try outsider(
@@ -377,12 +385,12 @@ extension LiveRunTests {
         #expect(result.status == 1)
         let found = violations.map { [$0["side"]?.stringValue ?? "", $0["rule"]?.stringValue ?? "", $0["path"]?.stringValue ?? ""] }
         #expect(found == expected.map { [$0.0, $0.1, $0.2] }, "\(result.stdout)\n\(result.stderr)\n\(log("outsider.log"))\n\(log("send.log"))")
-        try expectReplayEqualsLive(result.stdout)
+        try await expectReplayEqualsLive(result.stdout)
     }
 }
 
 
-extension LiveRunTests {
+extension LiveWatchTests {
     /// A pairing watch that runs until it is interrupted (SIGINT, as Ctrl-C): its stdout goes to
     /// watch.out, its session log to session.jsonl; returns its URL and the stream that ends
     /// when it exits.
@@ -408,9 +416,9 @@ extension LiveRunTests {
     @Test(.timeLimit(.minutes(2))) func anInterruptedWatchWritesItsReportAndTheHTMLDrawsTheSessions() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (process, url, exited) = try await interruptibleWatch(["--timeout", "1"])
-        let desktop = try referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
+        let desktop = try await referenceDesktop(url, sessions: 1, faults: ["confirm-any-code"])
         defer { desktop.terminate() }
-        let phone = try referencePhone(url, sessions: 1)
+        let phone = try await referencePhone(url, sessions: 1)
         defer { phone.terminate() }
         try await scanDesktopQR { qr in qr["code"] = .string(String(format: "%06d", ((Int(qr["code"]?.stringValue ?? "") ?? 0) + 1) % 1_000_000)) }
         // The phone ends after its one session (the desktop confirmed the wrong code) and closes
@@ -422,7 +430,7 @@ extension LiveRunTests {
         #expect(process.terminationStatus == 1)
         #expect(log("watch.out").contains("FAIL  desktop, connection 1: PAIR-DESK-003"), "\(log("watch.out"))")
         #expect(log("session.jsonl").hasSuffix("\"end\":true}\n"))
-        let html = try Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "html"])
+        let html = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "html"])
         #expect(html.status == 1)
         #expect(html.stdout.contains(#"<section id="session-1"><h2>Session 1: flow-b, broken"#), "\(html.stdout.prefix(2000))")
         #expect(html.stdout.contains("<svg"))
@@ -430,7 +438,7 @@ extension LiveRunTests {
     }
 }
 
-extension LiveRunTests {
+extension LiveWatchTests {
     /// Issue 26.4: two reference peers that go on past pairing negotiate through the watch (Spec
     /// pairing.md 4.6), which judges every signal on the way, each as it crosses: the phone's
     /// offer and candidate, the desktop's answer and candidate; no violation.
@@ -438,16 +446,16 @@ extension LiveRunTests {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (process, url, exited) = try await interruptibleWatch(["--format", "json"])
         defer { if process.isRunning { process.terminate() } }
-        let desktop = try start(
+        let desktop = try await start(
             ["desktop", "--relay", url, "--qr-file", file("qr").path, "--sessions", "1", "--webrtc"], log: "desktop.log", output: "desktop.out")
         defer { desktop.terminate() }
-        let phone = try start(
+        let phone = try await start(
             ["phone", "--handoff-file", file("handoff").path, "--signaling", url, "--sessions", "1", "--webrtc"], log: "phone.log", output: "phone.out")
         defer { phone.terminate() }
         try await scanDesktopQR()
         // Both peers end once their side of the exchange has: then everything crossed the watch.
-        Fixture.wait(phone, limit: 60)
-        Fixture.wait(desktop, limit: 60)
+        await Fixture.exit(of: phone, limit: 60)
+        await Fixture.exit(of: desktop, limit: 60)
         #expect(log("phone.out").contains("phone: success (Reference Desktop); negotiated"), "\(log("phone.out"))\(log("phone.log"))")
         #expect(log("desktop.out").contains("desktop: paired (Reference Phone); negotiated"), "\(log("desktop.out"))\(log("desktop.log"))")
         kill(process.processIdentifier, SIGINT)

@@ -121,7 +121,17 @@ let package = Package(
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore", "ZIPFoundation"]),
-        .testTarget(name: "ConformanceKitTests", dependencies: ["ConformanceKit", "Reference", "TesteeProtocol", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
+        // What the kit's tests share: the checkout's vectors and catalog, the built executables,
+        // and the one way they wait for a program or a file.
+        .target(name: "TestFixture", dependencies: ["ConformanceKit", "WireCore"], path: "Tests/TestFixture"),
+        .testTarget(
+            name: "ConformanceKitTests",
+            dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
+        // The kit's programs end to end: `conformance` and `reference-peer` started as processes,
+        // talking over sockets, and the Python, Node, Java and shell tools beside them.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
     ],
     swiftLanguageModes: [.v6]
 )

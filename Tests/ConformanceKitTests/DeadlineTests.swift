@@ -1,5 +1,6 @@
 import ConformanceKit
 import Reference
+import TestFixture
 import TesteeProtocol
 import Testing
 import WireCore

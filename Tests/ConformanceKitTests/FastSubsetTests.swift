@@ -1,4 +1,5 @@
 import Foundation
+import TestFixture
 import Testing
 
 /// `Conformance/tools/fast-tests` stays what it says: every test file that starts a program or

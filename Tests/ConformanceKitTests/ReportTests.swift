@@ -1,6 +1,7 @@
 import ConformanceKit
 import Foundation
 import Reference
+import TestFixture
 import TesteeProtocol
 import Testing
 import WireCore

@@ -2,6 +2,7 @@ import ConformanceKit
 import Foundation
 import Pairing
 import Reference
+import TestFixture
 import Testing
 import WireCore
 

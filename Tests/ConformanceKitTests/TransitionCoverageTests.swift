@@ -1,6 +1,7 @@
 import ConformanceKit
-import Reference
 import Foundation
+import Reference
+import TestFixture
 import Testing
 import WireCore
 

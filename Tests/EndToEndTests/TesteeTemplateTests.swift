@@ -1,4 +1,5 @@
 import Foundation
+import TestFixture
 import Testing
 
 /// The testee templates outside teams copy (Conformance/testees/js, .../java) pass every pairing

@@ -1,5 +1,6 @@
 import ConformanceKit
 import Foundation
+import TestFixture
 import Testing
 import WireCore
 

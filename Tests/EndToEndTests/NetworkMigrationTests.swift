@@ -1,5 +1,6 @@
 import Foundation
 import MigrationPackage
+import TestFixture
 import Testing
 
 /// `reference-peer send` and `receive` as two processes on loopback (Spec migration.md §5).

@@ -3,18 +3,18 @@ import Foundation
 import WireCore
 
 /// The checkout under test: its vectors, catalog and built executables.
-enum Fixture {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+package enum Fixture {
+    package static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let repository = Repository(root: root)
+    package static let repository = Repository(root: root)
     /// Load problems fail `RuleCoverageTests.vectorsAndCatalogLoad`; other tests then see no cases.
-    static let loadedCases = Result { try VectorLoader.load(root: repository.vectors) }
-    static let loadedCatalog = Result { try Catalog.load(repository.catalogFile) }
-    static var cases: [VectorCase] { (try? loadedCases.get()) ?? [] }
-    static var catalog: Catalog { (try? loadedCatalog.get()) ?? Catalog(rules: []) }
+    package static let loadedCases = Result { try VectorLoader.load(root: repository.vectors) }
+    package static let loadedCatalog = Result { try Catalog.load(repository.catalogFile) }
+    package static var cases: [VectorCase] { (try? loadedCases.get()) ?? [] }
+    package static var catalog: Catalog { (try? loadedCatalog.get()) ?? Catalog(rules: []) }
 
     /// A product built beside the test bundle (`swift test` builds every product).
-    static func executable(_ name: String) -> String {
+    package static func executable(_ name: String) -> String {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL, Bundle.main.bundleURL.deletingLastPathComponent(),
@@ -24,7 +24,7 @@ enum Fixture {
     }
 
     /// Kills the process after `limit` seconds unless the returned item is cancelled first.
-    static func watchdog(_ process: Process, limit: Double) -> DispatchWorkItem {
+    package static func watchdog(_ process: Process, limit: Double) -> DispatchWorkItem {
         let pid = process.processIdentifier
         let item = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + limit, execute: item)
@@ -34,7 +34,7 @@ enum Fixture {
     /// Waits for a process without blocking a thread of the concurrency pool, killing it after
     /// `limit` seconds so a hung peer fails its test instead of stalling the run.
     /// Replaces the process's `terminationHandler`.
-    static func exit(of process: Process, limit: Double = 300) async {
+    package static func exit(of process: Process, limit: Double = 300) async {
         let watchdog = watchdog(process, limit: limit)
         defer { watchdog.cancel() }
         let exited = AsyncStream<Void>.makeStream()
@@ -46,7 +46,7 @@ enum Fixture {
     }
 
     /// Waits until `file` exists, at most `limit` seconds (then throws), without blocking a thread of the pool.
-    static func appears(_ file: URL, limit: Double = 15) async throws {
+    package static func appears(_ file: URL, limit: Double = 15) async throws {
         guard await eventually(within: limit, { FileManager.default.fileExists(atPath: file.path) }) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: file.path])
         }
@@ -56,13 +56,13 @@ enum Fixture {
     /// Waits without blocking a thread of the concurrency pool (two on this machine: a test that
     /// blocked one stalled every other test's in-process servers). A process still running after
     /// `limit` seconds is killed (status 9 by signal).
-    static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
+    package static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await execute(URL(fileURLWithPath: executable(name)), arguments, stdin: stdin, limit: limit)
     }
 
     /// `run` for any program (python3, git, a shell, a browser), in `directory` (the checkout
     /// unless told) with `environment` (this process's unless told).
-    static func execute(
+    package static func execute(
         _ program: URL, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil, directory: URL? = nil, limit: Double = 300
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")

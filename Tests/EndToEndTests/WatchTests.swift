@@ -1,5 +1,6 @@
 import Foundation
 import MigrationPackage
+import TestFixture
 import Testing
 import WireCore
 

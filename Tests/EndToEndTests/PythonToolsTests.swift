@@ -2,6 +2,7 @@ import ConformanceKit
 import Foundation
 import MigrationPackage
 import Reference
+import TestFixture
 import Testing
 import WireCore
 

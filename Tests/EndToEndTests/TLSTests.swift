@@ -1,4 +1,5 @@
 import Foundation
+import TestFixture
 import Testing
 
 /// wss:// end to end, with a CA and certificates made at test time (Tests/Fixtures/tls/make-certs):

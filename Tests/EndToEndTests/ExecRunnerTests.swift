@@ -1,5 +1,6 @@
 @testable import ConformanceKit
 import Foundation
+import TestFixture
 import TesteeProtocol
 import Testing
 import WireCore

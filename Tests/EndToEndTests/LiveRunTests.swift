@@ -1,4 +1,5 @@
 import Foundation
+import TestFixture
 import Testing
 import WebSocketTransport
 

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixture
 import Testing
 
 /// The CI recipe's step (Conformance/ci/run-conformance), run as an outside repository would:

@@ -1,4 +1,5 @@
 import Foundation
+import TestFixture
 import WebSocketTransport
 import WireCore
 

@@ -6,13 +6,13 @@ import Foundation
 extension Fixture {
     /// Whether `condition` holds within `seconds`, checked every 20 ms; suspends rather than
     /// blocking a pool thread.
-    static func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
+    package static func eventually(within seconds: Double = 10, _ condition: () -> Bool) async -> Bool {
         await first(within: seconds, every: .milliseconds(20)) { condition() ? true : nil } ?? false
     }
 
     /// The first value `attempt` gives within `seconds`, tried every `every` (a server that is
     /// still starting refuses connections for a while); nil past the limit or when cancelled.
-    static func first<T>(within seconds: Double = 10, every: Duration = .milliseconds(100), _ attempt: () async -> T?) async -> T? {
+    package static func first<T>(within seconds: Double = 10, every: Duration = .milliseconds(100), _ attempt: () async -> T?) async -> T? {
         let deadline = ContinuousClock.now + .milliseconds(Int64(seconds * 1000))
         while !Task.isCancelled {
             if let value = await attempt() { return value }

@@ -1,6 +1,7 @@
 @testable import ConformanceKit
 import Foundation
 import Reference
+import TestFixture
 import TesteeProtocol
 import Testing
 import WireCore

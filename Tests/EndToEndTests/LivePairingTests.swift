@@ -1,6 +1,7 @@
 import Foundation
-import WebSocketTransport
+import TestFixture
 import Testing
+import WebSocketTransport
 
 /// `conformance run --role phone` and `--role desktop` against `reference-peer phone` and
 /// `desktop` processes: every scenario of Conformance/scenarios/pairing.json over the network,

@@ -393,6 +393,19 @@ for slug, member, changed in (("complete-digest-differs", "envelopeSHA256", "00"
 # Rows of the receiver's transition table (Spec migration.md 5.3) that the flows above do not take.
 PAUSE = msg("PauseTransfer", {"backupId": BID})
 RESUME = msg("ResumeTransfer", {"backupId": BID})
+late_confirm = T + 60000
+rc.steps("silence-counts-from-the-transfer",
+         "The 30 s of silence count from when the transfer was asked for or resumed, not from the last frame: a user who confirms a minute after "
+         "the meta, or resumes after a long pause, is not taken for a stalled sender.", ["MIG-XFER-005"], ["MIG-XFER-005"],
+         to_transfer[:5] + [
+             ({"event": "user-confirmed", "at": late_confirm, "yes": True}, s("transferring", have=[]), to_transfer[5][2]),
+             ({"event": "tick", "at": late_confirm + 30000}, s("transferring", have=[]), []),
+             ({"event": "chunk", "at": late_confirm + 30000, "frame": b64(frame(0, CHUNK0))}, s("transferring", have=[[0, 1]]), chunk0[2]),
+             ({"event": "user-pause", "at": late_confirm + 30001}, s("paused", have=[[0, 1]]), [send(PAUSE)]),
+             ({"event": "user-resume", "at": late_confirm + 200000}, s("transferring", have=[[0, 1]]), [send(RESUME)]),
+             ({"event": "tick", "at": late_confirm + 230000}, s("transferring", have=[[0, 1]]), []),
+             ({"event": "tick", "at": late_confirm + 230001}, s("disconnected", have=[[0, 1]]), [{"action": "close"}, reject("MIG-XFER-005")])],
+         flags=["boundary"])
 rc.steps("pause-and-resume", "Either side pauses and resumes; a disconnect while paused keeps the transfer for the resume, and a frame while disconnected is not read.",
          ["MIG-MSG-005", "MIG-XFER-003"], [],
          to_transfer + [chunk0,
@@ -720,6 +733,21 @@ for n in range(1, 10):
     seq.append((wanted(at + 1), lk(n, at + waited), [wait(at + waited)]))
     at += waited
 pl.steps("wait-capped-at-an-hour", "The wait doubles up to one hour and stays there.", ["MIG-PIN-003"], ["MIG-PIN-003"], seq)
+
+# The sender and receiver keep time (Spec pairing.md 4 "Time", migration.md 5.3): every step
+# states its deadline. These are the one member not typed here: they are what the docs-only
+# Python machines (Conformance/testees/python, written from the Spec and holding to every other
+# member of these vectors) compute, and DeadlineTests holds them to the reference's, step by step.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "testees", "python"))
+import msbk_transfer_machines  # noqa: E402
+
+for fl in (rc, sd):
+    for c in fl.cases:
+        context = dict(fl.context)
+        context.update(c.get("context", {}))
+        trace = msbk_transfer_machines.run(fl.machine, context, [step["event"] for step in c["steps"]])
+        for step, found in zip(c["steps"], trace):
+            step["expect"]["deadline"] = found["deadline"]
 
 total = 0
 for fl in files:

@@ -727,6 +727,25 @@ sm.steps("older-version-dropped", "A success reporting a version older than the 
           ({"event": "sync-succeeded", "at": T + 4000, "remoteVersion": 1, "recordName": ID}, state(2, 2, ID, T + 3000, modified=T + 2000, pending=False),
            [{"action": "drop", "rule": "REC-STATE-001"}])])
 
+
+
+def obsolescence_deadline(st):
+    """REC-STATE-002: a pending change not obsolete yet turns obsolete one ms after 30 days since
+    the last sync, or since the idea's creation; nothing else waits for time."""
+    import datetime
+    if not st["isPendingSync"] or st["isObsolete"]:
+        return None
+    since = T
+    if "lastSyncedAt" in st:
+        d = datetime.datetime.strptime(st["lastSyncedAt"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=datetime.timezone.utc)
+        since = round(d.timestamp() * 1000)
+    return since + 30 * DAY + 1
+
+
+for c in sm.cases:   # the machine keeps time: every step states its deadline
+    for step in c["steps"]:
+        step["expect"]["deadline"] = obsolescence_deadline(step["expect"]["state"])
+
 SLOG = lambda i, at: {"id": "a1b2c3d4-000%d-4000-8000-00000000000%d" % (i, i), "ideaId": ID, "eventType": "sync_success", "timestamp": iso(at), "deviceId": "dev-1"}
 slm = File(machine="log-retention", description="SyncLog retention: 30 days, pruned at launch (seed 001 §3).")
 files.append(slm)

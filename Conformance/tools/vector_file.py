@@ -44,7 +44,7 @@ class VectorFile:
     family = None
     out = None
     # The names of the states in which the file's machine keeps a deadline; None for a machine
-    # that does not keep time (its steps state no deadline).
+    # that does not keep time or whose generator states its deadlines itself.
     timed = None
 
     def __init__(self, kind=None, machine=None, description="", context=None, timed=None):

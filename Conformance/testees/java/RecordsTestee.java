@@ -1810,6 +1810,12 @@ public class RecordsTestee {
             s.put("conflictResolutionStrategy", "lastWrite");
             return s;
         }
+
+        /** REC-STATE-002: when a pending change turns obsolete; nothing else waits for time. */
+        public Optional<Object> deadline() {
+            if (!pending || obsolete) return Optional.of(Json.NULL);
+            return Optional.of((lastSyncedAt != null ? lastSyncedAt : createdAt) + THIRTY_DAYS + 1);
+        }
     }
 
     /** log-retention (001 §3 "保留策略"): entries checked as sync-log, pruned at launch. REC-SLOG-002. */

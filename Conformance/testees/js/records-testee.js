@@ -1003,6 +1003,10 @@ function ideaSync(context) {
       checkEvent(e, IDEA_SYNC_EVENTS);
       return handlers[e.event](e);
     },
+    deadline() { // REC-STATE-002: when a pending change turns obsolete; nothing else waits
+      if (!s.isPendingSync || s.isObsolete) return null;
+      return (lastSynced !== undefined ? lastSynced : context.createdAt) + THIRTY_DAYS_MS + 1;
+    },
     state() { // the sync-state document's members, in section 4's order
       return compact({
         ideaId: s.ideaId, localVersion: s.localVersion, remoteVersion: s.remoteVersion, cloudKitRecordName: s.cloudKitRecordName,

@@ -140,7 +140,7 @@ class Machine:
                 self.handle(event)
             except Ended:
                 pass
-        return {"state": self.state(), "actions": self.actions}
+        return {"state": self.state(), "actions": self.actions, "deadline": self.next_deadline()}
 
     def handle(self, event):
         kind, at = event.get("event"), event.get("at", 0)
@@ -197,6 +197,24 @@ class Sender(Machine):
             limits.append(self.transfer_window)
         return min(limits)
 
+    def next_deadline(self):
+        """When a tick next matters (Spec pairing.md 4 "Time", migration.md 5.3): every timeout is
+        "more than", so one ms past it. A silent connection's handshake limit (MIG-XFER-007), a
+        greeted one's resume limit (MIG-XFER-003), the reconnect wait and the oldest chunk's ack
+        timeout (MIG-XFER-005); the earliest of those that run."""
+        if self.name in self.FINAL:
+            return None
+        due = []
+        if self.connected_at is not None:
+            due.append(self.connected_at + self.cfg["handshakeTimeout"] + 1)
+        if self.name == "waitingReconnect" and self.handshaken:
+            due.append(self.greeted_at + self.cfg["handshakeTimeout"] + 1)
+        if self.name == "waitingReconnect" and self.wait_from is not None:
+            due.append(self.wait_from + self.cfg["reconnectTimeout"] + 1)
+        if self.name == "transferring" and self.in_flight:
+            due.append(min(self.in_flight.values()) + self.cfg["ackTimeout"] + 1)
+        return min(due) if due else None
+
     def state(self):
         s = {"name": self.name, "window": self.window}
         if self.meta is not None and self.name in self.STATES_WITH_META:
@@ -224,8 +242,10 @@ class Sender(Machine):
         self.connected_at = None
         # 5.3 (table) and MIG-XFER-006: only a transfer that began (StartTransfer) waits for a reconnect;
         # in metaSent the connection ended before the transfer began: failed, `disconnected`.
+        if self.name in ("transferring", "paused", "completing", "waitingReconnect"):
+            self.handshaken = False   # the greeting was that connection's (MIG-XFER-003)
         if self.name in ("transferring", "paused", "completing"):
-            self.name, self.in_flight, self.handshaken = "waitingReconnect", {}, False
+            self.name, self.in_flight = "waitingReconnect", {}
         elif self.name not in ("listening", "waitingReconnect"):
             # MIG-XFER-007: a connection gone before its Handshake was not the session's receiver.
             self.end("failed", reason="disconnected", close=False)
@@ -566,6 +586,12 @@ class Receiver(Machine):
         else:
             self.send("Complete", {"backupId": backup, "result": "digest-mismatch"})
             self.end("failed", reason="digest-mismatch", close=False, rule="MIG-XFER-004")
+
+    def next_deadline(self):
+        """MIG-XFER-005: while transferring, the stall limit past the last frame or the transfer's start or resume."""
+        if self.name == "transferring":
+            return self.last_heard + self.cfg["stallTimeout"] + 1
+        return None
 
     def on_tick(self, event, at):
         if self.name == "transferring" and at - self.last_heard > self.cfg["stallTimeout"]:

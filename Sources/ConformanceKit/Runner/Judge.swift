@@ -115,8 +115,8 @@ public enum Judge {
                 continue
             }
             let want = diagnosis == .notGiven ? withoutRules(step.json) : step.json
-            // A step that does not state its deadline (a machine whose vectors predate them) is
-            // not judged on one a testee states.
+            // A step that states no deadline (a machine that keeps no time) is not judged on one
+            // a testee states.
             var got = found[i]
             if step.deadline == nil { got.deadline = nil }
             for d in JSONDiff.differences(expected: want, found: got.json, at: .root / "steps" / i) {

@@ -244,8 +244,8 @@ public struct ReceiverMachine: SansIOMachine {
             guard state.isOpen else { return [] }
             touch(at)
             return chunk(bytes)
-        case .userConfirmed(let yes, _):
-            guard case .confirming(let r) = state else { return [] }
+        case .userConfirmed(let yes, let at):
+            guard case .confirming(var r) = state else { return [] }
             guard yes else {
                 state = .failed(.cancelled(.userDeclined), r)
                 return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
@@ -255,12 +255,16 @@ public struct ReceiverMachine: SansIOMachine {
                 state = .checkingPassword(r)
                 return [.checkPassword(header: header)]
             }
+            // MIG-XFER-005: silence counts from when the transfer was asked for, not from the
+            // meta: a user who took a minute to confirm is not a stalled sender.
+            r.lastActivity = at
             state = .transferring(r)
             return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
-        case .passwordChecked(let check, _):
-            guard case .checkingPassword(let r) = state else { return [] }
+        case .passwordChecked(let check, let at):
+            guard case .checkingPassword(var r) = state else { return [] }
             switch check {
             case .opens, .notChecked:
+                r.lastActivity = at
                 state = .transferring(r)
                 return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
             case .wrongPassword:
@@ -274,8 +278,10 @@ public struct ReceiverMachine: SansIOMachine {
             guard case .transferring(let r) = state else { return [] }
             state = .paused(r)
             return [.send(.pauseTransfer(backupId: r.meta.backupId))]
-        case .userResume:
-            guard case .paused(let r) = state else { return [] }
+        case .userResume(let at):
+            // Nothing was owed while paused: silence counts again from the resume.
+            guard case .paused(var r) = state else { return [] }
+            r.lastActivity = at
             state = .transferring(r)
             return [.send(.resumeTransfer(.init(backupId: r.meta.backupId)))]
         case .userCancel:

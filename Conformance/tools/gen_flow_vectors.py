@@ -6,7 +6,7 @@ import os
 import sys
 
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
-from vector_file import arm, disarm, state_deadlines
+from vector_file import arm, disarm, state_deadlines, write_file
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
 CONTEXT = {"activeDid": PHONE, "device": dict(MOBILE), "signalingUrl": RELAY}
@@ -68,10 +68,7 @@ def write(machine, description, cases):
     if machine in TIMED:
         for c in cases:
             state_deadlines(c["steps"], TIMED[machine])
-    doc = {"family": "pairing", "machine": machine, "description": description, "context": CONTEXT, "cases": cases}
-    with open(os.path.join(OUT, machine + ".json"), "w") as f:
-        f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-    print(machine, len(cases))
+    print(machine, write_file(OUT, "pairing", description, CONTEXT, cases, machine=machine))
 
 
 # ---------------------------------------------------------------------------------------------

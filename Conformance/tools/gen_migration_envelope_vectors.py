@@ -7,7 +7,6 @@ open them. Tampered variants are made by one edit each, and the expected outcome
 the one the Spec assigns to it (Spec/migration.md section 2).
 Iteration counts of 1000 are test-only: those cases say so in their context and flags."""
 import hashlib
-import json
 import os
 import struct
 import sys
@@ -15,6 +14,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import msbk_forge as forge  # noqa: E402
+from vector_file import write_file  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "Vectors", "migration")
 PW = "correct horse 电池 staple"
@@ -144,9 +144,5 @@ os.makedirs(os.path.join(OUT, "envelope"), exist_ok=True)
 for name, data in files.items():
     with open(os.path.join(OUT, "envelope", name), "wb") as f:
         f.write(data)
-doc = {"family": "migration", "kind": "envelope",
-       "description": "The encrypted envelope around a migration package (Spec migration.md section 2). Binary inputs are files beside this one.",
-       "context": TEST, "cases": cases}
-with open(os.path.join(OUT, "envelope.json"), "w") as f:
-    f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-print(len(cases), "cases")
+print(write_file(OUT, "migration", "The encrypted envelope around a migration package (Spec migration.md section 2). Binary inputs are files beside this one.",
+                 TEST, cases, kind="envelope"), "cases")

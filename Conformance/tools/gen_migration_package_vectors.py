@@ -18,6 +18,7 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import msbk_forge as forge  # noqa: E402
+from vector_file import write_file  # noqa: E402
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "Vectors", "migration")
 BID = "3f2c6a1e-9b7d-4c2e-8f10-5a6b7c8d9e0f"
@@ -144,11 +145,8 @@ class DocFile:
         c["expected"] = {"outcome": "reject", "violations": [{"path": path, "rule": rule} for path, rule in violations]}
         self.cases.append(c)
 
-    def write(self, files=None):
-        doc = {"family": "migration", "kind": self.kind, "description": self.description, "context": self.context, "cases": self.cases}
-        with open(os.path.join(OUT, f"{self.kind}.json"), "w") as f:
-            f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-        return len(self.cases)
+    def write(self):
+        return write_file(OUT, "migration", self.description, self.context, self.cases, kind=self.kind)
 
 
 def dropnull(o):
@@ -589,11 +587,8 @@ os.makedirs(os.path.join(OUT, "package"), exist_ok=True)
 for name, data in pkg_files.items():
     with open(os.path.join(OUT, "package", name), "wb") as f:
         f.write(data)
-doc = {"family": "migration", "kind": "package", "description": "Whole packages (the zip inside the envelope), checked file by file and across files (Spec migration.md 3.1, 3.4).",
-       "context": {}, "cases": pkg_cases}
-with open(os.path.join(OUT, "package.json"), "w") as f:
-    f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-total = len(pkg_cases)
+total = write_file(OUT, "migration", "Whole packages (the zip inside the envelope), checked file by file and across files (Spec migration.md 3.1, 3.4).",
+                   {}, pkg_cases, kind="package")
 for d in (man, cat, sto, med, st, rel):
     total += d.write()
 print(total, "cases")

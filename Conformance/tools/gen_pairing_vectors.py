@@ -11,6 +11,7 @@ import os
 import sys
 
 import webrtc_cases
+from vector_file import write_file
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing")
@@ -82,10 +83,7 @@ class File:
         c["expected"] = {"outcome": "reject", "violations": [{"path": path, "rule": rule}]}
 
     def write(self):
-        doc = {"family": "pairing", "kind": self.kind, "description": self.description, "context": self.context, "cases": self.cases}
-        with open(os.path.join(OUT, f"{self.slug}.json"), "w") as f:
-            f.write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-        return len(self.cases)
+        return write_file(OUT, "pairing", self.description, self.context, self.cases, kind=self.kind)
 
 
 def compact(doc):

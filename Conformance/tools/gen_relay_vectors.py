@@ -1,10 +1,10 @@
 """Writes Vectors/pairing/relay.json: the relay machine cases (Spec pairing.md section 5).
 The expectations are written here by hand from the Spec; rerun after editing them."""
-import json
 import os
 import sys
 
 import webrtc_cases
+from vector_file import write_file
 from pairing_fixtures import DESK, LAN, MOBILE, PHONE, RELAY, T0, UUID  # noqa: F401
 ATT = "did:cc:attacker-9"
 A, B, C = "192.0.2.10", "198.51.100.7", "203.0.113.66"
@@ -205,8 +205,6 @@ case("alias-quota-per-source", "One source registers at most 10 new aliases in 5
 # Bare WebRTC frames refused, wrapped ones forwarded (Spec pairing.md 3.7, PAIR-RTC-005).
 cases.extend(webrtc_cases.relay_cases)
 
-doc = {"family": "pairing", "machine": "relay",
-       "description": "The signaling relay (Spec pairing.md section 5): registration, routing, peer-offline and errors, and the limits on pairing-code aliases.",
-       "context": {}, "cases": cases}
-open(os.path.join(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing"), "relay.json"), "w").write(json.dumps(doc, ensure_ascii=False, indent=2) + "\n")
-print(len(cases))
+print(write_file(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Vectors", "pairing"),
+                 "pairing", "The signaling relay (Spec pairing.md section 5): registration, routing, peer-offline and errors, and the limits on pairing-code aliases.",
+                 {}, cases, machine="relay"))

@@ -54,7 +54,7 @@ class VectorFile:
 
     @property
     def slug(self):
-        return self.kind or self.machine
+        return (self.kind or self.machine).replace(":", "-")
 
     def case(self, slug, comment, rules, flags=(), context=None, **members):
         """A new case with id, comment, flags, rules, the context when given, then `members`."""
@@ -76,8 +76,15 @@ class VectorFile:
         self.cases.append(c)
 
     def write(self):
-        d = {"family": self.family, "description": self.description, "context": self.context, "cases": self.cases}
-        d["kind" if self.kind else "machine"] = self.slug
-        with open(os.path.join(self.out, f"{self.slug}.json"), "w") as fh:
-            fh.write(json.dumps(d, ensure_ascii=False, indent=2) + "\n")
-        return len(self.cases)
+        return write_file(self.out, self.family, self.description, self.context, self.cases, kind=self.kind, machine=self.machine)
+
+
+def write_file(folder, family, description, context, cases, kind=None, machine=None):
+    """Writes one vector file, `<kind or machine>.json` (a `:` in a kind written `-`), as every
+    generator does: members in one order, two-space indentation, UTF-8 kept. Returns the case count."""
+    d = {"family": family}
+    d["kind" if kind else "machine"] = kind or machine
+    d.update({"description": description, "context": context, "cases": cases})
+    with open(os.path.join(folder, (kind or machine).replace(":", "-") + ".json"), "w") as fh:
+        fh.write(json.dumps(d, ensure_ascii=False, indent=2) + "\n")
+    return len(cases)

@@ -733,6 +733,9 @@ for n in range(1, 10):
     seq.append((wanted(at + 1), lk(n, at + waited), [wait(at + waited)]))
     at += waited
 pl.steps("wait-capped-at-an-hour", "The wait doubles up to one hour and stays there.", ["MIG-PIN-003"], ["MIG-PIN-003"], seq)
+pl.steps("clear-stays-clear", "With no locked session behind it, a session that ended with the right PIN or before the PIN was settled changes nothing.",
+         ["MIG-PIN-003"], [],
+         [(ended(T, "pin-accepted"), lk(0, 0), []), (ended(T + 1, "other"), lk(0, 0), []), (wanted(T + 2), lk(0, 0), [START])])
 
 # The sender and receiver keep time (Spec pairing.md 4 "Time", migration.md 5.3): every step
 # states its deadline. These are the one member not typed here: they are what the docs-only

@@ -262,16 +262,8 @@ struct LiveJudgingTests: LivePeers {
     /// the Spec allows (its presence broadcasts, its extra members).
     @Test(.timeLimit(.minutes(2))) func aThirdPartyRelayGetsATruthfulReport() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let node = Process()
-        node.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        node.arguments = ["node", Fixture.root.appendingPathComponent("Tests/Fixtures/third-party-relay/relay.js").path, "--host", "127.0.0.1", "--port", "0"]
-        let out = Pipe()
-        node.standardOutput = out
-        node.standardError = FileHandle.nullDevice
-        try node.run()
+        let (node, port) = try await thirdPartyRelay()
         defer { node.terminate() }
-        let ready = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let port = try #require(ready.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(ready)")
         // Its answers come within milliseconds: a short frame budget keeps its many missing answers cheap.
         let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", "ws://127.0.0.1:\(port)", "--timeout", "1", "--format", "json"])
         #expect(run.status == 1)

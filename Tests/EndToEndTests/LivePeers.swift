@@ -39,16 +39,39 @@ extension LivePeers {
 
     func log(_ name: String) -> String { (try? String(contentsOf: file(name), encoding: .utf8)) ?? "" }
 
-    /// Starts a Python peer of Tests/Fixtures, its log in outsider.log.
-    func outsider(_ script: String, _ arguments: [String]) throws -> Process {
-        _ = FileManager.default.createFile(atPath: file("outsider.log").path, contents: nil)
+    /// Starts a Python peer of Tests/Fixtures, its log in `log`.
+    func outsider(_ script: String, _ arguments: [String], log: String = "outsider.log") throws -> Process {
+        _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: file("outsider.log"))
+        process.standardError = try FileHandle(forWritingTo: file(log))
         try process.run()
         return process
+    }
+
+    /// The stand-in for the deployed ChainlessChain relay (Tests/Fixtures/third-party-relay) on a
+    /// free port, and that port, read from the line it prints when it listens (at most 30 s).
+    func thirdPartyRelay() async throws -> (Process, Int) {
+        let ready = file("third-party-relay.out")
+        _ = FileManager.default.createFile(atPath: ready.path, contents: nil)
+        let node = Process()
+        node.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        node.arguments = ["node", Fixture.root.appendingPathComponent("Tests/Fixtures/third-party-relay/relay.js").path, "--host", "127.0.0.1", "--port", "0"]
+        node.standardOutput = try FileHandle(forWritingTo: ready)
+        node.standardError = FileHandle.nullDevice
+        try node.run()
+        let port = await Fixture.first(within: 30, every: .milliseconds(25)) { () -> Int? in
+            let line = (try? String(contentsOf: ready, encoding: .utf8)) ?? ""
+            guard line.hasSuffix("\n") else { return nil }
+            return line.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        }
+        guard let port else {
+            node.terminate()
+            throw CocoaError(.fileReadUnknown, userInfo: [NSFilePathErrorKey: ready.path, NSLocalizedDescriptionKey: "the third-party relay printed no port"])
+        }
+        return (node, port)
     }
 
     /// `reference-peer send --sessions 0` on a free port, chunks of 4 KiB unless told otherwise;

@@ -10,15 +10,11 @@ struct TLSTests {
     let live: LiveRunTests
     let certs: URL
 
-    init() throws {
+    init() async throws {
         live = try LiveRunTests()
         certs = live.file("certs")
-        let made = Process()
-        made.executableURL = Fixture.root.appendingPathComponent("Tests/Fixtures/tls/make-certs")
-        made.arguments = [certs.path]
-        try made.run()
-        made.waitUntilExit()
-        #expect(made.terminationStatus == 0, "openssl could not make the test certificates")
+        let made = try await Fixture.execute(Fixture.root.appendingPathComponent("Tests/Fixtures/tls/make-certs"), [certs.path])
+        #expect(made.status == 0, "openssl could not make the test certificates: \(made.stderr)")
     }
 
     func cert(_ name: String) -> String { certs.appendingPathComponent(name).path }
@@ -98,11 +94,7 @@ struct TLSTests {
             ])
         #expect(received.status == 0, "\(received.stderr)\n\(live.log("send.log"))")
         await Fixture.exit(of: sender)
-        let diff = Process()
-        diff.executableURL = URL(fileURLWithPath: "/usr/bin/diff")
-        diff.arguments = ["-r", store, live.file("new").path]
-        try diff.run()
-        diff.waitUntilExit()
-        #expect(diff.terminationStatus == 0, "the restored store differs from the sent one")
+        let diff = try await Fixture.execute(URL(fileURLWithPath: "/usr/bin/diff"), ["-r", store, live.file("new").path])
+        #expect(diff.status == 0, "the restored store differs from the sent one: \(diff.stdout)")
     }
 }

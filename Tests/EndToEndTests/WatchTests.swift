@@ -55,6 +55,18 @@ struct LiveWatchTests: LivePeers {
         try Data(JSONSerializer.compact(.object(qr)).utf8).write(to: file("handoff"))
     }
 
+    /// The user's part of a session of each flow through the watch, after the desktop's first QR
+    /// was scanned (Flow B): typing the desktop's next code (manual), then showing the phone's QR
+    /// to the desktop (Flow A).
+    func typeTheCodeThenShowThePhonesQR() async throws {
+        let qr = try JSONParser.parse(Array(try await self.await("qr")))
+        try FileManager.default.removeItem(at: file("qr"))
+        try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
+        _ = try await self.await("qr")
+        try Data("show-qr".utf8).write(to: file("handoff"))
+        try await self.await("phone-qr").write(to: file("scan"))
+    }
+
     static func watchReport(_ stdout: String) throws -> JSONValue {
         try JSONParser.parse(Array(stdout.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))["watch"] ?? .null
     }
@@ -77,12 +89,7 @@ struct LiveWatchTests: LivePeers {
         let phone = try await referencePhone(url, sessions: 3)
         defer { phone.terminate() }
         try await scanDesktopQR()
-        let qr = try JSONParser.parse(Array(try await self.await("qr")))
-        try FileManager.default.removeItem(at: file("qr"))
-        try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
-        _ = try await self.await("qr")
-        try Data("show-qr".utf8).write(to: file("handoff"))
-        try await self.await("phone-qr").write(to: file("scan"))
+        try await typeTheCodeThenShowThePhonesQR()
         let result = try await watching.value
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
         let report = try Self.watchReport(result.stdout)
@@ -161,16 +168,8 @@ struct LiveWatchTests: LivePeers {
     /// relay's, and the clients, which conform, are blamed for nothing.
     @Test(.timeLimit(.minutes(2))) func aThirdPartyRelaysDeviationsAreTheRelays() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let node = Process()
-        node.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        node.arguments = ["node", Fixture.root.appendingPathComponent("Tests/Fixtures/third-party-relay/relay.js").path, "--host", "127.0.0.1", "--port", "0"]
-        let out = Pipe()
-        node.standardOutput = out
-        node.standardError = FileHandle.nullDevice
-        try node.run()
+        let (node, port) = try await thirdPartyRelay()
         defer { node.terminate() }
-        let ready = String(decoding: out.fileHandleForReading.availableData, as: UTF8.self)
-        let port = try #require(ready.split(separator: " ").last.flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }, "\(ready)")
         let (url, watching) = try await watch(["--sessions", "1", "--upstream", "ws://127.0.0.1:\(port)", "--timeout", "2"])
         let desktop = try await referenceDesktop(url, sessions: 1)
         defer { desktop.terminate() }
@@ -197,27 +196,12 @@ extension LiveWatchTests {
     @Test(.timeLimit(.minutes(2))) func theOutsidersMeetThroughTheWatch() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (url, watching) = try await watch(["--sessions", "3"])
-        func python(_ script: String, _ arguments: [String], log: String) throws -> Process {
-            _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = try FileHandle(forWritingTo: file(log))
-            try process.run()
-            return process
-        }
-        let desktop = try python("outsider-desktop/desktop.py", ["--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3"], log: "desktop.log")
+        let desktop = try outsider("outsider-desktop/desktop.py", ["--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "3"], log: "desktop.log")
         defer { desktop.terminate() }
-        let phone = try python("outsider-phone/phone.py", ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url], log: "phone.log")
+        let phone = try outsider("outsider-phone/phone.py", ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url], log: "phone.log")
         defer { phone.terminate() }
         try await scanDesktopQR()
-        let qr = try JSONParser.parse(Array(try await self.await("qr")))
-        try FileManager.default.removeItem(at: file("qr"))
-        try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
-        _ = try await self.await("qr")
-        try Data("show-qr".utf8).write(to: file("handoff"))
-        try await self.await("phone-qr").write(to: file("scan"))
+        try await typeTheCodeThenShowThePhonesQR()
         let result = try await watching.value
         let report = try Self.watchReport(result.stdout)
         #expect(result.status == 0, "\(result.stdout)\(result.stderr)\n\(log("desktop.log"))\n\(log("phone.log"))")

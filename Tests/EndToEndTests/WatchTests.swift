@@ -26,11 +26,12 @@ struct LiveWatchTests: LivePeers {
     }
 
     /// `conformance watch --family pairing` in the background on a free port; returns its URL and
-    /// the task that ends with its exit status, stdout (JSON) and stderr.
-    func watch(_ extra: [String]) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
+    /// the task that ends with its exit status, stdout (JSON) and stderr. `pid`, when given, holds
+    /// its process id (for a test that ends it with Ctrl-C once what it waits for was logged).
+    func watch(_ extra: [String], pid: Counter? = nil) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
         try? FileManager.default.removeItem(at: file("watch-url"))
         let arguments = ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path, "--format", "json"] + extra
-        let task = Task { try await Fixture.run("conformance", arguments, limit: 120) }
+        let task = Task { try await Fixture.run("conformance", arguments, limit: 120, started: { pid?.add(Int($0)) }) }
         let url = String(decoding: try await self.await("watch-url"), as: UTF8.self)
         return (url, task)
     }
@@ -45,6 +46,16 @@ struct LiveWatchTests: LivePeers {
         try await start(
             ["phone", "--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url, "--sessions", "\(sessions)"]
                 + faults.flatMap { ["--fault", $0] }, log: "phone.log")
+    }
+
+    /// Whether the watch's log holds a register a client sent on a connection after `connection`.
+    func registeredAgain(after connection: Int64) -> Bool {
+        let lines = ((try? String(contentsOf: file("session.jsonl"), encoding: .utf8)) ?? "").split(separator: "\n")
+        return lines.contains { line in
+            guard let event = (try? JSONParser.parse(Array(line.utf8)))?.objectValue, let conn = event["conn"]?.integerValue,
+                  conn > connection, event["from"] == "client", let text = event["text"]?.stringValue else { return false }
+            return (try? JSONParser.parse(Array(text.utf8)))?["type"] == "register"
+        }
     }
 
     /// Hands the desktop's next QR to the phone, as the user scanning it would (edited by `change`).
@@ -132,7 +143,10 @@ struct LiveWatchTests: LivePeers {
     /// the desktop's confirmation, so the phone, still waiting, reconnects.
     @Test(.timeLimit(.minutes(2))) func aPhoneRegisteringTheDesktopsIdIsThePhonesViolation() async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let (url, watching) = try await watch(["--duration", "6"])
+        // Until the phone's second connection registered (then Ctrl-C): a fixed --duration ran
+        // out on a loaded CI machine before the phone, slow to start, had even reconnected.
+        let watchPID = Counter()
+        let (url, watching) = try await watch([], pid: watchPID)
         let desktop = try await referenceDesktop(url, sessions: 1)
         defer { desktop.terminate() }
         let dropped = Counter()
@@ -153,8 +167,11 @@ struct LiveWatchTests: LivePeers {
         // A typed code: the phone waits for the confirmation on its signaling server, the proxy.
         let qr = try JSONParser.parse(Array(try await self.await("qr")))
         try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
+        let reRegistered = await Fixture.eventually(within: 60) { registeredAgain(after: 2) }
+        kill(pid_t(watchPID.value), SIGINT)
         let result = try await watching.value
         await proxy.close()
+        #expect(reRegistered, "\(log("phone.log"))")
         #expect(dropped.value == 1)
         let report = try Self.watchReport(result.stdout)
         let violations = report["violations"]?.arrayValue ?? []

@@ -29,7 +29,7 @@ struct Matrix: AsyncParsableCommand {
     @Option(help: "The folder the matrix and each cell's reports go to.") var out = "conformance-matrix"
     @Option(name: .customLong("case"), help: "Only cases whose id matches this glob, in every cell (repeatable).") var caseGlobs: [String] = []
     @Option(help: "Seconds a cell may take before its run is stopped.") var cellTimeout: Double = 900
-    @Option(help: "Seconds the watch judges a phone-desktop pair: the pairing and what the peers send after it (the WebRTC exchange).")
+    @Option(help: "Seconds the watch judges a phone-desktop pair from the scan of the desktop's QR: the pairing and what the peers send after it (the WebRTC exchange).")
     var pairSeconds: Int = 20
     @Flag(inversion: .prefixedNo, help: "Also pair every phone with every desktop through every relay implementation (the watch forwarding to it).")
     var throughRelays = true
@@ -220,7 +220,7 @@ struct Matrix: AsyncParsableCommand {
             }
         }
         let watchArguments =
-            ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", ready, "--log", log, "--duration", "\(pairSeconds)"]
+            ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", ready, "--log", log]
             + ["--format", "json", "--output", json, "--repo", repositoryRoot] + phone.1.watch + desktop.1.watch + upstream
         let watch: Process
         do {
@@ -261,8 +261,10 @@ struct Matrix: AsyncParsableCommand {
         } catch {
             return failed("cannot hand the QR to the phone: \(error)")
         }
-        // Past its time the watch is interrupted: it still writes its report of what it saw.
-        await Self.awaitExit(watch, within: Double(pairSeconds) + 30, then: SIGINT)
+        // The pair's time counts from the scan, not from the watch's start: peers slow to start
+        // (a loaded machine, a JVM) get all of it. Then the watch is interrupted: it still writes
+        // its report of what it saw.
+        await Self.awaitExit(watch, within: Double(pairSeconds), then: SIGINT)
         var pair = await judged(.pairing, phone.0, desktop.0, watch: watch, base: base, stem: stem, completed: "paired")
         pair.relay = relay?.0
         return pair

@@ -63,7 +63,10 @@ with open(os.path.join(ROOT, "Conformance", "families.json"), encoding="utf-8") 
 SCHEMA_KINDS = {name: FAMILIES[name]["schemaKinds"] for name in ("pairing", "migration")}
 # Families where every document kind of the vectors must have a schema.
 EVERY_KIND_HAS_A_SCHEMA = {"pairing"}
-PAYLOAD_KINDS = {"desktop-pairing", "pair-ack", "device-pairing", "pairing:confirmation"}
+# The pairing kinds a `message` carries as its payload: those its schema refers to.
+with open(os.path.join(ROOT, "Spec", "schemas", "pairing", "message.schema.json"), encoding="utf-8") as _f:
+    PAYLOAD_KINDS = {part["if"]["properties"]["type"]["const"]
+                     for part in json.load(_f)["properties"]["payload"]["allOf"] if "$ref" in part.get("then", {})}
 # The migration control messages, each with its own schema that control-message refers to.
 CONTROL_MESSAGE_TYPES = ["Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "PauseTransfer",
                          "ResumeTransfer", "CancelTransfer", "ChunkAck", "Complete"]

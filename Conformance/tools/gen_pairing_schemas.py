@@ -1,6 +1,14 @@
 """Writes Spec/schemas/pairing/*.schema.json (JSON Schema 2020-12) from the member tables of
 Spec/pairing.md, one file per kind. Usage: gen_pairing_schemas.py [OUTPUT_FOLDER].
 
+Nothing here is written per kind: the kinds are the rows of the chapter's kind table (section 1),
+and a kind's members, their order, JSON types, whether they are required and their rules are the
+rows of the member table under the kind's heading in section 3. What a member's schema says comes
+from its rules (RULE_SHAPES: what a rule makes of a string or an integer) and from three shapes
+made of several members (a desktop's and a phone's deviceInfo, the payload a `message` carries).
+A new kind whose members follow rules this file knows needs no change here; a member this file
+cannot place stops the generator with the kind and the member.
+
 A schema states what JSON Schema can state: JSON types, required members, `null` for optional
 members (CORE-TYPE-002), the code, DID, peer-id, URL and ICE syntaxes, platform and error-code enums,
 time ranges, blank strings (a pattern that asks for one character outside Unicode White_Space).
@@ -20,6 +28,7 @@ escapes, so the patterns contain the characters themselves and need no regex-lev
 """
 import json
 import os
+import re
 import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -157,10 +166,13 @@ def name(required=True):
                   required, ["PAIR-INFO-001"])
 
 
-def platform(side):
+def platform_shape(side):
     values = ["win32", "darwin", "linux"] if side == "desktop" else ["ios", "android"]
-    return member({"type": "string", "enum": values, "description": f"A {side} platform, case-sensitive (PAIR-INFO-002)."},
-                  True, ["PAIR-INFO-002"])
+    return {"type": "string", "enum": values, "description": f"A {side} platform, case-sensitive (PAIR-INFO-002)."}
+
+
+def platform(side):
+    return member(platform_shape(side), True, ["PAIR-INFO-002"])
 
 
 def ice_url():
@@ -269,70 +281,106 @@ def write(file, kind, section, title, rules, order, required, properties, extra_
         f.write(text)
 
 
-os.makedirs(OUT, exist_ok=True)
+# ---------------------------------------------------------------------------------------------
+# The Spec's tables
 
-write("desktop-pairing", "desktop-pairing", "3.1 (seed 002 §4.1)", "The QR payload a desktop shows in Flow B",
-      ["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-PEER-001", "PAIR-PEER-002", "PAIR-TIME-001", "PAIR-TIME-002",
-       "PAIR-TIME-003", "PAIR-DID-002", "PAIR-INFO-001", "PAIR-INFO-002", "PAIR-URL-001", "PAIR-URL-002",
-       "PAIR-ICE-001", "PAIR-ICE-002"],
-      ["type", "code", "pcPeerId", "timestamp", "(context: PAIR-DID-002)", "deviceInfo", "signalingUrl", "relayUrl",
-       "iceServers", "iceExpiry"],
-      ["type", "code", "pcPeerId", "timestamp", "deviceInfo", "relayUrl"],
-      {"type": type_member("desktop-pairing"),
-       "code": member(code(), True, ["PAIR-CODE-001"]),
-       "pcPeerId": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"]),
-       "timestamp": member(millis(), True, ["PAIR-TIME-001", "PAIR-TIME-002", "PAIR-TIME-003"], integer=True),
-       "deviceInfo": desktop_info(),
-       "signalingUrl": optional_url(False, "PAIR-URL-001"),
-       "relayUrl": member(dict(url(True), description="The relay (PAIR-URL-002: the PAIR-URL-001 syntax, and wss "
-                                                      "except on loopback)."), True, ["PAIR-URL-002"]),
-       "iceServers": member(ice_servers_array(), False, ["PAIR-ICE-001"]),
-       "iceExpiry": member({"type": "integer", "anyOf": [{"const": 0}, seconds(), {"type": "null"}],
-                            "description": "Epoch seconds, or 0: no ICE credentials, no expiry (PAIR-ICE-002)."},
-                           False, ["PAIR-ICE-002"], integer=True)})
+SPEC = os.path.join(ROOT, "Spec", "pairing.md")
+RULE_ID = re.compile(r"\b(?:PAIR|CORE)-[A-Z]+-[0-9]{3}\b")
 
-write("pair-ack", "pair-ack", "3.2 (seed 002 §4.2)", "The phone's answer to a desktop QR or a typed code",
-      ["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001", "PAIR-INFO-003", "PAIR-INFO-001", "PAIR-INFO-002",
-       "PAIR-TIME-001"],
-      ["type", "pairingCode", "mobileDid", "deviceInfo", "timestamp"],
-      ["type", "pairingCode", "mobileDid", "deviceInfo", "timestamp"],
-      {"type": type_member("pair-ack"),
-       "pairingCode": member(code(), True, ["PAIR-CODE-001"]),
-       "mobileDid": member(did(), True, ["PAIR-DID-001"]),
-       "deviceInfo": mobile_info(),
-       "timestamp": member(millis(), True, ["PAIR-TIME-001"], integer=True)})
 
-write("device-pairing", "device-pairing", "3.3 (seed 002 §4.3)", "The QR payload a phone shows in Flow A",
-      ["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-DID-001", "PAIR-INFO-003", "PAIR-INFO-001", "PAIR-INFO-002",
-       "PAIR-TIME-001"],
-      ["type", "code", "did", "deviceInfo", "timestamp"],
-      ["type", "code", "did", "deviceInfo", "timestamp"],
-      {"type": type_member("device-pairing"),
-       "code": member(code(), True, ["PAIR-CODE-001"]),
-       "did": member(did(), True, ["PAIR-DID-001"]),
-       "deviceInfo": mobile_info(),
-       "timestamp": member(millis(), True, ["PAIR-TIME-001"], integer=True)})
+def table_rows(lines, start):
+    """The body rows of the Markdown table whose header is at lines[start], as lists of cells."""
+    rows = []
+    for line in lines[start + 2:]:
+        if not line.startswith("|"):
+            break
+        rows.append([cell.strip() for cell in line.strip().strip("|").split("|")])
+    return rows
 
-write("pairing-confirmation", "pairing:confirmation", "3.4 (seed 002 §4.4)",
-      "The desktop's confirmation in Flow A and the manual flow",
-      ["PAIR-TYPE-001", "PAIR-CODE-001", "PAIR-PEER-001", "PAIR-PEER-002", "PAIR-INFO-001", "PAIR-INFO-002",
-       "PAIR-TIME-001"],
-      ["type", "pairingCode", "pcPeerId", "deviceInfo", "timestamp"],
-      ["type", "pairingCode", "pcPeerId", "deviceInfo", "timestamp"],
-      {"type": type_member("pairing:confirmation"),
-       "pairingCode": member(code(), True, ["PAIR-CODE-001"]),
-       "pcPeerId": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"]),
-       "deviceInfo": desktop_info(),
-       "timestamp": member(millis(), True, ["PAIR-TIME-001"], integer=True)})
 
-write("register", "register", "3.5 (seed 002 §6.1, §6.2)", "A client claims a peer id on the relay",
-      ["PAIR-TYPE-001", "PAIR-PEER-001", "PAIR-PEER-002", "PAIR-SIG-001"],
-      ["type", "peerId"], ["type", "peerId"],
-      {"type": type_member("register"),
-       "peerId": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002", "PAIR-SIG-001"])})
+def read_spec():
+    """[(kind, direction, carrier, seed, section, member rows)], in the kind table's order."""
+    lines = open(SPEC, encoding="utf-8").read().split("\n")
+    kinds_at = next(i for i, line in enumerate(lines) if line.startswith("| kind | direction |"))
+    kinds = [(row[0].strip("`"), row[1], row[2], row[3]) for row in table_rows(lines, kinds_at)]
+    messages = next(i for i, line in enumerate(lines) if line.startswith("## 3."))
+    flows = next(i for i, line in enumerate(lines) if line.startswith("## 4."))
+    found = []
+    for kind, direction, carrier, seed in kinds:
+        heading = next((i for i in range(messages, flows) if lines[i].startswith("###") and f"`{kind}`" in lines[i]), None)
+        if heading is None:
+            sys.exit(f"gen_pairing_schemas: Spec/pairing.md section 3 has no heading naming `{kind}`")
+        section = next(re.match(r"### (3\.[0-9]+)", lines[i]).group(1) for i in range(heading, messages, -1)
+                       if re.match(r"### 3\.[0-9]+", lines[i]))
+        table = next((i for i in range(heading + 1, flows) if lines[i].startswith("| # | member |")), None)
+        if table is None or any(lines[i].startswith("###") for i in range(heading + 1, table)):
+            sys.exit(f"gen_pairing_schemas: `{kind}` has no member table under its heading in Spec/pairing.md")
+        found.append((kind, direction, carrier, seed, section, table_rows(lines, table)))
+    return found
 
-PAYLOAD_KINDS = [("desktop-pairing", "desktop-pairing"), ("pair-ack", "pair-ack"),
-                 ("device-pairing", "device-pairing"), ("pairing:confirmation", "pairing-confirmation")]
+
+# ---------------------------------------------------------------------------------------------
+# From a member row to its schema
+
+def ice_expiry(required):
+    shapes = [{"const": 0}, seconds()] + ([] if required else [{"type": "null"}])
+    return {"type": "integer", "anyOf": shapes, "description": "Epoch seconds, or 0: no ICE credentials, no expiry (PAIR-ICE-002)."}
+
+
+ICE_SERVERS_JSON = {"type": "string", "pattern": "^[\t\n\r ]*\\[[\\s\\S]*\\][\t\n\r ]*$",
+                    "contentMediaType": "application/json", "contentSchema": ice_servers_array(),
+                    "description": ("The QR's iceServers value as received: the text of a JSON array "
+                                    "valid under PAIR-ICE-001 (\"\" and \"null\" are violations).")}
+ERROR_CODE = {"type": "string", "enum": ["invalid-message", "not-registered", "rate-limited", "alias-taken",
+                                         "alias-expired", "too-large"],
+              "description": "Clients act on the code, never on the human text (PAIR-SIG-003)."}
+
+# What a rule makes of a member of a JSON type: the first rule of a member found here gives its
+# schema (a member whose rules are all context or cross-member rules is its bare JSON type).
+RULE_SHAPES = {
+    ("string", "PAIR-CODE-001"): lambda required, text: code(),
+    ("string", "PAIR-PEER-001"): lambda required, text: peer_id(),
+    ("string", "PAIR-DID-001"): lambda required, text: did(),
+    ("string", "PAIR-INFO-001"): lambda required, text: {"type": "string", **NOT_BLANK, "description": "Non-blank; shown as received (PAIR-INFO-001)."},
+    ("string", "PAIR-INFO-002"): lambda required, text: platform_shape("phone" if "phone" in text else "desktop"),
+    ("string", "PAIR-INFO-003"): lambda required, text: {"type": "string", **NOT_BLANK, "description": "Non-blank, opaque, case kept (PAIR-INFO-003)."},
+    ("string", "PAIR-URL-001"): lambda required, text: url(False),
+    ("string", "PAIR-URL-002"): lambda required, text: url(True),
+    ("string", "PAIR-SIG-003"): lambda required, text: ERROR_CODE,
+    ("string", "PAIR-STORE-001"): lambda required, text: ICE_SERVERS_JSON,
+    ("integer", "PAIR-TIME-001"): lambda required, text: millis(),
+    ("integer", "PAIR-ICE-002"): lambda required, text: ice_expiry(required),
+    ("array", "PAIR-ICE-001"): lambda required, text: ice_servers_array(),
+}
+URL_RULES = ("PAIR-URL-001", "PAIR-URL-002")
+
+
+def member_schema(kind, name, json_type, required, rules, text, note):
+    """The schema of one member row; `note` (the required cell's parenthesis) describes it."""
+    if "PAIR-TYPE-001" in rules:
+        return type_member(kind)
+    if json_type == "object":
+        if "PAIR-INFO-003" in rules:
+            return mobile_info()
+        if "PAIR-INFO-002" in rules:
+            return desktop_info()
+        if kind == "message" and name == "payload":
+            return message_payload(rules)
+    if json_type == "string" and not required:
+        url_rule = next((r for r in rules if r in URL_RULES), None)
+        if url_rule:
+            # Absent, null and "" all mean "no URL" (3.1, 3.6).
+            return optional_url(url_rule == "PAIR-URL-002", url_rule)
+    shape = next((RULE_SHAPES[(json_type, r)] for r in rules if (json_type, r) in RULE_SHAPES), None)
+    if shape is None and (any(r not in NOT_EXPRESSED for r in rules) or json_type not in ("string", "integer", "array", "object")):
+        sys.exit(f"gen_pairing_schemas: no shape for `{kind}` member `{name}` ({json_type}, {', '.join(rules) or 'no rules'}): "
+                 "add what its rule makes of it to RULE_SHAPES")
+    schema = shape(required, text) if shape else {"type": json_type}
+    if note:
+        schema = dict(schema, description=note)
+    return member(schema, required, rules, integer=json_type == "integer")
+
+
 
 
 def description(kind, rule):
@@ -352,74 +400,70 @@ CANDIDATE = {"if": {"properties": {"type": {"const": "ice-candidate"}}, "require
                                 "sdpMLineIndex": member({"type": "integer", "minimum": 0, "maximum": 65535}, True, ["PAIR-RTC-003"], integer=True)}}}}}
 WEBRTC = [description("offer", "PAIR-RTC-001"), description("answer", "PAIR-RTC-002"), CANDIDATE]
 
-write("message", "message", "3.5, 3.7 (seed 002 §4.2, §6.5)", "A signaling envelope routed by the relay",
-      ["PAIR-TYPE-001", "PAIR-PEER-001", "PAIR-PEER-002", "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003", "PAIR-SIG-002", "PAIR-RTC-004"],
-      ["type", "to", "from", "payload", "(PAIR-SIG-002)", "(PAIR-RTC-004)"],
-      ["type", "payload"],
-      {"type": type_member("message"),
-       "to": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"]),
-       "from": member(dict(peer_id(), description="Set by the relay: the sender's first non-alias peer id."),
-                      False, ["PAIR-PEER-001", "PAIR-PEER-002"]),
-       "payload": member({"type": "object",
-                          "description": ("When its type names a pairing payload kind (3.1-3.4) it is checked as that "
-                                          "kind (the referenced schema), when it names a WebRTC signal (3.7) as that "
-                                          "signal; any other payload is kept as received."),
-                          "allOf": [{"if": {"properties": {"type": {"const": k}}, "required": ["type"]},
-                                     "then": {"$ref": f + ".schema.json"}} for k, f in PAYLOAD_KINDS] + WEBRTC},
-                         True, ["PAIR-SIG-002", "PAIR-RTC-001", "PAIR-RTC-002", "PAIR-RTC-003"])},
-      {"allOf": [{"description": "A message without from (absent or null) is a client's and names its target; a relay's delivery (with from) may omit to.",
-                  "x-rules": ["CORE-TYPE-001"],
-                  "if": {"not": {"required": ["from"], "properties": {"from": {"not": {"type": "null"}}}}}, "then": {"required": ["to"]}},
-                 {"description": "PAIR-SIG-002: a message to a pairing-code: alias carries a pair-ack.",
-                  "x-rules": ["PAIR-SIG-002"],
-                  "if": {"properties": {"to": {"type": "string", "pattern": "^pairing-code:"}}, "required": ["to"]},
-                  "then": {"properties": {"payload": {"properties": {"type": {"const": "pair-ack"}},
-                                                      "required": ["type"]}}}}]})
 
-write("registered", "registered", "3.5 (seed 002 §8, 1.2)", "The relay accepted a register",
-      ["PAIR-TYPE-001", "PAIR-PEER-001", "PAIR-PEER-002"], ["type", "peerId"], ["type", "peerId"],
-      {"type": type_member("registered"),
-       "peerId": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"])})
+def payload_kinds():
+    """The kinds a `message` carries (3.1-3.4): in the kind table, carried by a signaling `message`
+    or a QR code (what a QR shows may also travel in a message)."""
+    return [kind for kind, direction, carrier, *_ in KINDS if carrier in ("QR code", "signaling `message`")]
 
-write("peer-offline", "peer-offline", "3.5 (seed 002 §6.5)", "The target of a message is not registered",
-      ["PAIR-TYPE-001", "PAIR-PEER-001", "PAIR-PEER-002"], ["type", "peerId"], ["type", "peerId"],
-      {"type": type_member("peer-offline"),
-       "peerId": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"])})
 
-write("error", "error", "3.5", "The relay refused something",
-      ["PAIR-TYPE-001", "PAIR-SIG-003"], ["type", "code", "message"], ["type", "code"],
-      {"type": type_member("error"),
-       "code": member({"type": "string", "enum": ["invalid-message", "not-registered", "rate-limited", "alias-taken",
-                                                  "alias-expired", "too-large"],
-                       "description": "Clients act on the code, never on the human text (PAIR-SIG-003)."},
-                      True, ["PAIR-SIG-003"]),
-       "message": member({"type": "string", "description": "For people."}, False, [])})
+def message_payload(rules):
+    """A `message`'s payload (3.5): checked as the pairing kind or WebRTC signal its type names."""
+    return member({"type": "object",
+                   "description": ("When its type names a pairing payload kind (3.1-3.4) it is checked as that "
+                                   "kind (the referenced schema), when it names a WebRTC signal (3.7) as that "
+                                   "signal; any other payload is kept as received."),
+                   "allOf": [{"if": {"properties": {"type": {"const": k}}, "required": ["type"]},
+                              "then": {"$ref": k.replace(":", "-") + ".schema.json"}} for k in payload_kinds()] + WEBRTC},
+                  True, ["PAIR-SIG-002"] + rules)
 
-write("ping", "ping", "3.5, 4.4 (PAIR-RELAY-002, PAIR-CONN-003)", "A client's keepalive as a text frame",
-      ["PAIR-TYPE-001"], ["type"], ["type"], {"type": type_member("ping")})
 
-write("pong", "pong", "3.5 (PAIR-RELAY-002)", "The relay's answer to a ping",
-      ["PAIR-TYPE-001"], ["type"], ["type"], {"type": type_member("pong")})
+# What a `message` states across its members (3.5): `to` is required in a client's message, and
+# PAIR-SIG-002's alias rule.
+MESSAGE_ROOT = {"allOf": [
+    {"description": "A message without from (absent or null) is a client's and names its target; a relay's delivery (with from) may omit to.",
+     "x-rules": ["CORE-TYPE-001"],
+     "if": {"not": {"required": ["from"], "properties": {"from": {"not": {"type": "null"}}}}}, "then": {"required": ["to"]}},
+    {"description": "PAIR-SIG-002: a message to a pairing-code: alias carries a pair-ack.",
+     "x-rules": ["PAIR-SIG-002"],
+     "if": {"properties": {"to": {"type": "string", "pattern": "^pairing-code:"}}, "required": ["to"]},
+     "then": {"properties": {"payload": {"properties": {"type": {"const": "pair-ack"}}, "required": ["type"]}}}}]}
 
-write("paired-desktop", "paired-desktop", "3.6 (seed 002 §6.3)",
-      "The record a phone stores after Flow B (no type member; check with --kind paired-desktop)",
-      ["PAIR-PEER-001", "PAIR-PEER-002", "PAIR-INFO-001", "PAIR-INFO-002", "PAIR-URL-001", "PAIR-URL-002",
-       "PAIR-STORE-001", "PAIR-ICE-002", "PAIR-TIME-001", "PAIR-STORE-002"],
-      ["pcPeerId", "deviceName", "platform", "lanSignalingUrl", "relayUrl", "iceServersJson", "iceExpiry", "pairedAt",
-       "lastSeenAt"],
-      ["pcPeerId", "deviceName", "platform", "iceExpiry", "pairedAt", "lastSeenAt"],
-      {"pcPeerId": member(peer_id(), True, ["PAIR-PEER-001", "PAIR-PEER-002"]),
-       "deviceName": name(),
-       "platform": platform("desktop"),
-       "lanSignalingUrl": optional_url(False, "PAIR-URL-001"),
-       "relayUrl": optional_url(True, "PAIR-URL-002"),
-       "iceServersJson": member({"type": "string", "pattern": "^[\t\n\r ]*\\[[\\s\\S]*\\][\t\n\r ]*$",
-                                 "contentMediaType": "application/json", "contentSchema": ice_servers_array(),
-                                 "description": ("The QR's iceServers value as received: the text of a JSON array "
-                                                 "valid under PAIR-ICE-001 (\"\" and \"null\" are violations).")},
-                                False, ["PAIR-STORE-001"]),
-       "iceExpiry": member({"type": "integer", "anyOf": [{"const": 0}, seconds()],
-                            "description": "Epoch seconds in [10^9, 10^11), or 0 for no ICE credentials."},
-                           True, ["PAIR-ICE-002"], integer=True),
-       "pairedAt": member(millis(), True, ["PAIR-TIME-001"], integer=True),
-       "lastSeenAt": member(millis(), True, ["PAIR-TIME-001", "PAIR-STORE-002"], integer=True)})
+
+def schema_of(kind, direction, carrier, seed, section, rows, rows_of):
+    """write()'s arguments for one kind, from its rows of the kind table and its member table.
+    `rows_of(kind)` gives another kind's member rows (a cell "as in `K`" shares K's member)."""
+    rules, order, required, properties = [], [], [], {}
+    for number, name, json_type, needed, cell in rows:
+        name = name.strip("`")
+        shared = re.search(r"as in `([^`]+)`", cell)
+        if shared:
+            cell = next(row[4] for row in rows_of(shared.group(1)) if row[1].strip("`") == name)
+        ids = RULE_ID.findall(cell)
+        rules += [r for r in ids if r not in rules]
+        if not name or name == "(context)":
+            order += [(f"(context: {r})" if name else f"({r})") for r in ids]
+            continue
+        order.append(name)
+        # "yes" is required; "yes in ..." is required where a condition holds (stated at the root).
+        if needed == "yes":
+            required.append(name)
+        note = re.fullmatch(r"no \((.*)\)", needed)
+        note = note.group(1)[:1].upper() + note.group(1)[1:] + "." if note else None
+        properties[name] = member_schema(kind, name, json_type, needed.startswith("yes"), ids, cell, note)
+    title = f"{direction}, carried by {carrier}".replace("`", "")
+    where = f"{section} (seed 002 {seed})" if seed.startswith("§") else section
+    return (kind.replace(":", "-"), kind, where, title[:1].upper() + title[1:], rules, order, required, properties,
+            MESSAGE_ROOT if kind == "message" else None)
+
+
+os.makedirs(OUT, exist_ok=True)
+KINDS = read_spec()
+
+
+def rows_of(kind):
+    return next(entry[5] for entry in KINDS if entry[0] == kind)
+
+
+for entry in KINDS:
+    write(*schema_of(*entry, rows_of))

@@ -30,7 +30,9 @@
  *     omitted); failure -> throw new Violation(ruleId, jsonPointer). Your decoder must report the
  *     FIRST failing check in the Spec's order (core.md "Order of checks", pairing.md section 1).
  *  3. Narrow what you are asked in hello() (HELLO_FAMILIES, HELLO_KINDS, HELLO_MACHINES): a kind
- *     you leave out is reported "not implemented" instead of failed. Once you have machines
+ *     you leave out is reported "not implemented" instead of failed. By default hello lists the
+ *     kinds of PAIRING_KINDS (the kinds this file implements), so a kind the Spec gained after you
+ *     copied it is not implemented, not failed. Once you have machines
  *     (flow-a, flow-b, manual, relay, connection, mobile-bridge, webrtc), add them to HELLO_MACHINES and answer run-machine with a
  *     trace (see runMachine).
  *  4. Known JVM traps this file avoids, which your code must avoid too:
@@ -70,7 +72,7 @@ public class Testee {
 
     static final String IMPLEMENTATION = "java-template 0.1 (pairing example codecs)";
     static final List<Object> HELLO_FAMILIES = List.of("pairing");
-    static final List<Object> HELLO_KINDS = null; // null: not narrowed; e.g. List.of("pair-ack")
+    static final List<Object> HELLO_KINDS = null; // null: PAIRING_KINDS's; e.g. List.of("pair-ack")
     static final List<Object> HELLO_MACHINES = List.of(); // no machines: reported not implemented
 
     public static void main(String[] args) throws IOException {
@@ -120,7 +122,7 @@ public class Testee {
         a.put("protocol", 1L);
         a.put("implementation", IMPLEMENTATION);
         if (HELLO_FAMILIES != null) a.put("families", HELLO_FAMILIES);
-        if (HELLO_KINDS != null) a.put("kinds", HELLO_KINDS);
+        a.put("kinds", HELLO_KINDS != null ? HELLO_KINDS : new ArrayList<Object>(PAIRING_KINDS.keySet()));
         if (HELLO_MACHINES != null) a.put("machines", HELLO_MACHINES);
         if (!Long.valueOf(1).equals(asLongOrNull(request.get("protocol")))) {
             log("runner speaks protocol " + request.get("protocol") + ", this testee speaks 1");
@@ -149,21 +151,9 @@ public class Testee {
         Object contextValue = request.get("context");
         Context context = Context.of(contextValue instanceof Map ? asObject(contextValue) : Map.of());
         try {
-            Map<String, Object> canonical;
-            switch (String.valueOf(kind)) {
-                case "desktop-pairing": canonical = checkDesktopPairing(readPairingDocument(bytes), "", context); break;
-                case "pair-ack": canonical = checkPairAck(readPairingDocument(bytes), ""); break;
-                case "device-pairing": canonical = checkDevicePairing(readPairingDocument(bytes), ""); break;
-                case "pairing:confirmation": canonical = checkPairingConfirmation(readPairingDocument(bytes), ""); break;
-                case "register": canonical = checkRegister(readPairingDocument(bytes), context); break;
-                case "message": canonical = checkMessage(readPairingDocument(bytes), context); break;
-                case "registered": canonical = checkRegistered(readPairingDocument(bytes)); break;
-                case "peer-offline": canonical = checkPeerOffline(readPairingDocument(bytes)); break;
-                case "error": canonical = checkError(readPairingDocument(bytes)); break;
-                case "paired-desktop": canonical = checkPairedDesktop(readPairingDocument(bytes)); break;
-                case "ping": case "pong": canonical = checkKeepalive(readPairingDocument(bytes), String.valueOf(kind)); break;
-                default: return outcome(request, "unsupported", "reason", "kind not implemented");
-            }
+            Kind check = kind instanceof String ? PAIRING_KINDS.get(kind) : null;
+            if (check == null) return outcome(request, "unsupported", "reason", "kind not implemented");
+            Map<String, Object> canonical = check.validate(readPairingDocument(bytes), context);
             return outcome(request, "accept", "canonical", canonical);
         } catch (Violation v) {
             Map<String, Object> violation = new LinkedHashMap<>();
@@ -173,6 +163,29 @@ public class Testee {
         } catch (InvalidRequest e) {
             return outcome(request, "invalid-request", "reason", e.getMessage());
         }
+    }
+
+    /** A kind's check: the parsed document and the context -> the canonical form, or a Violation. */
+    interface Kind {
+        Map<String, Object> validate(Object document, Context context);
+    }
+
+    /** The kinds this file implements (Spec/pairing.md section 3), in the Spec's order: validate()
+     * dispatches on it and hello() lists it. Replace each entry's call with your decoder's. */
+    static final Map<String, Kind> PAIRING_KINDS = new LinkedHashMap<>();
+    static {
+        PAIRING_KINDS.put("desktop-pairing", (d, c) -> checkDesktopPairing(d, "", c));
+        PAIRING_KINDS.put("pair-ack", (d, c) -> checkPairAck(d, ""));
+        PAIRING_KINDS.put("device-pairing", (d, c) -> checkDevicePairing(d, ""));
+        PAIRING_KINDS.put("pairing:confirmation", (d, c) -> checkPairingConfirmation(d, ""));
+        PAIRING_KINDS.put("register", Testee::checkRegister);
+        PAIRING_KINDS.put("message", Testee::checkMessage);
+        PAIRING_KINDS.put("registered", (d, c) -> checkRegistered(d));
+        PAIRING_KINDS.put("peer-offline", (d, c) -> checkPeerOffline(d));
+        PAIRING_KINDS.put("error", (d, c) -> checkError(d));
+        PAIRING_KINDS.put("paired-desktop", (d, c) -> checkPairedDesktop(d));
+        PAIRING_KINDS.put("ping", (d, c) -> checkKeepalive(d, "ping"));
+        PAIRING_KINDS.put("pong", (d, c) -> checkKeepalive(d, "pong"));
     }
 
     static Map<String, Object> outcome(Map<String, Object> request, String outcome, String key, Object value) {

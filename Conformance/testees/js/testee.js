@@ -16,8 +16,9 @@
 //
 // HOW TO ADAPT IT TO YOUR IMPLEMENTATION
 //   1. Keep the protocol part (section 1) as it is; change IMPLEMENTATION to your name/version.
-//   2. In `hello`, list what you implement: FAMILIES, and KINDS if you only have some of them
-//      (a kind you leave out is reported "not implemented", never failed). MACHINES is empty:
+//   2. In `hello`, list what you implement: FAMILIES, and KINDS (by default the kinds of
+//      PAIRING_KINDS, section 3: a kind the Spec gained after you copied this file, or one you
+//      leave out, is reported "not implemented", never failed). MACHINES is empty:
 //      this template does not drive the flow state machines (flow-a, flow-b, manual, relay, connection, mobile-bridge, webrtc), so
 //      those cases are reported not implemented. To add them, list them and answer `run-machine`
 //      with {outcome: "trace", steps: [{state, actions}, ...]} (Spec/pairing.md section 4).
@@ -48,7 +49,7 @@ const {
 
 const IMPLEMENTATION = 'js testee template 1.0 (Node ' + process.versions.node + ')';
 const FAMILIES = ['pairing'];
-const KINDS = null; // all of the family's kinds; e.g. ['pair-ack', 'desktop-pairing'] to narrow
+const KINDS = null; // null: the kinds of PAIRING_KINDS (section 3); e.g. ['pair-ack', 'desktop-pairing'] to narrow
 const MACHINES = []; // flows and relay are not implemented: those cases are "not implemented"
 
 class Unsupported extends Error {}
@@ -66,7 +67,7 @@ function handle(request) {
         process.exit(2);
       }
       return answer({
-        protocol: 1, implementation: IMPLEMENTATION, families: FAMILIES, ...(KINDS ? { kinds: KINDS } : {}), machines: MACHINES,
+        protocol: 1, implementation: IMPLEMENTATION, families: FAMILIES, kinds: KINDS ?? Object.keys(PAIRING_KINDS), machines: MACHINES,
       });
     case 'validate':
       return answerValidate(request);

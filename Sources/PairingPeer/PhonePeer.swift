@@ -224,8 +224,10 @@ public actor PhonePeer {
             }
         case .peerOffline?:
             await handleManual(.peerOffline(at: at))
-        case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .relayError?, .pairedDesktop?, .ping?, .pong?, nil:
-            // Not for the phone's flow: the relay's errors and keepalives are the client's.
+        default:
+            // Not for the phone's flow: the relay's errors and keepalives are the client's, and a
+            // kind a client does not act on is one it ignores (PAIR-RELAY-002: a relay's extensions
+            // and presence broadcasts included), so a kind the table gains needs nothing here.
             break
         }
     }

@@ -522,8 +522,11 @@ public struct PairingWatch: Sendable {
             if let i = pending.firstIndex(where: { $0.kind == "message" && $0.connection == c && $0.to.map { $0.bytesEqual(json["peerId"]?.stringValue ?? "") } == true }) {
                 pending.remove(at: i)
             }
-        default:
+        case "message":
             delivery(json, on: c, at: at, quoted: quoted)
+        default:
+            // A frame that answers nothing (pong, a presence broadcast): judged as a document above.
+            break
         }
     }
 

@@ -832,11 +832,29 @@ po2.accept("deployed-relay-with-timestamp", "The deployed relay's pong carries a
            {"type": "pong", "timestamp": T0}, {"type": "pong"}, rules=["PAIR-RELAY-002", "PAIR-TYPE-001"], flags=["interop-trap", "real-implementation"])
 po2.reject("type-number", "type is a string.", "/type", "CORE-TYPE-003", {"type": 1})
 
+# ---------------------------------------------------------------- presence (Spec pairing.md 3.5)
+ps = File("peer-status", "A relay's presence broadcast, which clients ignore (Spec pairing.md 3.5, PAIR-RELAY-002).", {"now": T0})
+ps.accept("standalone-relay-online", "What ChainlessChain's standalone relay sends after a register: its device metadata and time are unknown members, dropped (index.js broadcastPeerStatus).",
+          {"type": "peer-status", "peerId": DESK, "status": "online", "deviceType": "desktop", "deviceInfo": {"name": "Office PC"}, "timestamp": T0},
+          {"type": "peer-status", "peerId": DESK, "status": "online"}, rules=["PAIR-TYPE-001", "PAIR-PEER-001"], flags=["real-implementation"])
+ps.accept("standalone-relay-offline", "And when the registered connection closes.",
+          {"type": "peer-status", "peerId": PHONE, "status": "offline", "timestamp": T0}, {"type": "peer-status", "peerId": PHONE, "status": "offline"},
+          rules=["PAIR-PEER-001"], flags=["real-implementation"])
+ps.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "peer-status", "status": "online"})
+ps.reject("peer-id-blank", "A blank id.", "/peerId", "PAIR-PEER-001", {"type": "peer-status", "peerId": " ", "status": "online"})
+ps.reject("peer-id-alias-letters", "pairing-code: with letters is no alias.", "/peerId", "PAIR-PEER-002",
+          {"type": "peer-status", "peerId": "pairing-code:abcdef", "status": "online"})
+ps.reject("status-missing", "status is required, after peerId.", "/status", "CORE-TYPE-001", {"type": "peer-status", "peerId": DESK})
+ps.reject("status-null", "null is not absent for a required member.", "/status", "CORE-TYPE-002", {"type": "peer-status", "peerId": DESK, "status": None})
+ps.reject("status-boolean", "status is a string (a relay that sends online: true sends another shape).", "/status", "CORE-TYPE-003",
+          {"type": "peer-status", "peerId": DESK, "status": True})
+ps.reject("type-underscore", "peer_status is not peer-status.", "/type", "PAIR-TYPE-001", {"type": "peer_status", "peerId": DESK, "status": "online"})
+
 # WebRTC signals as message payloads (Spec pairing.md 3.7).
 webrtc_cases.add_message_cases(ms)
 
 total = 0
-for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd, pi, po2):
+for f in (dp, pa, dv, cf, rg, ms, rd, po, er, pd, pi, po2, ps):
     n = f.write()
     total += n
     print(f"{f.slug}: {n}")

@@ -17,6 +17,8 @@ public enum PairingKind: String, CaseIterable, Sendable {
     /// The keepalive a client sends as a text frame, and the relay's answer (PAIR-RELAY-002).
     case ping = "ping"
     case pong = "pong"
+    /// A relay's presence broadcast, which clients ignore (3.5, PAIR-RELAY-002).
+    case peerStatus = "peer-status"
 
     /// The kind a `type` member (or a vector's kind) names, compared byte for byte: a spelling
     /// that is only canonically equivalent names no kind.
@@ -34,8 +36,11 @@ public enum PairingKind: String, CaseIterable, Sendable {
         case payload
         /// A frame a client sends to a relay.
         case clientFrame
-        /// A frame a relay sends to a client.
+        /// A frame a relay sends to a client: an answer or a delivery, never unasked (PAIR-RELAY-001).
         case relayFrame
+        /// A frame a relay may send unasked, at any time (a presence broadcast): checked as a
+        /// document where it is seen, and ignored by clients (PAIR-RELAY-002).
+        case relayBroadcast
         /// Stored on the phone, never sent.
         case record
     }
@@ -47,6 +52,7 @@ public enum PairingKind: String, CaseIterable, Sendable {
         // A client's message names its target; the relay's delivery of it names the sender.
         case .message: return [.clientFrame, .relayFrame]
         case .registered, .peerOffline, .relayError, .pong: return [.relayFrame]
+        case .peerStatus: return [.relayBroadcast]
         case .pairedDesktop: return [.record]
         }
     }
@@ -66,6 +72,7 @@ public enum PairingKind: String, CaseIterable, Sendable {
         case .pairedDesktop: return PairedDesktop.self
         case .ping: return Ping.self
         case .pong: return Pong.self
+        case .peerStatus: return PeerStatus.self
         }
     }
 

@@ -35,6 +35,8 @@ struct RelayReplay: Sendable {
     static let drain: Duration = .milliseconds(300)
     /// The kinds a relay sends (Spec pairing.md 3.5): unasked, they break PAIR-RELAY-001.
     static let relayKinds = PairingKind.types(carriedAs: .relayFrame)
+    /// The kinds a relay may send unasked (a presence broadcast): checked as documents only.
+    static let broadcastKinds = PairingKind.types(carriedAs: .relayBroadcast)
 
     /// Whom a `wss://` relay must prove to be.
     var trust: TLSClientTrust = .system
@@ -243,6 +245,19 @@ struct RelayReplay: Sendable {
                 continue
             }
             let subject = "connection \(u.connection) (read at step \(u.step))"
+            if case .text(let text) = u.frame, let type = try? JSONParser.parse(Array(text.utf8))["type"]?.stringValue, Self.broadcastKinds.contains(type),
+                let kind = PairingKind.named(type)
+            {
+                do throws(Violation) {
+                    _ = try PairingCodec.decode(Array(text.utf8), as: kind, context: PairingContext(now: SystemClock().now()))
+                    notes.append("\(subject): \(u.frame.quoted) (sent unasked, which the Spec allows; checked, ignored)")
+                } catch {
+                    var violation = error
+                    violation.subject = subject
+                    found.append((u.connection, violation))
+                }
+                continue
+            }
             guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), case .string(let type)? = document["type"],
                 Self.relayKinds.contains(type)
             else {

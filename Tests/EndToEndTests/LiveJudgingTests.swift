@@ -59,7 +59,9 @@ struct LiveJudgingTests: LivePeers {
         #expect(failed.contains { $0["found"]?.stringValue?.contains(#"arrived instead: {"type":"error","code":"rate-limited"}"#) == true }, "\(failed)")
     }
 
-    @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatAddsWhatTheSpecAllows() async throws {
+    /// The relay role against the reference relay behind a proxy that adds members to every frame
+    /// and, after every frame, sends `broadcast` unasked; returns the run and how many it sent.
+    func relayThroughAProxyAdding(_ broadcast: String) async throws -> (run: (status: Int32, stdout: String, stderr: String), injected: Int) {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (relay, url) = try await relayURL()
         defer { relay.terminate() }
@@ -73,9 +75,8 @@ struct LiveJudgingTests: LivePeers {
             }
             let toClient: FaultProxy.Rewriter = { message, forward in
                 await extra(message, forward)
-                // After every frame, one of a type the Spec does not define (a presence broadcast).
                 injected.add()
-                await forward.send(.text(#"{"type":"peer-status","peerId":"someone-else","status":"online"}"#))
+                await forward.send(.text(broadcast))
             }
             return (toClient, extra)
         }
@@ -83,14 +84,34 @@ struct LiveJudgingTests: LivePeers {
         // keeps a loaded CI machine's first connection through the in-process proxy from timing out.
         let run = try await Fixture.run("conformance", ["run", "--role", "relay", "--peer", proxy.url, "--format", "json", "--timeout", "10"])
         await proxy.close()
+        return (run, injected.value)
+    }
+
+    /// Unknown members and a presence broadcast after every frame (kind peer-status, which a
+    /// relay may send unasked): nothing fails, every played case notes the broadcasts.
+    @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatAddsWhatTheSpecAllows() async throws {
+        let (run, injected) = try await relayThroughAProxyAdding(#"{"type":"peer-status","peerId":"someone-else","status":"online"}"#)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(injected.value > 10)
+        #expect(injected > 10)
         let report = try Self.json(run.stdout)
         #expect(report["summary"]?["failed"] == .number(JSONNumber(0)))
         #expect(report["summary"]?["skipped"] == .number(JSONNumber(3)))
         let informational = (report["cases"]?.arrayValue ?? []).filter { $0["status"] == "informational" }
         #expect(informational.count == Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count - 3, "every played case saw the unsolicited frames")
         #expect(informational.first?["notes"]?.arrayValue?.first?.stringValue?.contains("peer-status") == true)
+    }
+
+    /// A broadcast the relay may send is still checked as a document: one without its status
+    /// fails every played case on CORE-TYPE-001 at /status.
+    @Test(.timeLimit(.minutes(2))) func aMalformedBroadcastIsTheRelays() async throws {
+        let (run, injected) = try await relayThroughAProxyAdding(#"{"type":"peer-status","peerId":"someone-else"}"#)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        #expect(injected > 10)
+        let report = try Self.json(run.stdout)
+        let played = Fixture.cases.filter { $0.family == "pairing" && $0.subject == "relay" }.count - 3
+        #expect(report["summary"]?["failed"] == .number(JSONNumber(Int64(played))), "\(run.stdout)")
+        let violations = Self.violations(report)
+        #expect(!violations.isEmpty && violations.allSatisfy { $0["rule"] == "CORE-TYPE-001" && $0["path"] == "/status" }, "\(violations)")
     }
 
     @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatStripsFrom() async throws {

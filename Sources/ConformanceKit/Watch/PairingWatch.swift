@@ -11,7 +11,7 @@ import WireCore
 /// a phone's, a later connection that registers the same id the same client's.
 public struct PairingWatch: Sendable {
     /// What a relay sends a client (3.5): judged as documents; anything else is a note.
-    static let relayFrames = PairingKind.types(carriedAs: .relayFrame)
+    static let relayFrames = PairingKind.types(carriedAs: .relayFrame).union(PairingKind.types(carriedAs: .relayBroadcast))
     public struct Options: Sendable {
         /// The keepalive interval the clients state (`--keepalive-ms`); nil: any the Spec allows.
         public var keepaliveInterval: EpochMillis?
@@ -524,8 +524,11 @@ public struct PairingWatch: Sendable {
             }
         case "message":
             delivery(json, on: c, at: at, quoted: quoted)
+        case let type where PairingKind.named(type)?.carriers.contains(.relayBroadcast) == true:
+            // Judged as a document above; no client asked for it, and none acts on it.
+            if checked.violations.isEmpty { notes.append("connection \(c): the relay sent \(quoted) (sent unasked, which the Spec allows; checked, ignored)") }
         default:
-            // A frame that answers nothing (pong, a presence broadcast): judged as a document above.
+            // A pong answers the client's keepalive: judged as a document above.
             break
         }
     }

@@ -1,0 +1,33 @@
+import ConformanceKit
+import Testing
+import WireCore
+
+/// A presence broadcast (kind peer-status, which a relay may send unasked) is checked as a
+/// document where the watch judges the relay (`--upstream`): well formed it is a note, malformed
+/// it is the relay's.
+@Suite("watch: a relay's broadcasts")
+struct WatchBroadcastTests {
+    func watched(_ broadcast: String) -> WatchResult {
+        var options = PairingWatch.Options()
+        options.judgeRelay = true
+        var watch = PairingWatch(options: options)
+        let t: EpochMillis = 1_795_632_883_563
+        watch.handle(WireEvent(at: t, connection: 1, .open(peer: "127.0.0.1", path: "/")))
+        watch.handle(WireEvent(at: t + 1, connection: 1, .text(from: .client, #"{"type":"register","peerId":"desktop-0c48f0b1"}"#)))
+        watch.handle(WireEvent(at: t + 2, connection: 1, .text(from: .server, #"{"type":"registered","peerId":"desktop-0c48f0b1"}"#)))
+        watch.handle(WireEvent(at: t + 3, connection: 1, .text(from: .server, broadcast)))
+        return watch.finish(at: t + 10)
+    }
+
+    @Test func aWellFormedBroadcastIsANote() {
+        let result = watched(#"{"type":"peer-status","peerId":"did:key:z6MkH8xvsiwBxaNXcicKJ2knLjSorMf2Ddu2UwPt4XLg2myw","status":"online","timestamp":1}"#)
+        #expect(result.findings.isEmpty, "\(result.findings)")
+        #expect(result.notes.contains { $0.contains("peer-status") && $0.contains("sent unasked") }, "\(result.notes)")
+    }
+
+    @Test func aMalformedBroadcastIsTheRelays() {
+        let result = watched(#"{"type":"peer-status","peerId":" ","status":"online"}"#)
+        let findings = result.findings.map { "\($0.side) \($0.violation.rule) \($0.violation.path)" }
+        #expect(findings == ["relay PAIR-PEER-001 /peerId"], "\(findings)")
+    }
+}

@@ -353,6 +353,11 @@ RULE_SHAPES = {
     ("array", "PAIR-ICE-001"): lambda required, text: ice_servers_array(),
 }
 URL_RULES = ("PAIR-URL-001", "PAIR-URL-002")
+# What a rule adds to a member whose shape another rule gave (one more entry of its allOf).
+RULE_CONSTRAINTS = {
+    "PAIR-SEC-006": {"not": {"type": "string", "pattern": "^pairing-code:"}, "x-rules": ["PAIR-SEC-006"],
+                     "description": "Never a pairing-code: alias (a presence broadcast must not hand out live codes)."},
+}
 
 
 def member_schema(kind, name, json_type, required, rules, text, note):
@@ -372,10 +377,13 @@ def member_schema(kind, name, json_type, required, rules, text, note):
             # Absent, null and "" all mean "no URL" (3.1, 3.6).
             return optional_url(url_rule == "PAIR-URL-002", url_rule)
     shape = next((RULE_SHAPES[(json_type, r)] for r in rules if (json_type, r) in RULE_SHAPES), None)
-    if shape is None and (any(r not in NOT_EXPRESSED for r in rules) or json_type not in ("string", "integer", "array", "object")):
+    if shape is None and (any(r not in NOT_EXPRESSED and r not in RULE_CONSTRAINTS for r in rules) or json_type not in ("string", "integer", "array", "object")):
         sys.exit(f"gen_pairing_schemas: no shape for `{kind}` member `{name}` ({json_type}, {', '.join(rules) or 'no rules'}): "
                  "add what its rule makes of it to RULE_SHAPES")
     schema = shape(required, text) if shape else {"type": json_type}
+    extra = [RULE_CONSTRAINTS[r] for r in rules if r in RULE_CONSTRAINTS]
+    if extra:
+        schema = dict(schema, allOf=schema.get("allOf", []) + extra)
     if note:
         schema = dict(schema, description=note)
     return member(schema, required, rules, integer=json_type == "integer")

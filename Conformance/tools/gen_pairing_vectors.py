@@ -839,7 +839,12 @@ ps.accept("standalone-relay-online", "What ChainlessChain's standalone relay sen
           {"type": "peer-status", "peerId": DESK, "status": "online"}, rules=["PAIR-TYPE-001", "PAIR-PEER-001"], flags=["real-implementation"])
 ps.accept("standalone-relay-offline", "And when the registered connection closes.",
           {"type": "peer-status", "peerId": PHONE, "status": "offline", "timestamp": T0}, {"type": "peer-status", "peerId": PHONE, "status": "offline"},
-          rules=["PAIR-PEER-001"], flags=["real-implementation"])
+          rules=["PAIR-PEER-001", "PAIR-SEC-006"], flags=["real-implementation"])
+ps.reject("announces-an-alias", "The standalone relay announces a desktop's manual-code alias to every client: a live code handed out (PAIR-SEC-006).",
+          "/peerId", "PAIR-SEC-006", {"type": "peer-status", "peerId": "pairing-code:048213", "status": "online", "deviceType": "desktop", "timestamp": T0},
+          flags=["real-implementation"])
+ps.accept("id-that-only-contains-the-prefix", "An id with pairing-code: inside it, not at its start, is no alias.",
+          {"type": "peer-status", "peerId": "desktop-pairing-code:1", "status": "online"}, rules=["PAIR-SEC-006"])
 ps.reject("peer-id-missing", "peerId is required.", "/peerId", "CORE-TYPE-001", {"type": "peer-status", "status": "online"})
 ps.reject("peer-id-blank", "A blank id.", "/peerId", "PAIR-PEER-001", {"type": "peer-status", "peerId": " ", "status": "online"})
 ps.reject("peer-id-alias-letters", "pairing-code: with letters is no alias.", "/peerId", "PAIR-PEER-002",

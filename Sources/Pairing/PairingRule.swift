@@ -38,6 +38,7 @@ public enum PairingRule {
     public static let aliasSingleUse: RuleID = "PAIR-SEC-003"
     public static let guessLimit: RuleID = "PAIR-SEC-004"
     public static let aliasQuota: RuleID = "PAIR-SEC-005"
+    public static let aliasAnnounced: RuleID = "PAIR-SEC-006"
     public static let reRegister: RuleID = "PAIR-CONN-001"
     public static let backoff: RuleID = "PAIR-CONN-002"
     public static let keepaliveInterval: RuleID = "PAIR-CONN-003"
@@ -56,7 +57,7 @@ public enum PairingRule {
         platform, deviceID, signalingURL, relayURL, iceServers, iceExpiry, registerOwnID, aliasCarriesAck,
         relayErrorCode, iceServersJSON, lastSeenOrder, relayFallback, confirmationCode, displayExpiry,
         signalingLost, manualSendFailed, manualPeerOffline, manualTimeout, relayRouting, keepalive, aliasHeld, aliasLifetime,
-        aliasSingleUse, guessLimit, aliasQuota, reRegister, backoff, keepaliveInterval, desktopShows, desktopConfirms, desktopRefuses,
+        aliasSingleUse, guessLimit, aliasQuota, aliasAnnounced, reRegister, backoff, keepaliveInterval, desktopShows, desktopConfirms, desktopRefuses,
         rtcOffer, rtcAnswer, rtcCandidate, rtcEcho, rtcBareFrame, rtcNegotiation,
     ]
 }

@@ -314,9 +314,12 @@ struct LiveJudgingTests: LivePeers {
         let probing = violations("alias-probing-is-guessing").filter { $0["rule"] == "PAIR-SIG-003" }
         #expect(probing.count == 1, "\(probing)")
         #expect(probing.first?["consequences"]?.arrayValue?.count == 6, "\(probing)")
+        // It announces a desktop's manual-code alias to every other client: a live code handed out.
+        #expect(violations("alias-held-by-one-connection").contains { $0["rule"] == "PAIR-SEC-006" && $0["path"] == "/peerId" }, "\(run.stdout)")
         // A frame over 64 KiB is accepted.
         #expect(violations("frame-too-large").contains { $0["found"]?.stringValue?.contains(#"arrived instead: {"type":"registered""#) == true })
-        // Presence broadcasts are notes, never violations; extra members are never reported.
+        // Presence broadcasts are notes, never answers it owed (only one naming an alias is a
+        // violation, PAIR-SEC-006); extra members are never reported.
         #expect(cases.contains { $0["status"] == "informational" })
         for v in Self.violations(report) {
             #expect(v["path"]?.stringValue?.hasPrefix("/steps") != true, "\(v)")

@@ -17,6 +17,12 @@ public struct PeerStatus: PairingDocument {
     public static func decode(_ reader: ObjectReader, context: PairingContext) throws(Violation) -> PeerStatus {
         try checkType(reader)
         let peerId = try PeerID.read(reader, "peerId")
+        // PAIR-SEC-006: announcing an alias hands a live manual code to every connected client.
+        if peerId.utf8.starts(with: PeerID.aliasPrefix.utf8) {
+            throw Violation(
+                rule: PairingRule.aliasAnnounced, path: reader.pointer("peerId"), expected: "a peer id that is no pairing-code: alias",
+                found: JSONSerializer.quoted(peerId))
+        }
         return PeerStatus(peerId: peerId, status: try reader.string("status"))
     }
 

@@ -124,9 +124,15 @@ let package = Package(
         // What the kit's tests share: the checkout's vectors and catalog, the built executables,
         // and the one way they wait for a program or a file.
         .target(name: "TestFixture", dependencies: ["ConformanceKit", "WireCore"], path: "Tests/TestFixture"),
+        // The reference against the contract, in process: every vector, the transition tables,
+        // rule coverage, deadlines, robustness.
+        .testTarget(name: "ReferenceTests", dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "Pairing", "WireCore"]),
+        // The kit's judges and reports, in process: the watch, the run's report.
         .testTarget(
             name: "ConformanceKitTests",
-            dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "ConformanceLive", "MigrationPackage", "Pairing", "WebSocketTransport", "WireCore"]),
+            dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
+        // The live runner's pure parts: the relay schedule, violation grouping.
+        .testTarget(name: "ConformanceLiveTests", dependencies: ["ConformanceLive", "WireCore"]),
         // The kit's programs end to end: `conformance` and `reference-peer` started as processes,
         // talking over sockets, and the Python, Node, Java and shell tools beside them.
         .testTarget(

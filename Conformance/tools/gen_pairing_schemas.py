@@ -4,8 +4,9 @@ Spec/pairing.md, one file per kind. Usage: gen_pairing_schemas.py [OUTPUT_FOLDER
 Nothing here is written per kind: the kinds are the rows of the chapter's kind table (section 1),
 and a kind's members, their order, JSON types, whether they are required and their rules are the
 rows of the member table under the kind's heading in section 3. What a member's schema says comes
-from its rules (RULE_SHAPES: what a rule makes of a string or an integer) and from three shapes
-made of several members (a desktop's and a phone's deviceInfo, the payload a `message` carries).
+from its rules (RULE_SHAPES: what a rule makes of a string, an integer or an array;
+RULE_CONSTRAINTS: what a rule adds to a member another rule shaped) and from three shapes made of
+several members (a desktop's and a phone's deviceInfo, the payload a `message` carries).
 A new kind whose members follow rules this file knows needs no change here; a member this file
 cannot place stops the generator with the kind and the member.
 
@@ -446,7 +447,9 @@ def schema_of(kind, direction, carrier, seed, section, rows, rows_of):
         name = name.strip("`")
         shared = re.search(r"as in `([^`]+)`", cell)
         if shared:
-            cell = next(row[4] for row in rows_of(shared.group(1)) if row[1].strip("`") == name)
+            cell = next((row[4] for row in rows_of(shared.group(1)) if row[1].strip("`") == name), None)
+            if cell is None:
+                sys.exit(f"gen_pairing_schemas: `{kind}` member `{name}` is 'as in `{shared.group(1)}`', which has no such member")
         ids = RULE_ID.findall(cell)
         rules += [r for r in ids if r not in rules]
         if not name or name == "(context)":
@@ -470,7 +473,10 @@ KINDS = read_spec()
 
 
 def rows_of(kind):
-    return next(entry[5] for entry in KINDS if entry[0] == kind)
+    rows = next((entry[5] for entry in KINDS if entry[0] == kind), None)
+    if rows is None:
+        sys.exit(f"gen_pairing_schemas: 'as in `{kind}`' names no kind of the kind table")
+    return rows
 
 
 for entry in KINDS:

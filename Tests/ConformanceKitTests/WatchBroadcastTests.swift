@@ -25,6 +25,14 @@ struct WatchBroadcastTests {
         #expect(result.notes.contains { $0.contains("peer-status") && $0.contains("sent unasked") }, "\(result.notes)")
     }
 
+    /// Between a real desktop and someone else's relay: the relay announcing the desktop's
+    /// manual-code alias hands the live code to every client (PAIR-SEC-006).
+    @Test func anAnnouncedAliasIsTheRelays() {
+        let result = watched(#"{"type":"peer-status","peerId":"pairing-code:052900","status":"online","deviceType":"desktop"}"#)
+        let findings = result.findings.map { "\($0.side) \($0.violation.rule) \($0.violation.path)" }
+        #expect(findings == ["relay PAIR-SEC-006 /peerId"], "\(findings)")
+    }
+
     @Test func aMalformedBroadcastIsTheRelays() {
         let result = watched(#"{"type":"peer-status","peerId":" ","status":"online"}"#)
         let findings = result.findings.map { "\($0.side) \($0.violation.rule) \($0.violation.path)" }

@@ -186,6 +186,7 @@ public class Testee {
         PAIRING_KINDS.put("paired-desktop", (d, c) -> checkPairedDesktop(d));
         PAIRING_KINDS.put("ping", (d, c) -> checkKeepalive(d, "ping"));
         PAIRING_KINDS.put("pong", (d, c) -> checkKeepalive(d, "pong"));
+        PAIRING_KINDS.put("peer-status", (d, c) -> checkPeerStatus(d));
     }
 
     static Map<String, Object> outcome(Map<String, Object> request, String outcome, String key, Object value) {
@@ -481,6 +482,15 @@ public class Testee {
         String peerId = requiredString(o, "", "peerId");
         checkPeerId(peerId, "/peerId");
         c.put("peerId", peerId);
+        return c;
+    }
+
+    /** 3.5 peer-status (relay -> client): a presence broadcast, which never names an alias
+     *  (PAIR-SEC-006: announcing one hands a live manual code to every client). */
+    static Map<String, Object> checkPeerStatus(Object document) {
+        Map<String, Object> c = checkTypeAndPeerId(document, "peer-status");
+        if (((String) c.get("peerId")).startsWith(ALIAS_PREFIX)) throw new Violation("PAIR-SEC-006", "/peerId");
+        c.put("status", requiredString(rootObject(document, ""), "", "status"));
         return c;
     }
 

@@ -617,6 +617,16 @@ function error(doc, at) {
   return compact({ type: 'error', code, message: text });
 }
 
+/** 3.5 peer-status (relay → client): a presence broadcast, which never names an alias
+ * (PAIR-SEC-006: announcing one hands a live manual code to every client). */
+function peerStatus(doc, at) {
+  checkType(doc, at, 'peer-status');
+  const peerId = peerIdMember(doc, at, 'peerId', true);
+  if (peerId.startsWith(ALIAS_PREFIX)) fail('PAIR-SEC-006', pointer(at, 'peerId'));
+  const status = member(doc, at, 'status', 'string', true);
+  return { type: 'peer-status', peerId, status };
+}
+
 /** 3.5 ping and pong (PAIR-RELAY-002): the type alone; other members are ignored. */
 const keepalive = (kind) => (doc, at) => {
   checkType(doc, at, kind);
@@ -679,6 +689,7 @@ const PAIRING_KINDS = {
   'paired-desktop': pairingDocument(pairedDesktop),
   ping: pairingDocument(keepalive('ping')),
   pong: pairingDocument(keepalive('pong')),
+  'peer-status': pairingDocument(peerStatus),
 };
 
 main();

@@ -33,6 +33,8 @@ import json
 import os
 import sys
 
+from schema_blocks import CORE_TYPES, CORE_WIRE, TYPE4_WHY, WHITE_SPACE, WIRE_WHY, member
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Spec", "schemas", "migration")
 BASE = "https://devicedata.example/spec/schemas/migration/"
@@ -40,8 +42,8 @@ BASE = "https://devicedata.example/spec/schemas/migration/"
 # ---------------------------------------------------------------------------------------------
 # Building blocks
 
-# Unicode White_Space (PropList.txt), as MigrationFields.nonBlank reads it (Unicode.Scalar.Properties.isWhitespace).
-WHITE_SPACE = "\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# WHITE_SPACE (schema_blocks) is Unicode White_Space, as MigrationFields.nonBlank reads it
+# (Unicode.Scalar.Properties.isWhitespace).
 # C0 controls: what the reference refuses in file names and package paths (MigrationFields.isSafeFileName,
 # PackagePath.isSafe: scalar < 0x20). migration.md says "control character" without a range.
 C0 = "\u0000-\u001f"
@@ -77,37 +79,6 @@ INT64_TEXT_PATTERN = ("^(?:0*(?:[0-9]{1,18}|" + not_above("9223372036854775807")
 # SettingRecord "double": Double(value) (strtod's decimal and hexadecimal forms, no whitespace), finite.
 DOUBLE_TEXT_PATTERN = ("^[+-]?(?:(?:[0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
                        "|0[xX](?:[0-9A-Fa-f]+(?:\\.[0-9A-Fa-f]*)?|\\.[0-9A-Fa-f]+)(?:[pP][+-]?[0-9]+)?)$")
-
-CORE_WIRE = ["CORE-JSON-001", "CORE-JSON-002", "CORE-JSON-003", "CORE-JSON-004", "CORE-JSON-005", "CORE-JSON-006"]
-CORE_TYPES = ["CORE-TYPE-001", "CORE-TYPE-002", "CORE-TYPE-003", "CORE-TYPE-004"]
-WIRE_WHY = ("the wire profile applies to the document's text before there is a JSON instance (syntax, UTF-8, "
-            "duplicate member names, size, depth, finite numbers)")
-TYPE4_WHY = ("integer literals: parsing loses the literal, and a 2020-12 \"integer\" accepts 1.0; the value "
-             "ranges are stated, the literal form (no fraction, no exponent) is not")
-
-
-def core_rules(required, integer=False):
-    """The core typed-member rules of a member (core.md, "Typed members")."""
-    rules = (["CORE-TYPE-001"] if required else []) + ["CORE-TYPE-002", "CORE-TYPE-003"]
-    return rules + (["CORE-TYPE-004"] if integer else [])
-
-
-def with_null(schema):
-    """An optional member: null means "not given" (CORE-TYPE-002)."""
-    s = dict(schema)
-    t = s["type"]
-    s["type"] = (t if isinstance(t, list) else [t]) + ["null"]
-    if "enum" in s:
-        s["enum"] = s["enum"] + [None]
-    return s
-
-
-def member(schema, required, rules, integer=False, description=None):
-    s = dict(schema) if required else with_null(schema)
-    if description:
-        s = {"description": description, **s}
-    s["x-rules"] = core_rules(required, integer) + rules
-    return s
 
 
 def given(name):

@@ -32,6 +32,8 @@ import os
 import re
 import sys
 
+from schema_blocks import CORE_WIRE, TYPE4_WHY, WHITE_SPACE, WIRE_WHY, core_rules, member
+
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "Spec", "schemas", "pairing")
 BASE = "https://devicedata.example/spec/schemas/pairing/"
@@ -39,9 +41,6 @@ BASE = "https://devicedata.example/spec/schemas/pairing/"
 # ---------------------------------------------------------------------------------------------
 # Building blocks
 
-# Unicode White_Space (PropList.txt): U+0009..U+000D, U+0020, U+0085, U+00A0, U+1680,
-# U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000.
-WHITE_SPACE = "\t-\r \u0085\u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
 NOT_BLANK = {"pattern": f"[^{WHITE_SPACE}]",
              "description": "Not blank: at least one character that is not Unicode White_Space."}
 # C0, DEL and C1 controls (PAIR-PEER-001). `type` inside `not` so that `null` still passes.
@@ -83,34 +82,6 @@ OCTET = "(?:[0-9]{1,2}|[01][0-9]{2}|2[0-4][0-9]|25[0-5])"
 RELAY_PATTERN = (r"^(?:[Ww][Ss][Ss]://|[Ww][Ss]://(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127(?:\." + OCTET
                  + r"){3}|\[::1\])(?:[:/?]|$))")
 ICE_URL_PATTERN = r"^(?:[Ss][Tt][Uu][Nn][Ss]?|[Tt][Uu][Rr][Nn][Ss]?):[\s\S]"
-
-CORE_WIRE = ["CORE-JSON-001", "CORE-JSON-002", "CORE-JSON-003", "CORE-JSON-004", "CORE-JSON-005", "CORE-JSON-006"]
-WIRE_WHY = ("the wire profile applies to the document's text before there is a JSON instance (syntax, UTF-8, "
-            "duplicate member names, size, depth, finite numbers)")
-TYPE4_WHY = ("integer literals: parsing loses the literal, and a 2020-12 \"integer\" accepts 1.0; the value "
-             "ranges are stated, the literal form (no fraction, no exponent) is not")
-
-
-def core_rules(required, integer=False):
-    """The core typed-member rules of a member (core.md, "Typed members")."""
-    rules = (["CORE-TYPE-001"] if required else []) + ["CORE-TYPE-002", "CORE-TYPE-003"]
-    return rules + (["CORE-TYPE-004"] if integer else [])
-
-
-def with_null(schema):
-    """An optional member: null means "not given" (CORE-TYPE-002)."""
-    s = dict(schema)
-    t = s["type"]
-    s["type"] = (t if isinstance(t, list) else [t]) + ["null"]
-    return s
-
-
-def member(schema, required, rules, integer=False, description=None):
-    s = dict(schema) if required else with_null(schema)
-    if description:
-        s = {"description": description, **s}
-    s["x-rules"] = core_rules(required, integer) + rules
-    return s
 
 
 def code():
@@ -388,8 +359,6 @@ def member_schema(kind, name, json_type, required, rules, text, note):
     if note:
         schema = dict(schema, description=note)
     return member(schema, required, rules, integer=json_type == "integer")
-
-
 
 
 def description(kind, rule):

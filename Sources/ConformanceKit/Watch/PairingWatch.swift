@@ -85,6 +85,7 @@ public struct PairingWatch: Sendable {
     private var spent: Set<ByteString> = []
     private var pending: [Pending] = []
     private var flows: [Flow] = []
+    private var exchanges = ExchangeWatch()
     private var findings: [(connection: Int?, relay: Bool, finding: WatchFinding)] = []
     private var notes: [String] = []
     private var events: [WireEvent] = []
@@ -140,6 +141,7 @@ public struct PairingWatch: Sendable {
             notes.append("connection \(p.connection): the watch ended \(at - p.at) ms after \(p.frame), before the relay's answer was due (not judged)")
         }
         pending = []
+        judgeExchanges(final: true)
         judgeReconnects(trapped: judgeTraps())
         for id in connections.keys.sorted() where connections[id]?.closed == nil { judgeKeepalives(id, until: now) }
         for i in flows.indices where flows[i].session.endedAt == nil {
@@ -237,8 +239,33 @@ public struct PairingWatch: Sendable {
             ack(payload, to: to, on: c, at: at, quoted: quoted)
         case PairingKind.pairingConfirmation.rawValue?:
             confirmation(payload, to: to, on: c, at: at, quoted: quoted)
+        case let type? where WebRTCSignal.payloadTypes.contains(type):
+            let own = connections[c]?.registered ?? []
+            // For an offer: the latest paired session whose phone is this sender.
+            let paired = type == "offer"
+                ? flows.lastIndex { f in f.session.outcome == "paired" && f.mobileDid.map { did in own.contains { $0.bytesEqual(did) } } == true }
+                    .flatMap { i in flows[i].mobileDid.map { (did: $0, session: i) } }
+                : nil
+            exchanges.signal(type, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
         default:
             break
+        }
+    }
+
+    /// What a side of a WebRTC exchange failed to send in time is its PAIR-RTC-006; an exchange
+    /// the watch did not see to its end is a note.
+    private mutating func judgeExchanges(final: Bool) {
+        let (missing, unfinished) = exchanges.judge(now: now, final: final)
+        for m in missing {
+            let x = m.exchange
+            let c = m.fromDesktop ? (holders[ByteString(x.desktop)] ?? flows[x.session].session.connections["desktop"]) : x.phoneConnection
+            add(
+                c, relay: false, at: x.offerAt + ExchangeWatch.window, frame: nil,
+                Violation(rule: PairingRule.rtcNegotiation, path: .root, expected: m.expected, found: "none"), session: x.session)
+        }
+        for x in unfinished {
+            notes.append(
+                "connection \(x.phoneConnection): the watch ended \(now - x.offerAt) ms after the phone's WebRTC offer, before the exchange was due (not judged)")
         }
     }
 
@@ -356,6 +383,7 @@ public struct PairingWatch: Sendable {
         for i in flows.indices {
             if let closing = flows[i].closing, closing.at <= now { end(i, closing.outcome, step: closing.step, at: closing.at) }
         }
+        judgeExchanges(final: false)
     }
 
     // MARK: timing

@@ -1,0 +1,84 @@
+import Pairing
+import WireCore
+
+/// The WebRTC exchange after a pairing as the watch sees it (Spec pairing.md 4.6, PAIR-RTC-006):
+/// once a paired phone sends its offer, the desktop answers and each side sends at least one
+/// `ice-candidate`, all within 30000 ms. Judged only once the offer came: a pair that stops at
+/// pairing (Phase 1 only) cannot be told from one whose phone should have offered. Signals
+/// after the window are late and count for nothing; a batch (`ice-candidates`) is no candidate.
+struct ExchangeWatch {
+    /// The exchange's time, from the offer (the Spec counts from pairing, which is earlier: the
+    /// watch is never stricter than the peers).
+    static let window: EpochMillis = 30_000
+
+    struct Exchange {
+        var phone: String
+        var desktop: String
+        var phoneConnection: Int
+        var session: Int
+        var offerAt: EpochMillis
+        var answerAt: EpochMillis?
+        var phoneCandidates = 0
+        var desktopCandidates = 0
+        var judged = false
+    }
+
+    /// What one side failed to send.
+    struct Missing {
+        var fromDesktop: Bool
+        var exchange: Exchange
+        var expected: String
+    }
+
+    private(set) var exchanges: [Exchange] = []
+
+    /// A WebRTC signal a client sent: `type` to `to` from a connection holding `senderIds`; for an
+    /// offer, `pairedPhone` is the paired session whose phone sent it, if any.
+    mutating func signal(_ type: String, to: String, senderIds: [String], on c: Int, at: EpochMillis, pairedPhone: (did: String, session: Int)?) {
+        func sentBy(_ id: String) -> Bool { senderIds.contains { $0.bytesEqual(id) } }
+        if type == "offer" {
+            guard let (did, session) = pairedPhone,
+                !exchanges.contains(where: { !$0.judged && $0.phone.bytesEqual(did) && $0.desktop.bytesEqual(to) })
+            else { return }
+            exchanges.append(Exchange(phone: did, desktop: to, phoneConnection: c, session: session, offerAt: at))
+            return
+        }
+        func fromDesktop(_ x: Exchange) -> Bool { x.phone.bytesEqual(to) && sentBy(x.desktop) }
+        func fromPhone(_ x: Exchange) -> Bool { x.desktop.bytesEqual(to) && sentBy(x.phone) }
+        // Late signals count for nothing.
+        guard let e = exchanges.lastIndex(where: { !$0.judged && at <= $0.offerAt + Self.window && (fromDesktop($0) || fromPhone($0)) }) else { return }
+        if fromDesktop(exchanges[e]) {
+            if type == "answer" { exchanges[e].answerAt = exchanges[e].answerAt ?? at } else if type == "ice-candidate" { exchanges[e].desktopCandidates += 1 }
+        } else if type == "ice-candidate" {
+            exchanges[e].phoneCandidates += 1
+        }
+    }
+
+    /// Judges the exchanges whose window closed before `now`; at the end (`final`), the rest are
+    /// returned as not judged (the watch ended first), or judged when complete.
+    mutating func judge(now: EpochMillis, final: Bool) -> (missing: [Missing], unfinished: [Exchange]) {
+        var missing: [Missing] = []
+        var unfinished: [Exchange] = []
+        for e in exchanges.indices where !exchanges[e].judged {
+            let x = exchanges[e]
+            let complete = x.answerAt != nil && x.phoneCandidates > 0 && x.desktopCandidates > 0
+            guard complete || now > x.offerAt + Self.window else {
+                if final {
+                    exchanges[e].judged = true
+                    unfinished.append(x)
+                }
+                continue
+            }
+            exchanges[e].judged = true
+            if x.answerAt == nil {
+                missing.append(Missing(fromDesktop: true, exchange: x, expected: "an answer to the phone's offer within \(Self.window) ms"))
+            } else if x.desktopCandidates == 0 {
+                missing.append(Missing(fromDesktop: true, exchange: x, expected: "at least one ice-candidate within \(Self.window) ms of the offer"))
+            }
+            if x.phoneCandidates == 0 {
+                missing.append(Missing(fromDesktop: false, exchange: x, expected: "at least one ice-candidate within \(Self.window) ms of its offer"))
+            }
+        }
+        return (missing, unfinished)
+    }
+}

@@ -20,7 +20,7 @@ struct ExchangeWatch {
         var answerAt: EpochMillis?
         var phoneCandidates = 0
         var desktopCandidates = 0
-        var judged = false
+        fileprivate var judged = false
     }
 
     /// What one side failed to send.
@@ -30,6 +30,7 @@ struct ExchangeWatch {
         var expected: String
     }
 
+    /// The exchanges still open.
     private(set) var exchanges: [Exchange] = []
 
     /// A WebRTC signal a client sent: `type` to `to` from a connection holding `senderIds`; for an
@@ -38,7 +39,7 @@ struct ExchangeWatch {
         func sentBy(_ id: String) -> Bool { senderIds.contains { $0.bytesEqual(id) } }
         if type == "offer" {
             guard let (did, session) = pairedPhone,
-                !exchanges.contains(where: { !$0.judged && $0.phone.bytesEqual(did) && $0.desktop.bytesEqual(to) })
+                !exchanges.contains(where: { $0.phone.bytesEqual(did) && $0.desktop.bytesEqual(to) })
             else { return }
             exchanges.append(Exchange(phone: did, desktop: to, phoneConnection: c, session: session, offerAt: at))
             return
@@ -46,7 +47,7 @@ struct ExchangeWatch {
         func fromDesktop(_ x: Exchange) -> Bool { x.phone.bytesEqual(to) && sentBy(x.desktop) }
         func fromPhone(_ x: Exchange) -> Bool { x.desktop.bytesEqual(to) && sentBy(x.phone) }
         // Late signals count for nothing.
-        guard let e = exchanges.lastIndex(where: { !$0.judged && at <= $0.offerAt + Self.window && (fromDesktop($0) || fromPhone($0)) }) else { return }
+        guard let e = exchanges.lastIndex(where: { at <= $0.offerAt + Self.window && (fromDesktop($0) || fromPhone($0)) }) else { return }
         if fromDesktop(exchanges[e]) {
             if type == "answer" { exchanges[e].answerAt = exchanges[e].answerAt ?? at } else if type == "ice-candidate" { exchanges[e].desktopCandidates += 1 }
         } else if type == "ice-candidate" {
@@ -79,6 +80,8 @@ struct ExchangeWatch {
                 missing.append(Missing(fromDesktop: false, exchange: x, expected: "at least one ice-candidate within \(Self.window) ms of its offer"))
             }
         }
+        // A judged exchange is done with: a watch of many sessions keeps only the open ones.
+        exchanges.removeAll { $0.judged }
         return (missing, unfinished)
     }
 }

@@ -33,6 +33,22 @@ struct WatchBroadcastTests {
         #expect(findings == ["relay PAIR-SEC-006 /peerId"], "\(findings)")
     }
 
+    /// A relay broadcasting for as long as the watch runs: the watch keeps 1000 notes and
+    /// counts the rest (its memory does not grow with the watch's length).
+    @Test func notesAreCappedAndCounted() {
+        var options = PairingWatch.Options()
+        options.judgeRelay = true
+        var watch = PairingWatch(options: options)
+        let t: EpochMillis = 1_795_632_883_563
+        watch.handle(WireEvent(at: t, connection: 1, .open(peer: "127.0.0.1", path: "/")))
+        for i in 0..<1500 {
+            watch.handle(WireEvent(at: t + 1, connection: 1, .text(from: .server, #"{"type":"peer-status","peerId":"did:cc:p\#(i)","status":"online"}"#)))
+        }
+        let notes = watch.finish(at: t + 2).notes
+        #expect(notes.count == 1001, "\(notes.count)")
+        #expect(notes.last == "and 500 more notes")
+    }
+
     @Test func aMalformedBroadcastIsTheRelays() {
         let result = watched(#"{"type":"peer-status","peerId":" ","status":"online"}"#)
         let findings = result.findings.map { "\($0.side) \($0.violation.rule) \($0.violation.path)" }

@@ -52,7 +52,7 @@ public struct MigrationWatch: WireJudge, Sendable {
     /// The connection each session's receiver is on.
     private var current: [Int: Int] = [:]
     private var findings: [WatchFinding] = []
-    private var notes: [String] = []
+    private var notes = NoteList()
     private var events: [WireEvent] = []
     private var eventsOmitted = 0
     private var connections: [Int: WatchConnection] = [:]
@@ -104,7 +104,7 @@ public struct MigrationWatch: WireJudge, Sendable {
         }
         return WatchResult(
             family: "migration", sessions: records, findings: findings.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element),
-            notes: notes, connections: connections.values.sorted { $0.id < $1.id }.map { c in
+            notes: notes.all, connections: connections.values.sorted { $0.id < $1.id }.map { c in
                 var lane = c
                 lane.side = "receiver"
                 return lane

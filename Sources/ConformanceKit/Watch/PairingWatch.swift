@@ -87,7 +87,7 @@ public struct PairingWatch: Sendable {
     private var flows: [Flow] = []
     private var exchanges = ExchangeWatch()
     private var findings: [(connection: Int?, relay: Bool, finding: WatchFinding)] = []
-    private var notes: [String] = []
+    private var notes = NoteList()
     private var events: [WireEvent] = []
     private var eventsOmitted = 0
     private var now: EpochMillis = 0
@@ -638,7 +638,7 @@ public struct PairingWatch: Sendable {
             WatchConnection(id: $0.id, side: $0.role ?? "unknown", name: label($0.id), registered: $0.registered, opened: $0.opened, closed: $0.closed)
         }
         return WatchResult(
-            family: "pairing", sessions: flows.map(\.session), findings: list, notes: notes, connections: lanes, events: events, eventsOmitted: eventsOmitted)
+            family: "pairing", sessions: flows.map(\.session), findings: list, notes: notes.all, connections: lanes, events: events, eventsOmitted: eventsOmitted)
     }
 }
 

@@ -240,14 +240,17 @@ struct RelayReplay: Sendable {
         }
         var notes: [String] = []
         for u in unasked {
-            if case .text(let text) = u.frame, (try? JSONParser.parse(Array(text.utf8)))?["type"] == "pong", let n = pings[u.connection], n > 0 {
+            let subject = "connection \(u.connection) (read at step \(u.step))"
+            let undefined = "\(subject): \(u.frame.quoted)" + (u.frame.isClose ? "" : " (not a frame the Spec defines; ignored)")
+            guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), case .string(let type)? = document["type"] else {
+                notes.append(undefined)
+                continue
+            }
+            if type == "pong", let n = pings[u.connection], n > 0 {
                 pings[u.connection] = n - 1
                 continue
             }
-            let subject = "connection \(u.connection) (read at step \(u.step))"
-            if case .text(let text) = u.frame, let type = try? JSONParser.parse(Array(text.utf8))["type"]?.stringValue, Self.broadcastKinds.contains(type),
-                let kind = PairingKind.named(type)
-            {
+            if Self.broadcastKinds.contains(type), let kind = PairingKind.named(type) {
                 do throws(Violation) {
                     _ = try PairingCodec.decode(Array(text.utf8), as: kind, context: PairingContext(now: SystemClock().now()))
                     notes.append("\(subject): \(u.frame.quoted) (sent unasked, which the Spec allows; checked, ignored)")
@@ -258,10 +261,8 @@ struct RelayReplay: Sendable {
                 }
                 continue
             }
-            guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), case .string(let type)? = document["type"],
-                Self.relayKinds.contains(type)
-            else {
-                notes.append("\(subject): \(u.frame.quoted)" + (u.frame.isClose ? "" : " (not a frame the Spec defines; ignored)"))
+            guard Self.relayKinds.contains(type) else {
+                notes.append(undefined)
                 continue
             }
             if type == "message", let payload = document["payload"],

@@ -26,12 +26,11 @@ struct LiveWatchTests: LivePeers {
     }
 
     /// `conformance watch --family pairing` in the background on a free port; returns its URL and
-    /// the task that ends with its exit status, stdout (JSON) and stderr. `pid`, when given, holds
-    /// its process id (for a test that ends it with Ctrl-C once what it waits for was logged).
-    func watch(_ extra: [String], pid: Counter? = nil) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
+    /// the task that ends with its exit status, stdout (JSON) and stderr.
+    func watch(_ extra: [String]) async throws -> (String, Task<(status: Int32, stdout: String, stderr: String), any Error>) {
         try? FileManager.default.removeItem(at: file("watch-url"))
         let arguments = ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", file("watch-url").path, "--log", file("session.jsonl").path, "--format", "json"] + extra
-        let task = Task { try await Fixture.run("conformance", arguments, limit: 120, started: { pid?.add(Int($0)) }) }
+        let task = Task { try await Fixture.run("conformance", arguments, limit: 120) }
         let url = String(decoding: try await self.await("watch-url"), as: UTF8.self)
         return (url, task)
     }
@@ -145,8 +144,8 @@ struct LiveWatchTests: LivePeers {
         defer { try? FileManager.default.removeItem(at: scratch) }
         // Until the phone's second connection registered (then Ctrl-C): a fixed --duration ran
         // out on a loaded CI machine before the phone, slow to start, had even reconnected.
-        let watchPID = Counter()
-        let (url, watching) = try await watch([], pid: watchPID)
+        let (watching, url, exited) = try await interruptibleWatch(["--format", "json"])
+        defer { if watching.isRunning { watching.terminate() } }
         let desktop = try await referenceDesktop(url, sessions: 1)
         defer { desktop.terminate() }
         let dropped = Counter()
@@ -168,17 +167,19 @@ struct LiveWatchTests: LivePeers {
         let qr = try JSONParser.parse(Array(try await self.await("qr")))
         try Data((qr["code"]?.stringValue ?? "").utf8).write(to: file("handoff"))
         let reRegistered = await Fixture.eventually(within: 60) { registeredAgain(after: 2) }
-        kill(pid_t(watchPID.value), SIGINT)
-        let result = try await watching.value
+        kill(watching.processIdentifier, SIGINT)
+        for await _ in exited {}
+        watching.waitUntilExit()
         await proxy.close()
         #expect(reRegistered, "\(log("phone.log"))")
         #expect(dropped.value == 1)
-        let report = try Self.watchReport(result.stdout)
+        let stdout = log("watch.out")
+        let report = try Self.watchReport(stdout)
         let violations = report["violations"]?.arrayValue ?? []
-        #expect(result.status == 1, "\(result.stdout)")
-        #expect(violations.contains { $0["side"] == "phone" && $0["rule"] == "PAIR-SIG-001" && $0["path"] == "/peerId" }, "\(result.stdout)")
-        #expect(!violations.contains { $0["side"] == "desktop" }, "\(result.stdout)")
-        try await expectReplayEqualsLive(result.stdout)
+        #expect(watching.terminationStatus == 1, "\(stdout)")
+        #expect(violations.contains { $0["side"] == "phone" && $0["rule"] == "PAIR-SIG-001" && $0["path"] == "/peerId" }, "\(stdout)")
+        #expect(!violations.contains { $0["side"] == "desktop" }, "\(stdout)")
+        try await expectReplayEqualsLive(stdout)
     }
 
     /// Through someone else's relay (the third-party fixture) the relay's deviations are the
@@ -466,6 +467,37 @@ extension LiveWatchTests {
         #expect(process.terminationStatus == 0, "\(log("watch.out"))")
         let report = try Self.watchReport(log("watch.out"))
         #expect(report["violations"]?.arrayValue?.isEmpty == true, "\(log("watch.out"))")
+        let session = log("session.jsonl")
+        for signal in [#"\"type\":\"offer\""#, #"\"type\":\"answer\""#, #"\"type\":\"ice-candidate\""#] {
+            #expect(session.contains(signal), "\(signal) not in the session log")
+        }
+    }
+
+    /// The exchange judged whole (PAIR-RTC-006) between the docs-only outsiders, not only the
+    /// reference: their offer, answer and candidates cross the watch, which finds no violation
+    /// and leaves no exchange unjudged.
+    @Test(.timeLimit(.minutes(2))) func theOutsidersNegotiateThroughTheWatch() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (process, url, exited) = try await interruptibleWatch(["--format", "json"])
+        defer { if process.isRunning { process.terminate() } }
+        let desktop = try outsider(
+            "outsider-desktop/desktop.py", ["--relay", url, "--qr-file", file("qr").path, "--scan-file", file("scan").path, "--sessions", "1", "--webrtc"],
+            log: "desktop.log")
+        defer { desktop.terminate() }
+        let phone = try outsider(
+            "outsider-phone/phone.py", ["--handoff-file", file("handoff").path, "--qr-file", file("phone-qr").path, "--signaling", url, "--webrtc"], log: "phone.log")
+        defer { phone.terminate() }
+        try await scanDesktopQR()
+        // The desktop ends once its side of the exchange has (it had the phone's candidate).
+        await Fixture.exit(of: desktop, limit: 60)
+        #expect(desktop.terminationStatus == 0, "\(log("desktop.log"))")
+        kill(process.processIdentifier, SIGINT)
+        for await _ in exited {}
+        process.waitUntilExit()
+        let report = try Self.watchReport(log("watch.out"))
+        #expect(process.terminationStatus == 0, "\(log("watch.out"))")
+        #expect(report["violations"]?.arrayValue?.isEmpty == true, "\(log("watch.out"))")
+        #expect(report["notes"]?.arrayValue?.contains { $0.stringValue?.contains("WebRTC offer") == true } == false, "\(log("watch.out"))")
         let session = log("session.jsonl")
         for signal in [#"\"type\":\"offer\""#, #"\"type\":\"answer\""#, #"\"type\":\"ice-candidate\""#] {
             #expect(session.contains(signal), "\(signal) not in the session log")

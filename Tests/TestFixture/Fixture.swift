@@ -56,18 +56,14 @@ package enum Fixture {
     /// Waits without blocking a thread of the concurrency pool (two on this machine: a test that
     /// blocked one stalled every other test's in-process servers). A process still running after
     /// `limit` seconds is killed (status 9 by signal).
-    /// `started` learns the process id once it runs (to interrupt it when a test's event came).
-    package static func run(
-        _ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300, started: (@Sendable (pid_t) -> Void)? = nil
-    ) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await execute(URL(fileURLWithPath: executable(name)), arguments, stdin: stdin, limit: limit, started: started)
+    package static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await execute(URL(fileURLWithPath: executable(name)), arguments, stdin: stdin, limit: limit)
     }
 
     /// `run` for any program (python3, git, a shell, a browser), in `directory` (the checkout
     /// unless told) with `environment` (this process's unless told).
     package static func execute(
-        _ program: URL, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil, directory: URL? = nil, limit: Double = 300,
-        started: (@Sendable (pid_t) -> Void)? = nil
+        _ program: URL, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil, directory: URL? = nil, limit: Double = 300
     ) async throws -> (status: Int32, stdout: String, stderr: String) {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -92,7 +88,6 @@ package enum Fixture {
         let exited = AsyncStream<Void>.makeStream()
         process.terminationHandler = { _ in exited.continuation.finish() }
         try process.run()
-        started?(process.processIdentifier)
         let watchdog = watchdog(process, limit: limit)
         defer { watchdog.cancel() }
         for await _ in exited.stream {}

@@ -20,7 +20,6 @@ struct ExchangeWatch {
         var answerAt: EpochMillis?
         var phoneCandidates = 0
         var desktopCandidates = 0
-        fileprivate var judged = false
     }
 
     /// What one side failed to send.
@@ -55,22 +54,18 @@ struct ExchangeWatch {
         }
     }
 
-    /// Judges the exchanges whose window closed before `now`; at the end (`final`), the rest are
-    /// returned as not judged (the watch ended first), or judged when complete.
+    /// Judges the exchanges that are complete or whose window closed before `now`, and drops
+    /// them; at the end (`final`), the rest are dropped as unfinished (the watch ended first).
     mutating func judge(now: EpochMillis, final: Bool) -> (missing: [Missing], unfinished: [Exchange]) {
         var missing: [Missing] = []
         var unfinished: [Exchange] = []
-        for e in exchanges.indices where !exchanges[e].judged {
-            let x = exchanges[e]
-            let complete = x.answerAt != nil && x.phoneCandidates > 0 && x.desktopCandidates > 0
-            guard complete || now > x.offerAt + Self.window else {
-                if final {
-                    exchanges[e].judged = true
-                    unfinished.append(x)
-                }
+        var open: [Exchange] = []
+        for x in exchanges {
+            if x.answerAt != nil && x.phoneCandidates > 0 && x.desktopCandidates > 0 { continue }
+            guard now > x.offerAt + Self.window else {
+                if final { unfinished.append(x) } else { open.append(x) }
                 continue
             }
-            exchanges[e].judged = true
             if x.answerAt == nil {
                 missing.append(Missing(fromDesktop: true, exchange: x, expected: "an answer to the phone's offer within \(Self.window) ms"))
             } else if x.desktopCandidates == 0 {
@@ -80,8 +75,8 @@ struct ExchangeWatch {
                 missing.append(Missing(fromDesktop: false, exchange: x, expected: "at least one ice-candidate within \(Self.window) ms of its offer"))
             }
         }
-        // A judged exchange is done with: a watch of many sessions keeps only the open ones.
-        exchanges.removeAll { $0.judged }
+        // A watch of many sessions keeps only the exchanges under way.
+        exchanges = open
         return (missing, unfinished)
     }
 }

@@ -11,7 +11,9 @@ import WireCore
 /// a phone's, a later connection that registers the same id the same client's.
 public struct PairingWatch: Sendable {
     /// What a relay sends a client (3.5): judged as documents; anything else is a note.
-    static let relayFrames = PairingKind.types(carriedAs: .relayFrame).union(PairingKind.types(carriedAs: .relayBroadcast))
+    static let relayFrames = PairingKind.types(carriedAs: .relayFrame).union(broadcasts)
+    /// What a relay may send unasked (a presence broadcast): judged as a document, then noted.
+    static let broadcasts = PairingKind.types(carriedAs: .relayBroadcast)
     public struct Options: Sendable {
         /// The keepalive interval the clients state (`--keepalive-ms`); nil: any the Spec allows.
         public var keepaliveInterval: EpochMillis?
@@ -552,7 +554,7 @@ public struct PairingWatch: Sendable {
             }
         case "message":
             delivery(json, on: c, at: at, quoted: quoted)
-        case let type where PairingKind.named(type)?.carriers.contains(.relayBroadcast) == true:
+        case let type where Self.broadcasts.contains(type):
             // Judged as a document above; no client asked for it, and none acts on it.
             if checked.violations.isEmpty { notes.append("connection \(c): the relay sent \(quoted) (sent unasked, which the Spec allows; checked, ignored)") }
         default:

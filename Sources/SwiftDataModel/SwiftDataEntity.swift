@@ -118,11 +118,26 @@ struct Entity {
     /// when it is safe (Hacking with Swift, "Inferred vs explicit relationships"): one optional
     /// relationship each way between two classes.
     static func pairInverses(_ entities: inout [Entity]) {
+        // Indexes, not scans: a file of 2000 classes took 43 s when each relationship looked
+        // its destination up among all entities.
+        var entityIndex: [String: Int] = [:]
+        for (k, entity) in entities.enumerated() where entityIndex[entity.name] == nil { entityIndex[entity.name] = k }
+        var memberIndex: [[String: Int]] = []
+        var byDestination: [[String: [Int]]] = []
+        for entity in entities {
+            var names: [String: Int] = [:]
+            var destinations: [String: [Int]] = [:]
+            for (l, member) in entity.relationships.enumerated() {
+                if names[member.name] == nil { names[member.name] = l }
+                if let destination = member.relationship?.destination { destinations[destination, default: []].append(l) }
+            }
+            memberIndex.append(names)
+            byDestination.append(destinations)
+        }
         for i in entities.indices {
             for j in entities[i].relationships.indices {
                 guard let (destination, inverse) = entities[i].relationships[j].relationship, let inverse,
-                    let k = entities.firstIndex(where: { $0.name == destination }),
-                    let l = entities[k].relationships.firstIndex(where: { $0.name == inverse }),
+                    let k = entityIndex[destination], let l = memberIndex[k][inverse],
                     entities[k].relationships[l].relationship?.inverse == nil
                 else { continue }
                 let name = entities[i].relationships[j].name
@@ -131,18 +146,18 @@ struct Entity {
         }
         for i in entities.indices {
             for j in entities[i].relationships.indices {
-                let here = entities[i]
-                guard let (destination, inverse) = here.relationships[j].relationship, inverse == nil, destination != here.name,
-                    let k = entities.firstIndex(where: { $0.name == destination })
+                let name = entities[i].name
+                guard let (destination, inverse) = entities[i].relationships[j].relationship, inverse == nil, destination != name,
+                    let k = entityIndex[destination]
                 else { continue }
-                let there = entities[k].relationships.indices.filter { entities[k].relationships[$0].relationship?.destination == here.name }
-                let back = here.relationships.filter { $0.relationship?.destination == destination }
+                let there = byDestination[k][name] ?? []
+                let back = byDestination[i][destination] ?? []
                 guard back.count == 1, there.count == 1, let l = there.first, entities[k].relationships[l].relationship?.inverse == nil,
-                    here.relationships[j].json["optional"] == true, entities[k].relationships[l].json["optional"] == true
+                    entities[i].relationships[j].json["optional"] == true, entities[k].relationships[l].json["optional"] == true
                 else { continue }
-                let name = here.relationships[j].name, other = entities[k].relationships[l].name
+                let here = entities[i].relationships[j].name, other = entities[k].relationships[l].name
                 entities[i].relationships[j].relationship?.inverse = other
-                entities[k].relationships[l].relationship?.inverse = name
+                entities[k].relationships[l].relationship?.inverse = here
             }
         }
     }

@@ -8,10 +8,28 @@ import WireCore
 public enum SwiftDataModelReader {
     public struct SourceFile: Sendable {
         public var name: String
-        public var text: String
-        public init(name: String, text: String) {
+        /// The file's bytes: UTF-8 is checked, not repaired.
+        public var bytes: [UInt8]
+        public init(name: String, bytes: [UInt8]) {
             self.name = name
-            self.text = text
+            self.bytes = bytes
+        }
+        public init(name: String, text: String) {
+            self.init(name: name, bytes: Array(text.utf8))
+        }
+    }
+
+    /// A file the reader cannot read as Swift: its name, the line and why. A model half read
+    /// would be judged as if the unread declarations did not exist.
+    public struct SourceError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var file: String
+        public var line: Int
+        public var reason: String
+        public var description: String { "\(file):\(line): \(reason)" }
+        public init(file: String, line: Int, reason: String) {
+            self.file = file
+            self.line = line
+            self.reason = reason
         }
     }
 
@@ -37,21 +55,32 @@ public enum SwiftDataModelReader {
     }
 
     /// The `@Model` classes of `files`, in file order then declaration order; nil when there is
-    /// none (the files are not a SwiftData model).
-    public static func read(_ files: [SourceFile]) -> Result? {
-        let parsed = files.map { ($0, Parser.parse(source: $0.text)) }
-        var classes: [(SourceFile, SourceFileSyntax, ClassDeclSyntax)] = []
-        for (file, tree) in parsed {
+    /// none (the files are not a SwiftData model). A file out of the reader's bounds
+    /// (`SwiftSourceBounds`) or with a syntax error is a `SourceError`, never half a model.
+    public static func read(_ files: [SourceFile]) throws(SourceError) -> Result? {
+        var classes: [(converter: SourceLocationConverter, declaration: ClassDeclSyntax)] = []
+        for file in files {
+            if let problem = SwiftSourceBounds.problem(in: file.bytes) {
+                throw SourceError(file: file.name, line: problem.line, reason: problem.reason)
+            }
+            let tree = file.bytes.withUnsafeBufferPointer { Parser.parse(source: $0, maximumNestingLevel: SwiftSourceBounds.maxNesting) }
+            // One converter a file: it indexes the file's lines once (one a class was a scan of
+            // the whole file per class).
+            let converter = SourceLocationConverter(fileName: file.name, tree: tree)
+            if tree.hasError, let (node, reason) = SyntaxErrorFinder.first(in: tree) {
+                let location = node.startLocation(converter: converter, afterLeadingTrivia: true)
+                throw SourceError(file: file.name, line: location.line, reason: reason)
+            }
             let finder = ModelClassFinder(viewMode: .sourceAccurate)
             finder.walk(tree)
-            classes += finder.found.map { (file, tree, $0) }
+            classes += finder.found.map { (converter, $0) }
         }
         guard !classes.isEmpty else { return nil }
-        let models = Set(classes.map { $0.2.name.text })
+        let models = Set(classes.map { $0.declaration.name.text })
         var entities: [Entity] = []
+        var declared: Set<String> = []
         var notes: [String] = []
-        for (file, tree, declaration) in classes where !entities.contains(where: { $0.name == declaration.name.text }) {
-            let converter = SourceLocationConverter(fileName: file.name, tree: tree)
+        for (converter, declaration) in classes where declared.insert(declaration.name.text).inserted {
             entities.append(Entity(declaration, models: models, converter: converter, notes: &notes))
         }
         Entity.pairInverses(&entities)
@@ -68,5 +97,78 @@ final class ModelClassFinder: SyntaxVisitor {
     override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
         if node.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Model" }) { found.append(node) }
         return .visitChildren
+    }
+}
+
+/// The first syntax error of a tree, in source order, and what it is; only subtrees that hold an
+/// error are entered.
+final class SyntaxErrorFinder: SyntaxAnyVisitor {
+    var found: (Syntax, String)?
+
+    static func first(in tree: SourceFileSyntax) -> (Syntax, String)? {
+        let finder = SyntaxErrorFinder(viewMode: .all)
+        finder.walk(tree)
+        return finder.found
+    }
+
+    override func visitAny(_ node: Syntax) -> SyntaxVisitorContinueKind {
+        guard found == nil, node.hasError else { return .skipChildren }
+        if let unexpected = node.as(UnexpectedNodesSyntax.self) {
+            found = (node, "unexpected code \(Self.excerpt(unexpected.trimmedDescription))")
+            return .skipChildren
+        }
+        if let token = node.as(TokenSyntax.self) {
+            if token.presence == .missing {
+                let what = token.text.isEmpty ? Self.name(of: node.parent) : "'\(token.text)'"
+                found = (node, "expected \(what)")
+            } else if let diagnostic = token.tokenDiagnostic, diagnostic.severity == .error {
+                found = (node, "\(Self.words(diagnostic.kind)) near \(Self.excerpt(token.description.trimmingWhitespace))")
+            }
+            return .skipChildren
+        }
+        if node.is(MissingSyntax.self) || node.is(MissingExprSyntax.self) || node.is(MissingTypeSyntax.self) || node.is(MissingDeclSyntax.self)
+            || node.is(MissingPatternSyntax.self) || node.is(MissingStmtSyntax.self)
+        {
+            found = (node, "expected \(Self.name(of: Syntax(node)))")
+            return .skipChildren
+        }
+        return .visitChildren
+    }
+
+    /// What a missing node stands for, from its kind (`MissingExprSyntax`: an expression).
+    static func name(of node: Syntax?) -> String {
+        guard let node else { return "more code" }
+        if node.is(MissingExprSyntax.self) { return "an expression" }
+        if node.is(MissingTypeSyntax.self) { return "a type" }
+        if node.is(MissingDeclSyntax.self) { return "a declaration" }
+        if node.is(MissingPatternSyntax.self) { return "a pattern" }
+        if node.is(MissingStmtSyntax.self) { return "a statement" }
+        return "more code (\(node.kind))"
+    }
+
+    /// A lexer diagnostic's kind in words: `invalidCharacter` is "invalid character".
+    static func words(_ kind: TokenDiagnostic.Kind) -> String {
+        var out = ""
+        for scalar in "\(kind)".unicodeScalars {
+            if scalar.properties.isUppercase { out += " " + String(scalar).lowercased() } else { out.unicodeScalars.append(scalar) }
+        }
+        return out
+    }
+
+    /// At most 40 scalars of the code, quoted; control characters escaped.
+    static func excerpt(_ text: String) -> String {
+        let scalars = text.unicodeScalars
+        let head = String(String.UnicodeScalarView(scalars.prefix(40)))
+        return "'\(TerminalText.escaped(head))\(scalars.count > 40 ? "..." : "")'"
+    }
+}
+
+extension String {
+    /// Without the spaces, tabs and line breaks at either end (scalars, not Characters).
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        let blank: (Unicode.Scalar) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
+        guard let first = scalars.firstIndex(where: { !blank($0) }), let last = scalars.lastIndex(where: { !blank($0) }) else { return "" }
+        return String(scalars[first...last])
     }
 }

@@ -32,12 +32,19 @@ struct Conformance: AsyncParsableCommand {
             } else {
                 try command.run()
             }
+        } catch let error as InputError {
+            FileHandle.standardError.write(Data("conformance: \(TerminalText.escaped(error.description))\n".utf8))
+            Foundation.exit(Status.usage)
         } catch {
             let code = exitCode(for: error)
             if code == .success || code.rawValue == Status.violations {
                 exit(withError: error)
             }
-            let message = fullMessage(for: error)
+            var message = fullMessage(for: error)
+            // A usage error's message may quote a file's or a peer's text; the usage around it is ours.
+            if let usage = error as? ValidationError, let range = message.range(of: usage.message) {
+                message.replaceSubrange(range, with: TerminalText.escaped(usage.message))
+            }
             if !message.isEmpty { FileHandle.standardError.write(Data((message + "\n").utf8)) }
             Foundation.exit(Status.usage)
         }
@@ -51,6 +58,14 @@ func tlsTrust(caFile: String?, pin: String?, insecure: Bool) throws -> TLSClient
     } catch {
         throw ValidationError(error.description)
     }
+}
+
+/// Input the kit cannot read (a Swift source out of the reader's bounds, a session log that is
+/// not one, a revision git does not know): exit 2 with the reason, escaped, and without the
+/// usage text a mistyped option earns.
+struct InputError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// Exit statuses shared by the subcommands.

@@ -21,13 +21,15 @@ enum SwiftModelFiles {
     /// The model the files declare; a file that cannot be read, or files declaring no
     /// `@Model` class, are usage errors.
     static func read(_ sources: [(name: String, bytes: [UInt8])], origin: String) throws -> SwiftDataModelReader.Result {
-        for source in sources where source.bytes.count > Families.maxDocumentBytes {
-            throw ValidationError("\(source.name): \(source.bytes.count) bytes, more than the \(Families.maxDocumentBytes) a model file may have")
+        let files = sources.map { SwiftDataModelReader.SourceFile(name: $0.name, bytes: $0.bytes) }
+        let read: SwiftDataModelReader.Result?
+        do {
+            read = try SwiftDataModelReader.read(files)
+        } catch {
+            // `check` names the file; `--previous REV` says which revision it was read from.
+            throw InputError(origin.hasPrefix("--previous") ? "\(origin): \(error.description)" : error.description)
         }
-        let files = sources.map { SwiftDataModelReader.SourceFile(name: $0.name, text: String(decoding: $0.bytes, as: UTF8.self)) }
-        guard let read = SwiftDataModelReader.read(files) else {
-            throw ValidationError("\(origin): no @Model class, so no SwiftData model to check")
-        }
+        guard let read else { throw ValidationError("\(origin): no @Model class, so no SwiftData model to check") }
         return read
     }
 
@@ -35,8 +37,8 @@ enum SwiftModelFiles {
         let sources = try paths.map { path -> (name: String, bytes: [UInt8]) in
             // Refused by its size before a byte is read: a huge file must not cost its size in memory.
             let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
-            guard size <= Families.maxDocumentBytes else {
-                throw ValidationError("\(path): \(size) bytes, more than the \(Families.maxDocumentBytes) a model file may have")
+            guard size <= SwiftSourceBounds.maxBytes else {
+                throw ValidationError("\(path): \(size) bytes, more than the \(SwiftSourceBounds.maxBytes) a Swift source may have")
             }
             guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
             return (path, [UInt8](data))

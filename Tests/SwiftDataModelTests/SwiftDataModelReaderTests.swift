@@ -8,7 +8,7 @@ import WireCore
 @Suite("SwiftData models read from source")
 struct SwiftDataModelReaderTests {
     static func read(_ files: [(String, String)]) throws -> SwiftDataModelReader.Result {
-        try #require(SwiftDataModelReader.read(files.map { SwiftDataModelReader.SourceFile(name: $0.0, text: $0.1) }))
+        try #require(try SwiftDataModelReader.read(files.map { SwiftDataModelReader.SourceFile(name: $0.0, text: $0.1) }))
     }
 
     /// Each finding as `RULE names file:line`.
@@ -124,7 +124,7 @@ struct SwiftDataModelReaderTests {
         #expect(try Self.findings([("Solve.swift", after)], previous: [("Solve.swift", before)]) == ["REC-EVOL-003 Solve.date Solve.swift:1"])
     }
 
-    @Test func noModelClassIsNoModel() {
-        #expect(SwiftDataModelReader.read([.init(name: "View.swift", text: "struct ContentView { var body: String }")]) == nil)
+    @Test func noModelClassIsNoModel() throws {
+        #expect(try SwiftDataModelReader.read([.init(name: "View.swift", text: "struct ContentView { var body: String }")]) == nil)
     }
 }

@@ -82,6 +82,10 @@ enum PreviousModel {
 
 /// A path at a git revision, read with the `git` command in the path's own folder (so relative
 /// paths and the repository are found as the user means them).
+/// A model file as it was at a git revision. The revision is the user's text, so git never
+/// reads it as an option: it must not begin with `-`, it is resolved to a commit id with
+/// `rev-parse --verify --end-of-options` first, and only that id and paths after `./` (or `--`)
+/// reach the commands that read (`--previous='--output=/x'` once made `git show` write a file).
 struct GitTree {
     var revision: String
     var path: String
@@ -90,26 +94,42 @@ struct GitTree {
     /// `contents` as `.xccurrentversion` named it then; for an `.xcdatamodel`, its `contents`.
     func modelContents() throws -> [UInt8] {
         let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent()
+        let commit = try resolve(in: folder)
         switch url.pathExtension {
         case "xcdatamodeld":
-            let names = try run(["ls-tree", "--name-only", revision, "./" + url.lastPathComponent + "/"], in: url.deletingLastPathComponent())
-                .split(separator: 0x0A).map { String(decoding: $0, as: UTF8.self) }
-                .map { URL(fileURLWithPath: $0).lastPathComponent }.filter { $0.hasSuffix(".xcdatamodel") }
-            guard !names.isEmpty else { throw ValidationError("--previous \(revision):\(path): no .xcdatamodel version at that revision") }
-            let plist = try? show(url.lastPathComponent + "/.xccurrentversion", in: url.deletingLastPathComponent())
+            let names = try run(["ls-tree", "-z", "--name-only", commit, "--", "./" + url.lastPathComponent + "/"], in: folder)
+                .split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+                .map { URL(fileURLWithPath: $0).lastPathComponent }.filter { $0.hasByteSuffix(".xcdatamodel") }
+            guard !names.isEmpty else { throw InputError("--previous \(revision):\(path): no .xcdatamodel version at that revision") }
+            let plist = try? blob(commit, url.lastPathComponent + "/.xccurrentversion", in: folder)
             var files: [(name: String, contents: [UInt8])] = []
-            for name in names { files.append((name, try show(url.lastPathComponent + "/" + name + "/contents", in: url.deletingLastPathComponent()))) }
+            for name in names { files.append((name, try blob(commit, url.lastPathComponent + "/" + name + "/contents", in: folder))) }
             let bundle = CoreDataModelBundle(files: files, currentName: plist.flatMap { CoreDataModelBundle.currentName(plist: $0) })
             return bundle.versions[bundle.current].contents
         case "xcdatamodel":
-            return try show(url.lastPathComponent + "/contents", in: url.deletingLastPathComponent())
+            return try blob(commit, url.lastPathComponent + "/contents", in: folder)
         default:
-            return try show(url.lastPathComponent, in: url.deletingLastPathComponent())
+            return try blob(commit, url.lastPathComponent, in: folder)
         }
     }
 
-    private func show(_ relative: String, in folder: URL) throws -> [UInt8] {
-        try run(["show", "\(revision):./\(relative)"], in: folder)
+    /// The revision's commit id (40 or 64 hex digits), or why there is none.
+    func resolve(in folder: URL) throws -> String {
+        guard !revision.isEmpty, !revision.hasBytePrefix("-") else {
+            throw InputError("--previous \(revision): a revision does not begin with '-' (git would read it as an option)")
+        }
+        let out = try run(["rev-parse", "--verify", "--end-of-options", revision + "^{commit}"], in: folder)
+        let id = String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard [40, 64].contains(id.utf8.count), id.utf8.allSatisfy({ Hex.isDigit($0) }) else {
+            throw InputError("--previous \(revision): git rev-parse answered \(JSONSerializer.quoted(id)), not a commit id")
+        }
+        return id
+    }
+
+    /// A file's bytes at the commit: `cat-file blob`, which applies no filter or option.
+    private func blob(_ commit: String, _ relative: String, in folder: URL) throws -> [UInt8] {
+        try run(["cat-file", "blob", "\(commit):./\(relative)"], in: folder)
     }
 
     private func run(_ arguments: [String], in folder: URL) throws -> [UInt8] {
@@ -122,7 +142,7 @@ struct GitTree {
         do {
             try process.run()
         } catch {
-            throw ValidationError("--previous \(revision):\(path): cannot run git: \(error.localizedDescription)")
+            throw InputError("--previous \(revision):\(path): cannot run git: \(error.localizedDescription)")
         }
         // Read before waiting: a model larger than the pipe's buffer would otherwise block git.
         let data = out.fileHandleForReading.readDataToEndOfFile()
@@ -130,7 +150,7 @@ struct GitTree {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             let why = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw ValidationError("--previous \(revision):\(path): git \(arguments.first ?? "") failed: \(why.isEmpty ? "exit \(process.terminationStatus)" : why)")
+            throw InputError("--previous \(revision):\(path): git \(arguments.first ?? "") failed: \(why.isEmpty ? "exit \(process.terminationStatus)" : why)")
         }
         return [UInt8](data)
     }

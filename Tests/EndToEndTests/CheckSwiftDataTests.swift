@@ -70,5 +70,15 @@ struct CheckSwiftDataTests {
         let unknown = try await Fixture.run("conformance", ["check", solve.path, added.path, "--previous", "no-such-revision"])
         #expect(unknown.status == 2)
         #expect(unknown.stderr.contains("--previous no-such-revision:") && unknown.stderr.contains("failed: fatal"), "\(unknown.stderr)")
+        // A revision is never an option to git: `--output=FILE` once made `git show` write FILE.
+        // (`git show --output=DIR/planted:./Solve.swift` writes into the folder `planted:.`: it exists.)
+        let planted = scratch.appendingPathComponent("planted"), folder = scratch.appendingPathComponent("planted:.")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for previous in ["--output=\(planted.path)", "--output=\(planted.path):Solve.swift", "-O\(planted.path)"] {
+            let run = try await Fixture.run("conformance", ["check", solve.path, "--previous=\(previous)"])
+            #expect(run.status == 2, "\(previous): \(run.stdout)\(run.stderr)")
+            #expect(run.stderr.contains("a revision does not begin with '-' (git would read it as an option)"), "\(run.stderr)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == [], "\(previous) wrote into \(folder.path)")
+        }
     }
 }

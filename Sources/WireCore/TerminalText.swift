@@ -30,3 +30,8 @@ public enum TerminalText {
         }
     }
 }
+
+extension CustomStringConvertible {
+    /// The text as a terminal or a text report may show it (`TerminalText.escaped`).
+    public var terminalSafe: String { TerminalText.escaped(description) }
+}

@@ -86,7 +86,7 @@ struct Check: ParsableCommand {
             do {
                 context["model"] = try ModelFileChecker.contextModel(URL(fileURLWithPath: model))
             } catch {
-                FileHandle.standardError.write(Data("conformance check: --model \(error.description)\n".utf8))
+                FileHandle.standardError.write(Data("conformance check: --model \(error.description.terminalSafe)\n".utf8))
                 throw ExitCode(Status.usage)
             }
         }
@@ -108,14 +108,14 @@ struct Check: ParsableCommand {
                 do {
                     results.append(try ModelFileChecker.check(url, previous: previousModel, firstMirrored: firstMirroredVersion))
                 } catch {
-                    FileHandle.standardError.write(Data("conformance check: \(error.description)\n".utf8))
+                    FileHandle.standardError.write(Data("conformance check: \(error.description.terminalSafe)\n".utf8))
                     throw ExitCode(Status.usage)
                 }
                 continue
             }
             if file != "-" && kind == nil && exists && url.pathExtension == "enc" && password == nil {
                 // Nothing in an envelope can be read without its password: the user's omission, not a violation.
-                FileHandle.standardError.write(Data("conformance check: \(file) is an encrypted package: pass --password-file FILE\n".utf8))
+                FileHandle.standardError.write(Data("conformance check: \(file.terminalSafe) is an encrypted package: pass --password-file FILE\n".utf8))
                 throw ExitCode(Status.usage)
             }
             if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
@@ -134,7 +134,7 @@ struct Check: ParsableCommand {
                 handle = file == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: url)
             } catch {
                 let reason = exists ? (isDirectory.boolValue ? "it is a folder, not a package or a model" : error.localizedDescription) : "no such file"
-                FileHandle.standardError.write(Data("conformance check: cannot read \(file): \(reason)\n".utf8))
+                FileHandle.standardError.write(Data("conformance check: cannot read \(file.terminalSafe): \(reason.terminalSafe)\n".utf8))
                 throw ExitCode(Status.usage)
             }
             let limit = Families.maxDocumentBytes
@@ -155,7 +155,7 @@ struct Check: ParsableCommand {
                     results.append(
                         try ModelFileChecker.check(bytes, previous: previousModel, name: file == "-" ? "<stdin>" : file, location: file == "-" ? "standard input" : file))
                 } catch {
-                    FileHandle.standardError.write(Data("conformance check: \(error.description)\n".utf8))
+                    FileHandle.standardError.write(Data("conformance check: \(error.description.terminalSafe)\n".utf8))
                     throw ExitCode(Status.usage)
                 }
                 continue
@@ -206,8 +206,7 @@ extension Check {
         do {
             log = try SessionLog.read([UInt8](data))
         } catch {
-            FileHandle.standardError.write(Data("conformance check: \(path): not a session log: \(error.description)\n".utf8))
-            throw ExitCode(Status.usage)
+            throw InputError("\(path): not a session log: \(error.description)")
         }
         let result: WatchResult
         switch log.header.family {
@@ -216,8 +215,7 @@ extension Check {
         case "migration":
             result = WatchResult.replay(log, with: MigrationWatch(options: MigrationWatch.Options(json: log.header.judge)))
         default:
-            FileHandle.standardError.write(Data("conformance check: \(path): a session log of family \(log.header.family), which watch does not judge\n".utf8))
-            throw ExitCode(Status.usage)
+            throw InputError("\(path): a session log of family \(JSONSerializer.quoted(log.header.family)), which watch does not judge")
         }
         try Watch.write(result, format: format, output: nil, repository: repository)
     }

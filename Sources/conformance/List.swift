@@ -38,7 +38,7 @@ struct List: ParsableCommand {
         case .cases:
             let cases = try VectorLoader.load(root: try repo.locate().vectors)
             for c in cases where family == nil || c.family == family {
-                out += "\(c.id)\t\(c.comment)\n"
+                out += "\(c.id.terminalSafe)\t\(c.comment.terminalSafe)\n"
             }
         }
         FileHandle.standardOutput.write(Data(out.utf8))

@@ -122,8 +122,8 @@ struct Run: AsyncParsableCommand {
                 throw error
             } catch let failure as TLSFailure {
                 // The peer could not prove who it is: one outcome, named, no case run.
-                FileHandle.standardError.write(Data("conformance run: \(peer) refused by TLS: \(failure)\n".utf8))
-                print("FAIL  \(failure.kind.rawValue): \(failure.detail)")
+                FileHandle.standardError.write(Data("conformance run: \(peer.terminalSafe) refused by TLS: \(failure.terminalSafe)\n".utf8))
+                print("FAIL  \(failure.kind.rawValue): \(failure.detail.terminalSafe)")
                 throw ExitCode(Status.violations)
             } catch {
                 throw ValidationError("\(error)")
@@ -185,7 +185,7 @@ struct Run: AsyncParsableCommand {
     }
 
     func liveOptions(_ role: LiveRole) throws -> LiveOptions {
-        var options = LiveOptions(role: role) { line in FileHandle.standardError.write(Data("live: \(line)\n".utf8)) }
+        var options = LiveOptions(role: role) { line in FileHandle.standardError.write(Data("live: \(line.terminalSafe)\n".utf8)) }
         switch role {
         case .sender, .relay:
             guard peer.hasPrefix("ws://") || peer.hasPrefix("wss://") else {

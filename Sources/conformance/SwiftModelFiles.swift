@@ -50,7 +50,7 @@ enum SwiftModelFiles {
     /// standard error.
     static func check(_ paths: [String], previous: JSONValue?) throws -> DocumentChecker.Result {
         let read = try load(paths)
-        for note in read.notes { FileHandle.standardError.write(Data("conformance check: note: \(note)\n".utf8)) }
+        for note in read.notes { FileHandle.standardError.write(Data("conformance check: note: \(note.terminalSafe)\n".utf8)) }
         var context = JSONObject()
         if let previous { context["previous"] = previous }
         var result = DocumentChecker.check(Array(JSONSerializer.compact(read.model).utf8), name: name(paths), kind: "model", context: .object(context))

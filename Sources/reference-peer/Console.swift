@@ -1,6 +1,7 @@
 import Foundation
 import MigrationPeer
 import Reference
+import WireCore
 
 /// What a peer shows its user on the terminal: log lines and violations on stderr, and a
 /// progress bar (bytes, rate, ETA) when stderr is a terminal.
@@ -19,8 +20,10 @@ final class Console: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         switch event {
-        case .log(let line): write("\(name): \(line)\n")
-        case .violation(let v): write("\(name): violation \(v)\n  see \(v.section)\n")
+        // A log line and a violation quote the other peer's frames: escaped, they stay one line
+        // and steer nothing.
+        case .log(let line): write("\(name): \(line.terminalSafe)\n")
+        case .violation(let v): write("\(name): violation \(v.terminalSafe)\n  see \(v.section.terminalSafe)\n")
         case .progress(let p): draw(p)
         }
     }

@@ -27,7 +27,7 @@ struct PairingClientOptions: ParsableArguments {
     }
 
     func log(_ name: String) -> @Sendable (String) -> Void {
-        { line in FileHandle.standardError.write(Data("\(name): \(line)\n".utf8)) }
+        { line in FileHandle.standardError.write(Data("\(name): \(line.terminalSafe)\n".utf8)) }
     }
 
     /// Sessions 1, 2, ... (forever with 0): the body runs once per session.
@@ -190,7 +190,8 @@ struct Desktop: AsyncParsableCommand {
 enum Handoff {
     /// One line on stdout at once (unbuffered, also into a pipe: a harness reads outcomes as they come).
     static func say(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        // An outcome names the other side's device: its text, escaped, stays one line.
+        FileHandle.standardOutput.write(Data((line.terminalSafe + "\n").utf8))
     }
 
     /// Waits for `path` to appear with content, reads it and removes it.

@@ -170,7 +170,7 @@ struct Unpack: ParsableCommand {
                 URL(fileURLWithPath: package), password: try password.password(confirm: false), into: DeviceStore(URL(fileURLWithPath: into)), options: options)
             print("restored backup \(result.backupId): \(result.entityCounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")), \(result.mediaFiles) media files")
         } catch let error as PackageError {
-            FileHandle.standardError.write(Data("unpack: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("unpack: \(error.terminalSafe)\n".utf8))
             if let v = error.violation { FileHandle.standardError.write(Data("  see \(v.section)\n".utf8)) }
             throw ExitCode(1)
         }

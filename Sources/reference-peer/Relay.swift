@@ -3,6 +3,7 @@ import Foundation
 import Pairing
 import PairingPeer
 import WebSocketTransport
+import WireCore
 
 struct Relay: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -37,7 +38,7 @@ struct Relay: AsyncParsableCommand {
         if windowMs != 300_000 { FileHandle.standardError.write(Data("relay: alias lifetime and guess window \(windowMs) ms (testing only)\n".utf8)) }
         guard fault.allSatisfy({ $0 == "copy-from" }) else { throw ValidationError("--fault: copy-from is the relay's one fault") }
         let server = RelayServer(
-            policy: policy, clock: { clock.now() }, log: { line in if verbose { FileHandle.standardError.write(Data("relay: \(line)\n".utf8)) } },
+            policy: policy, clock: { clock.now() }, log: { line in if verbose { FileHandle.standardError.write(Data("relay: \(line.terminalSafe)\n".utf8)) } },
             copiesClientFrom: fault.contains("copy-from"))
         try await server.serve(listener)
     }

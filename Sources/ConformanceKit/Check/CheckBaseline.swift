@@ -98,12 +98,13 @@ public struct CheckBaseline: Sendable {
         return Outcome(results: remaining, baselined: baselined, stale: stale, elsewhere: entries.filter { !checked.contains($0.document) }.count)
     }
 
-    /// A field as a baseline line holds it: a space, `#`, `%` or control character as `%XX`.
+    /// A field as a baseline line holds it: a space, `#`, `%` or a character that steers a
+    /// terminal (`TerminalText.steers`) as `%XX`, a byte of its UTF-8 each.
     public static func encode(_ field: String) -> String {
         var out = ""
         for scalar in field.unicodeScalars {
-            if scalar.value <= 0x20 || scalar == "#" || scalar == "%" || scalar.value == 0x7F {
-                out += "%" + String(scalar.value >> 4, radix: 16, uppercase: true) + String(scalar.value & 0xF, radix: 16, uppercase: true)
+            if scalar.value <= 0x20 || scalar == "#" || scalar == "%" || TerminalText.steers(scalar) {
+                for byte in String(scalar).utf8 { out += "%" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true) }
             } else {
                 out.unicodeScalars.append(scalar)
             }
@@ -129,8 +130,6 @@ public struct CheckBaseline: Sendable {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// A note stays on its line.
-    static func oneLine(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0 == "\n" || $0 == "\r" ? " " : $0 }))
-    }
+    /// A note stays on its line, and steers no terminal that shows the file.
+    static func oneLine(_ text: String) -> String { TerminalText.escaped(text) }
 }

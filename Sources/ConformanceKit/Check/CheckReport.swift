@@ -12,19 +12,20 @@ public enum CheckReport {
             let accepted = baseline?.baselined[r.name]?.count ?? 0
             let note = accepted == 0 ? "" : " · \(accepted) baselined \(accepted == 1 ? "finding" : "findings")"
             if r.violations.isEmpty {
-                out += "\(style.green("ok  "))  \(r.name)\(kind)\(note)\n"
+                out += "\(style.green("ok  "))  \((r.name + kind).terminalSafe)\(note)\n"
                 continue
             }
-            out += "\(style.red("FAIL"))  \(r.name)\(kind)\(note)\n"
+            out += "\(style.red("FAIL"))  \((r.name + kind).terminalSafe)\(note)\n"
+            // A document's member names, values and model names are the document author's text.
             for v in r.violations {
                 let offset = v.byteOffset.map { " (byte \($0))" } ?? ""
-                out += "      \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(v.namesNote)\(offset)\n"
-                out += "        expected \(v.expected)\n        found    \(v.found)\n        see \(v.section)\n"
+                out += "      \(style.bold(v.rule.terminalSafe)) at \"\(v.path.terminalSafe)\"\(v.namesNote.terminalSafe)\(offset)\n"
+                out += "        expected \(v.expected.terminalSafe)\n        found    \(v.found.terminalSafe)\n        see \(v.section.terminalSafe)\n"
             }
             if r.omitted > 0 { out += "      and \(r.omitted) more \(r.omitted == 1 ? "violation" : "violations") (at most \(ViolationList.maxListed) are listed per document)\n" }
         }
         for entry in baseline?.stale ?? [] {
-            out += "\(style.red("FAIL"))  baseline line \(entry.line): \(entry.document) \(entry.rule) at \(entry.at) matches no finding now\n"
+            out += "\(style.red("FAIL"))  baseline line \(entry.line): \("\(entry.document) \(entry.rule) at \(entry.at)".terminalSafe) matches no finding now\n"
             out += "        fixed? take the line out of the baseline\n"
         }
         let failing = results.filter { !$0.violations.isEmpty }.count

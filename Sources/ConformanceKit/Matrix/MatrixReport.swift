@@ -121,11 +121,11 @@ public struct MatrixReport: Sendable {
         for name in implementations {
             for role in roles {
                 guard let c = cell(name, role) else { continue }
-                out += "\(c.ok ? "PASS" : "FAIL")  \(name) as \(role.rawValue): \(c.summary)  (\(c.stem).html)\n"
+                out += "\(c.ok ? "PASS" : "FAIL")  \(name) as \(role.rawValue): \(c.summary.terminalSafe)  (\(c.stem).html)\n"
             }
         }
         for p in pairs {
-            out += "\(p.ok ? "PASS" : "FAIL")  \(p.title): \(p.summary)  (\(p.stem).html)\n"
+            out += "\(p.ok ? "PASS" : "FAIL")  \(p.title): \(p.summary.terminalSafe)  (\(p.stem).html)\n"
         }
         out += "\n\(ok ? "PASS" : "FAIL")  \(passed) of \(played) cells passed\n"
         return out

@@ -1,5 +1,8 @@
+import WireCore
+
 /// Text inside XML or HTML markup (the JUnit and HTML reports): the five special characters as
-/// entities, and the control characters XML 1.0 cannot carry even escaped written as `\\u{..}`.
+/// entities, and the control characters XML 1.0 cannot carry even escaped (and the ones that
+/// steer a reader: `TerminalText.steers`) written as `\\u{..}`.
 public enum Markup {
     public static func escape(_ s: String) -> String {
         var out = ""
@@ -12,8 +15,9 @@ public enum Markup {
             case "'": out += "&apos;"
             case "\n", "\t", "\r": out.unicodeScalars.append(scalar)
             default:
-                // XML 1.0 cannot carry other control characters, even escaped.
-                if scalar.value < 0x20 || (0xFFFE...0xFFFF).contains(scalar.value) {
+                // XML 1.0 cannot carry other control characters, even escaped; C1 controls and
+                // bidirectional overrides would reorder or hide what the page shows.
+                if TerminalText.steers(scalar) || (0xFFFE...0xFFFF).contains(scalar.value) {
                     out += "\\u{\(String(scalar.value, radix: 16))}"
                 } else {
                     out.unicodeScalars.append(scalar)

@@ -3,21 +3,22 @@ import WireCore
 
 /// The human summary of a run: one line per family and kind, then every case that did not meet
 /// its expectation with its violations, every skipped case with its reason, then one verdict
-/// line. Readable in five seconds.
+/// line. Readable in five seconds. Every text a testee, a peer or a merged report wrote reaches
+/// the terminal through `terminalSafe` (Spec security.md, "What reaches a terminal").
 public enum TextReport {
     public static func render(_ report: RunReport, color: Bool, verbose: Bool = false) -> String {
         let style = Style(enabled: color)
-        var out = "conformance run: \(report.results.count) case\(report.results.count == 1 ? "" : "s") against \(report.peer)\n"
-        for note in report.notes { out += "  \(note)\n" }
+        var out = "conformance run: \(report.results.count) case\(report.results.count == 1 ? "" : "s") against \(report.peer.terminalSafe)\n"
+        for note in report.notes { out += "  \(note.terminalSafe)\n" }
         out += "\n"
         let families = Dictionary(grouping: report.results, by: { $0.vector.family })
         for name in families.keys.sorted() {
             let results = families[name] ?? []
             let bySubject = Dictionary(grouping: results, by: { $0.vector.subject })
-            out += "  \(name.padding(12))\(tally(results, style: style))\n"
+            out += "  \(name.terminalSafe.padding(12))\(tally(results, style: style))\n"
             for subject in bySubject.keys.sorted() {
                 let group = bySubject[subject] ?? []
-                out += "    \(subject.padding(26))\(tally(group, style: style))\n"
+                out += "    \(subject.terminalSafe.padding(26))\(tally(group, style: style))\n"
                 let grades = GradeTally(group)
                 if !grades.allAgreed { out += "      \(grades.line)\n" }
             }
@@ -32,36 +33,36 @@ public enum TextReport {
         }
         if !listed.isEmpty { out += "\n" }
         for r in listed {
-            out += "\(label(r, style: style)) \(r.vector.id)\n"
+            out += "\(label(r, style: style)) \(r.vector.id.terminalSafe)\n"
             if r.verdict == .unexpectedPass {
                 out += "       listed in expected failures (line \(r.expectedEntry?.line ?? 0)) but passes: remove it from the list\n"
                 continue
             }
             if r.verdict == .failedDifferently, let entry = r.expectedEntry {
-                out += "       listed with \(entry.signatures.isEmpty ? "its own rules" : entry.signatures.sorted().joined(separator: ",")) "
-                    + "(line \(entry.line)), now fails with \(r.signatures.sorted().joined(separator: ","))\n"
+                out += "       listed with \(entry.signatures.isEmpty ? "its own rules" : entry.signatures.sorted().joined(separator: ",").terminalSafe) "
+                    + "(line \(entry.line)), now fails with \(r.signatures.sorted().joined(separator: ",").terminalSafe)\n"
             }
             switch r.status {
             case .failed, .nonStrict, .informational:
                 for v in r.violations {
                     let origin = v.subject.flatMap { $0 == r.vector.id ? nil : " in \($0)" } ?? ""
-                    out += "       \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(v.namesNote)\(origin)\n"
-                    out += "         expected \(v.expected)\n         found    \(v.found)\n"
-                    out += "         see \(v.section)\n"
+                    out += "       \(style.bold(v.rule.terminalSafe)) at \"\(v.path.terminalSafe)\"\((v.namesNote + origin).terminalSafe)\n"
+                    out += "         expected \(v.expected.terminalSafe)\n         found    \(v.found.terminalSafe)\n"
+                    out += "         see \(v.section.terminalSafe)\n"
                     out += consequences(v)
                 }
             default:
-                out += "       \(r.summary)\n"
+                out += "       \(r.summary.terminalSafe)\n"
             }
-            for note in r.notes { out += "       note: \(note)\n" }
+            for note in r.notes { out += "       note: \(note.terminalSafe)\n" }
             if !r.isOK, let wire = r.wire { out += "       wire: \(wire.count) events both ways, in the JSON and HTML reports\n" }
-            if !r.isOK, let replay = report.replay(r.vector.id) { out += "       replay: \(replay)\n" }
+            if !r.isOK, let replay = report.replay(r.vector.id) { out += "       replay: \(replay.terminalSafe)\n" }
         }
         for entry in report.unknownExpectedFailures {
-            out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID), which matches no case\n"
+            out += "\(style.red("STALE")) expected-failure line \(entry.line) names \(entry.caseID.terminalSafe), which matches no case\n"
         }
         for varied in report.varied {
-            out += "\(style.red("FLAKY")) \(varied.id): \(varied.outcomes.joined(separator: ", "))\n"
+            out += "\(style.red("FLAKY")) \(varied.id.terminalSafe): \(varied.outcomes.joined(separator: ", ").terminalSafe)\n"
         }
         let passed = report.count(.pass)
         let expected = report.count(.expectedFailure)
@@ -138,7 +139,7 @@ extension TextReport {
         var out = "         then \(n) \(n == 1 ? "consequence" : "consequences") of it, not failed again:\n"
         for c in v.consequences.prefix(5) {
             let origin = c.subject.map { " in \($0)" } ?? ""
-            out += "           \(c.rule.rawValue) at \"\(c.path)\"\(origin): expected \(c.expected), found \(c.found)\n"
+            out += "           \(c.rule.terminalSafe) at \"\(c.path.terminalSafe)\"\(origin.terminalSafe): expected \(c.expected.terminalSafe), found \(c.found.terminalSafe)\n"
         }
         if n > 5 { out += "           and \(n - 5) more\n" }
         return out

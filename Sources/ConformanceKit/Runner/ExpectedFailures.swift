@@ -70,8 +70,13 @@ public struct ExpectedFailures: Sendable {
     public static func render(_ results: [CaseResult]) -> String {
         var out = "# Expected failures written by `conformance run --write-expected-failures`.\n"
         out += "# One case a line: CASE-ID SIGNATURES  # reason\n"
+        // A testee's rule ids and reasons are its own text: a line break in one wrote list
+        // entries of its choosing. A field keeps to its field, the reason to its comment.
+        func field(_ text: String) -> String {
+            String(String.UnicodeScalarView(text.unicodeScalars.map { $0.properties.isWhitespace || $0 == "#" || $0 == "," || TerminalText.steers($0) ? "?" : $0 }))
+        }
         for r in results where !r.met && r.verdict != .skipped {
-            out += "\(r.vector.id) \(r.signatures.sorted().joined(separator: ","))  # \(r.summary)\n"
+            out += "\(field(r.vector.id)) \(r.signatures.sorted().map(field).joined(separator: ","))  # \(r.summary.terminalSafe)\n"
         }
         return out
     }

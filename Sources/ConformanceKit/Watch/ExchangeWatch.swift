@@ -29,8 +29,15 @@ struct ExchangeWatch {
         var expected: String
     }
 
-    /// The exchanges still open.
+    /// Exchanges open at once; more are counted, not judged (a pair has one).
+    static let maxOpen = 1024
+
+    /// The exchanges still open, in the order their offers came.
     private(set) var exchanges: [Exchange] = []
+    /// Offers not followed because `maxOpen` exchanges were open.
+    private(set) var omitted = 0
+    /// An exchange completed since the last judgement.
+    private var completed = false
 
     /// A WebRTC signal a client sent: `type` to `to` from a connection holding `senderIds`; for an
     /// offer, `pairedPhone` is the paired session whose phone sent it, if any.
@@ -40,6 +47,10 @@ struct ExchangeWatch {
             guard let (did, session) = pairedPhone,
                 !exchanges.contains(where: { $0.phone.bytesEqual(did) && $0.desktop.bytesEqual(to) })
             else { return }
+            guard exchanges.count < Self.maxOpen else {
+                omitted += 1
+                return
+            }
             exchanges.append(Exchange(phone: did, desktop: to, phoneConnection: c, session: session, offerAt: at))
             return
         }
@@ -52,11 +63,16 @@ struct ExchangeWatch {
         } else if type == "ice-candidate" {
             exchanges[e].phoneCandidates += 1
         }
+        let x = exchanges[e]
+        if x.answerAt != nil && x.phoneCandidates > 0 && x.desktopCandidates > 0 { completed = true }
     }
 
     /// Judges the exchanges that are complete or whose window closed before `now`, and drops
     /// them; at the end (`final`), the rest are dropped as unfinished (the watch ended first).
     mutating func judge(now: EpochMillis, final: Bool) -> (missing: [Missing], unfinished: [Exchange]) {
+        // Every event asks; only a completed exchange or a closed window has an answer.
+        guard final || completed || exchanges.first.map({ now > $0.offerAt + Self.window }) == true else { return ([], []) }
+        completed = false
         var missing: [Missing] = []
         var unfinished: [Exchange] = []
         var open: [Exchange] = []

@@ -39,6 +39,10 @@ public struct MigrationWatch: WireJudge, Sendable {
         var damaged: Set<Int> = []
         /// The chunks acknowledged `ok`, with when their first `ok` crossed the watch.
         var acknowledgedAt: [Int: EpochMillis] = [:]
+        /// The chunks sent and not yet acknowledged: the window's count and what a resume may
+        /// send again, kept as chunks come and go (a count over every chunk sent, per chunk,
+        /// made a 1 GiB transfer of 4 KiB chunks quadratic).
+        var unacknowledged: Set<Int> = []
         var retransmitAsked: Set<Int> = []
         var highestSent = -1
         var envelopeDigest: String?
@@ -51,7 +55,7 @@ public struct MigrationWatch: WireJudge, Sendable {
     private var records: [WatchSession] = []
     /// The connection each session's receiver is on.
     private var current: [Int: Int] = [:]
-    private var findings: [WatchFinding] = []
+    private var findings = CappedList<WatchFinding>()
     private var notes = NoteList()
     private var events: [WireEvent] = []
     private var eventsOmitted = 0
@@ -103,8 +107,8 @@ public struct MigrationWatch: WireJudge, Sendable {
             records[i].step = "the watch ended first"
         }
         return WatchResult(
-            family: "migration", sessions: records, findings: findings.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element),
-            notes: notes.all, connections: connections.values.sorted { $0.id < $1.id }.map { c in
+            family: "migration", sessions: records, findings: findings.kept.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element),
+            findingsOmitted: findings.omitted, notes: notes.all, connections: connections.values.sorted { $0.id < $1.id }.map { c in
                 var lane = c
                 lane.side = "receiver"
                 return lane
@@ -170,9 +174,13 @@ public struct MigrationWatch: WireJudge, Sendable {
                 let (member, want, got) = count != meta.chunkCount ? ("chunkCount", "\(meta.chunkCount)", "\(count)") : ("envelopeSHA256", meta.envelopeSHA256, digest)
                 add(side, c, at: at, frame: quoted, Violation(rule: MigrationRule.finalDigest, path: .root / "payload" / member, expected: "\(want), as BackupMeta announced", found: got), session: s)
             }
-            let missing = (0..<meta.chunkCount).filter { sessions[s].acknowledgedAt[$0] == nil }
-            if let first = missing.first {
-                add(side, c, at: at, frame: quoted, Violation(rule: MigrationRule.order, path: .root, expected: "Complete once every chunk is acknowledged", found: "\(missing.count) not acknowledged, first \(first)"), session: s)
+            // From the acknowledgements, not the announced count (up to 2^41 chunks: an array
+            // that large ended the watch).
+            let acknowledged = sessions[s].acknowledgedAt.keys.filter { (0..<meta.chunkCount).contains($0) }.count
+            if acknowledged < meta.chunkCount, let first = (0...acknowledged).first(where: { sessions[s].acknowledgedAt[$0] == nil }) {
+                add(
+                    side, c, at: at, frame: quoted,
+                    Violation(rule: MigrationRule.order, path: .root, expected: "Complete once every chunk is acknowledged", found: "\(meta.chunkCount - acknowledged) not acknowledged, first \(first)"), session: s)
             }
         case (.client, .complete(let result)):
             guard let s = session, sessions[s].senderComplete else { return outOfOrder(side, c, at, quoted, "the receiver's Complete after the sender's") }
@@ -181,7 +189,7 @@ public struct MigrationWatch: WireJudge, Sendable {
             if let s = session, records[s].endedAt == nil { end(s, "broken", step: "cancelled by the \(side == .client ? "receiver" : "sender"): \(reason.rawValue)", at: at) }
         case (.client, .resumeTransfer):
             // After a pause or a reconnect every unacknowledged chunk may come again.
-            if let s = session { for i in sessions[s].sends.keys where sessions[s].acknowledgedAt[i] == nil { sessions[s].retransmitAsked.insert(i) } }
+            if let s = session { sessions[s].retransmitAsked.formUnion(sessions[s].unacknowledged) }
         case (_, .startBackup), (_, .pauseTransfer), (_, .resumeTransfer):
             break
         default:
@@ -242,6 +250,7 @@ public struct MigrationWatch: WireJudge, Sendable {
                     Violation(rule: MigrationRule.chunkDigest, path: .root / "payload" / "status", expected: "\"retransmit\": the last copy of chunk \(index) did not match its chunkSHA256", found: "\"ok\""), session: s)
             }
             if sessions[s].acknowledgedAt[index] == nil { sessions[s].acknowledgedAt[index] = at }
+            sessions[s].unacknowledged.remove(index)
         case .retransmit:
             sessions[s].retransmitAsked.insert(index)
         }
@@ -339,11 +348,12 @@ public struct MigrationWatch: WireJudge, Sendable {
             add(.server, c, at: at, frame: quoted, Violation(rule: MigrationRule.window, path: .root / "index", expected: "chunks in index order: \(sessions[s].highestSent + 1) next", found: "\(i)"), session: s)
         }
         sessions[s].sends[i] = sends + 1
+        if sessions[s].acknowledgedAt[i] == nil { sessions[s].unacknowledged.insert(i) }
         sessions[s].lastSent[i] = at
         sessions[s].highestSent = max(sessions[s].highestSent, i)
         // MIG-XFER-001: unacknowledged chunks at most the window.
         let window = sessions[s].window ?? 1
-        let outstanding = sessions[s].sends.keys.filter { sessions[s].acknowledgedAt[$0] == nil }.count
+        let outstanding = sessions[s].unacknowledged.count
         if outstanding > window {
             add(.server, c, at: at, frame: quoted, Violation(rule: MigrationRule.window, path: .root, expected: "at most \(window) chunks unacknowledged", found: "\(outstanding)"), session: s)
         }

@@ -35,7 +35,13 @@ public struct PairingWatch: Sendable {
         let opened: EpochMillis
         var closed: EpochMillis?
         var closedByClient = false
+        /// The ids it registered, each once, in the order first registered (at most
+        /// `maxRegistered`: a client registers one or two).
         var registered: [String] = []
+        var registeredKeys: Set<ByteString> = []
+        /// Its own id (the first it registered that is no alias) and the alias it registered last.
+        var ownId: String?
+        var latestAlias: String?
         var role: String?
         /// Client text frames so far.
         var frames = 0
@@ -44,6 +50,7 @@ public struct PairingWatch: Sendable {
         /// from these at the end, when every connection's behaviour is known.
         var opening: [(type: String?, peerId: String?, at: EpochMillis, quoted: String)] = []
         var keepalives: [EpochMillis] = []
+        var latestKeepalive: EpochMillis?
         var keepaliveJudged = false
         /// The ids it sent messages to.
         var targets: Set<ByteString> = []
@@ -77,6 +84,12 @@ public struct PairingWatch: Sendable {
         var undelivered: JSONValue?
     }
 
+    /// The ids a connection's record keeps; more are noted, not tracked.
+    static let maxRegistered = 256
+    /// Frames awaiting the relay's answer, and WebRTC exchanges open at once; more are noted,
+    /// not judged (a real pair has a few; a flood must not make every event cost a scan).
+    static let maxPending = 4096
+
     public let options: Options
     private var connections: [Int: Connection] = [:]
     /// Every registration of an id, in order: (connection, time).
@@ -86,9 +99,18 @@ public struct PairingWatch: Sendable {
     /// Aliases that received their pair-ack (spent: PAIR-SEC-003), so no longer owed after a reconnect.
     private var spent: Set<ByteString> = []
     private var pending: [Pending] = []
+    private var pendingOmitted = 0
     private var flows: [Flow] = []
+    /// The flows each connection takes part in, in order (a finding belongs to the latest).
+    private var flowsOf: [Int: [Int]] = [:]
+    /// The flows by the phone's DID, in order (a confirmation answers the latest).
+    private var flowsByPhone: [ByteString: [Int]] = [:]
+    /// Flows with a `closing` due, in the order they were set (each `at + frameTimeout`).
+    private var closingQueue: [(flow: Int, at: EpochMillis)] = []
+    private var closingHead = 0
+    private var ended = 0
     private var exchanges = ExchangeWatch()
-    private var findings: [(connection: Int?, relay: Bool, finding: WatchFinding)] = []
+    private var findings = CappedList<(connection: Int?, relay: Bool, finding: WatchFinding)>(limit: ViolationList.maxListed)
     private var notes = NoteList()
     private var events: [WireEvent] = []
     private var eventsOmitted = 0
@@ -99,7 +121,7 @@ public struct PairingWatch: Sendable {
     }
 
     /// Sessions that have ended (paired or broken): `--sessions N` stops the watch at N.
-    public var endedSessions: Int { flows.filter { $0.session.endedAt != nil }.count }
+    public var endedSessions: Int { ended }
 
     public mutating func handle(_ event: WireEvent) {
         tick(at: event.at)
@@ -118,6 +140,8 @@ public struct PairingWatch: Sendable {
                 Violation(rule: PairingRule.relayRouting, path: .root, expected: "text frames only (signaling is JSON)", found: "a binary frame of \(frame.length) bytes"))
         case .ping(.client):
             connections[c]?.keepalives.append(event.at)
+            let latest = connections[c]?.latestKeepalive ?? event.at
+            connections[c]?.latestKeepalive = max(latest, event.at)
         case .ping(.server), .pong, .envelope, .segments:
             break
         case .close(let by, _):
@@ -144,6 +168,9 @@ public struct PairingWatch: Sendable {
         }
         pending = []
         judgeExchanges(final: true)
+        if exchanges.omitted > 0 {
+            notes.append("\(exchanges.omitted) WebRTC offers came while \(ExchangeWatch.maxOpen) exchanges were open; their exchanges are not judged")
+        }
         judgeReconnects(trapped: judgeTraps())
         for id in connections.keys.sorted() where connections[id]?.closed == nil { judgeKeepalives(id, until: now) }
         for i in flows.indices where flows[i].session.endedAt == nil {
@@ -186,6 +213,8 @@ public struct PairingWatch: Sendable {
             message(json, bytes, on: c, at: at, quoted: quoted)
         case "ping":
             connections[c]?.keepalives.append(at)
+            let latest = connections[c]?.latestKeepalive ?? at
+            connections[c]?.latestKeepalive = max(latest, at)
         case let type? where WebRTCSignal.bareFrameTypes.contains(type):
             // Android's default and the desktop's form: the deployed relay drops it without a word.
             add(
@@ -214,10 +243,17 @@ public struct PairingWatch: Sendable {
         }
         registrations[key, default: []].append((c, at))
         holders[key] = c
-        connections[c]?.registered.append(peerId)
-        if options.judgeRelay {
-            pending.append(Pending(connection: c, at: at, kind: "register", to: nil, peerId: peerId, payload: nil, frame: quoted))
+        if let connection = connections[c], !connection.registeredKeys.contains(key) {
+            if connection.registered.count < Self.maxRegistered {
+                connections[c]?.registered.append(peerId)
+                connections[c]?.registeredKeys.insert(key)
+                if PeerID.aliasCode(peerId) == nil, connection.ownId == nil { connections[c]?.ownId = peerId }
+            } else if connection.registered.count == Self.maxRegistered {
+                notes.append("connection \(c): registered more than \(Self.maxRegistered) ids; the rest are not tracked")
+            }
         }
+        if PeerID.aliasCode(peerId) != nil { connections[c]?.latestAlias = peerId }
+        if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: "register", to: nil, peerId: peerId, payload: nil, frame: quoted)) }
     }
 
     private func trap(_ peerId: String, _ expected: String) -> Violation {
@@ -227,15 +263,13 @@ public struct PairingWatch: Sendable {
     private mutating func message(_ json: JSONValue, _ bytes: [UInt8], on c: Int, at: EpochMillis, quoted: String) {
         // The sender's own id (its first registered one that is not an alias) for the echo rule (PAIR-RTC-004).
         var context = JSONObject(["now": .number(JSONNumber(at))])
-        if let own = connections[c]?.registered.first(where: { PeerID.aliasCode($0) == nil }) { context["localPeerId"] = .string(own) }
+        if let own = connections[c]?.ownId { context["localPeerId"] = .string(own) }
         let checked = DocumentChecker.check(bytes, name: "", kind: "message", context: .object(context))
         let session = sessionIndex(for: json, from: c, at: at)
         for v in checked.violations { add(c, relay: false, at: at, frame: quoted, v, session: session) }
         guard checked.violations.isEmpty, let to = json["to"]?.stringValue, let payload = json["payload"] else { return }
         connections[c]?.targets.insert(ByteString(to))
-        if options.judgeRelay {
-            pending.append(Pending(connection: c, at: at, kind: "message", to: to, peerId: nil, payload: payload, frame: quoted))
-        }
+        if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: "message", to: to, peerId: nil, payload: payload, frame: quoted)) }
         switch payload["type"]?.stringValue {
         case PairingKind.pairAck.rawValue?:
             ack(payload, to: to, on: c, at: at, quoted: quoted)
@@ -245,7 +279,7 @@ public struct PairingWatch: Sendable {
             let own = connections[c]?.registered ?? []
             // For an offer: the latest paired session whose phone is this sender.
             let paired = type == "offer"
-                ? flows.lastIndex { f in f.session.outcome == "paired" && f.mobileDid.map { did in own.contains { $0.bytesEqual(did) } } == true }
+                ? own.compactMap { id in flowsByPhone[ByteString(id)]?.last { flows[$0].session.outcome == "paired" } }.max()
                     .flatMap { i in flows[i].mobileDid.map { (did: $0, session: i) } }
                 : nil
             exchanges.signal(type, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
@@ -282,7 +316,7 @@ public struct PairingWatch: Sendable {
         let manual = PeerID.aliasCode(to) != nil
         let desktop = holders[ByteString(to)]
         if let desktop { connections[desktop]?.role = "desktop" }
-        var shown = desktop.flatMap { connections[$0]?.registered.compactMap(PeerID.aliasCode).last }
+        var shown = desktop.flatMap { connections[$0]?.latestAlias }.flatMap(PeerID.aliasCode)
         if manual {
             shown = PeerID.aliasCode(to)
             if desktop != nil { spent.insert(ByteString(to)) }
@@ -290,8 +324,7 @@ public struct PairingWatch: Sendable {
         var session = WatchSession(
             flow: manual ? "manual" : "flow-b", outcome: "open", step: nil, code: code, connections: ["phone": c], startedAt: at, endedAt: nil)
         if let desktop { session.connections["desktop"] = desktop }
-        flows.append(Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at, shownCode: shown))
-        let i = flows.count - 1
+        let i = open(Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at, shownCode: shown))
         guard desktop != nil else {
             end(i, "broken", step: "delivery: nobody held \(JSONSerializer.quoted(to))")
             return
@@ -299,7 +332,7 @@ public struct PairingWatch: Sendable {
         if options.judgeRelay {
             // Someone else's relay: the session goes on when it delivers the ack (`delivered`).
             flows[i].undelivered = payload
-            flows[i].closing = (at + options.frameTimeout, "broken", "delivery: the relay delivered nothing within \(options.frameTimeout) ms")
+            close(i, (at + options.frameTimeout, "broken", "delivery: the relay delivered nothing within \(options.frameTimeout) ms"))
             return
         }
         delivered(i, at: at)
@@ -314,7 +347,7 @@ public struct PairingWatch: Sendable {
         if flows[i].session.flow == "flow-b" {
             if let shown, let code, !shown.bytesEqual(code) {
                 // Ends once the desktop had its time to answer: it must drop the ack (PAIR-DESK-003).
-                flows[i].closing = (at + options.frameTimeout, "broken", "code: the ack carries \(code), the desktop shows \(shown)")
+                close(i, (at + options.frameTimeout, "broken", "code: the ack carries \(code), the desktop shows \(shown)"))
             } else {
                 // The code is used up: the desktop stops holding its alias (PAIR-DESK-002).
                 if let shown { spent.insert(ByteString(PeerID.alias(forCode: shown))) }
@@ -330,7 +363,7 @@ public struct PairingWatch: Sendable {
         let phone = holders[ByteString(to)]
         if let phone { connections[phone]?.role = "phone" }
         // The latest ack from this phone that this desktop received.
-        if let i = flows.lastIndex(where: { $0.mobileDid.map { $0.bytesEqual(to) } == true && $0.session.connections["desktop"] == c }) {
+        if let i = latestFlow(ofPhone: to, desktop: c) {
             let flow = flows[i]
             if let shown = flow.shownCode, let acked = flow.session.code, !shown.bytesEqual(acked) {
                 add(
@@ -353,11 +386,11 @@ public struct PairingWatch: Sendable {
         // No ack came before it: the desktop scanned the phone's own QR (Flow A).
         var session = WatchSession(flow: "flow-a", outcome: "open", step: nil, code: code, connections: ["desktop": c], startedAt: at, endedAt: nil)
         if let phone { session.connections["phone"] = phone }
-        flows.append(Flow(session: session, mobileDid: to, ackAt: at, shownCode: nil))
+        let i = open(Flow(session: session, mobileDid: to, ackAt: at, shownCode: nil))
         if phone != nil {
-            end(flows.count - 1, "paired", step: nil)
+            end(i, "paired", step: nil)
         } else {
-            end(flows.count - 1, "broken", step: "delivery: nobody held \(JSONSerializer.quoted(to))")
+            end(i, "broken", step: "delivery: nobody held \(JSONSerializer.quoted(to))")
         }
     }
 
@@ -366,12 +399,33 @@ public struct PairingWatch: Sendable {
         switch json["payload"]?["type"]?.stringValue {
         case PairingKind.pairAck.rawValue?: return flows.count
         case PairingKind.pairingConfirmation.rawValue?:
-            return flows.lastIndex { $0.mobileDid.map { $0.bytesEqual(to) } == true && $0.session.connections["desktop"] == c } ?? flows.count
+            return latestFlow(ofPhone: to, desktop: c) ?? flows.count
         default: return nil
         }
     }
 
+    /// A new flow, indexed by its connections and its phone.
+    private mutating func open(_ flow: Flow) -> Int {
+        let i = flows.count
+        flows.append(flow)
+        for c in Set(flow.session.connections.values) { flowsOf[c, default: []].append(i) }
+        if let did = flow.mobileDid { flowsByPhone[ByteString(did), default: []].append(i) }
+        return i
+    }
+
+    /// The latest flow of the phone `did` that desktop connection `c` took part in.
+    private func latestFlow(ofPhone did: String, desktop c: Int) -> Int? {
+        flowsByPhone[ByteString(did)]?.last { flows[$0].session.connections["desktop"] == c }
+    }
+
+    /// A flow ends at `closing.at` unless something ends it first.
+    private mutating func close(_ i: Int, _ closing: (at: EpochMillis, outcome: String, step: String?)) {
+        flows[i].closing = closing
+        closingQueue.append((i, closing.at))
+    }
+
     private mutating func end(_ i: Int, _ outcome: String, step: String?, at: EpochMillis? = nil) {
+        if flows[i].session.endedAt == nil { ended += 1 }
         flows[i].session.outcome = outcome
         flows[i].session.step = step
         flows[i].session.endedAt = at ?? now
@@ -382,8 +436,16 @@ public struct PairingWatch: Sendable {
     /// due (the live watch ticks; a replay reaches the same ends at its next event or the end).
     public mutating func tick(at: EpochMillis) {
         now = max(now, at)
-        for i in flows.indices {
-            if let closing = flows[i].closing, closing.at <= now { end(i, closing.outcome, step: closing.step, at: closing.at) }
+        // Only the flows with a closing due, in the order they fall due (each event scanned
+        // every flow once: quadratic in a long watch).
+        while closingHead < closingQueue.count, closingQueue[closingHead].at <= now {
+            let (i, due) = closingQueue[closingHead]
+            closingHead += 1
+            if let closing = flows[i].closing, closing.at == due { end(i, closing.outcome, step: closing.step, at: closing.at) }
+        }
+        if closingHead > 1024, closingHead * 2 > closingQueue.count {
+            closingQueue.removeFirst(closingHead)
+            closingHead = 0
         }
         judgeExchanges(final: false)
     }
@@ -430,24 +492,40 @@ public struct PairingWatch: Sendable {
         // peer id to the target"). Whose client it is: the connection that closed last before it
         // and either held that id (the same client, back) or sent to it (the trap); a connection
         // whose behaviour shows its role continues one of that role.
+        // The closed connections that held or sent to each id, by when they closed: the
+        // candidates are looked up, not found by a scan of every connection (5000 connections
+        // once took a minute and a half).
+        var closedTouching: [ByteString: [(closed: EpochMillis, id: Int)]] = [:]
+        for connection in connections.values {
+            guard let closed = connection.closed else { continue }
+            for key in connection.registeredKeys.union(connection.targets) { closedTouching[key, default: []].append((closed, connection.id)) }
+        }
+        for key in closedTouching.keys { closedTouching[key]!.sort { ($0.closed, $0.id) < ($1.closed, $1.id) } }
         for c in connections.keys.sorted() {
             guard let connection = connections[c], let first = connection.opening.first, first.type == "register", let id = first.peerId else { continue }
             let key = ByteString(id)
-            let candidates = connections.values.filter { p in
-                p.id != c && p.closed.map { $0 <= connection.opened && connection.opened - $0 <= 120_000 } == true
-                    && (p.targets.contains(key) || p.registered.contains { $0.bytesEqual(id) })
-                    && (connection.role == nil || p.role == connection.role)
-            }
             // A client back after a drop registers again every id it held (PAIR-CONN-001): a
             // connection that held more than this one registers is another client's (a desktop
             // that closed after pairing a moment after the phone's drop), whatever closed last.
-            let registers = connection.opening.compactMap(\.peerId)
-            func consistent(_ p: Connection) -> Int {
-                p.targets.contains(key) || p.registered.allSatisfy { id in registers.contains { $0.bytesEqual(id) } } ? 1 : 0
+            let registers = Set(connection.opening.compactMap(\.peerId).map(ByteString.init))
+            func consistent(_ p: Connection) -> Bool { p.targets.contains(key) || p.registeredKeys.isSubset(of: registers) }
+            // The latest to close within 120 s before this one opened, a consistent one first;
+            // at most `maxLookBack` of them are weighed.
+            let list = closedTouching[key] ?? []
+            var k = Self.lastIndex(in: list, closedBy: connection.opened)
+            var previous: Connection?
+            var weighed = 0
+            while k >= 0, connection.opened - list[k].closed <= 120_000, weighed < Self.maxLookBack {
+                defer { k -= 1 }
+                guard list[k].id != c, let p = connections[list[k].id], connection.role == nil || p.role == connection.role else { continue }
+                weighed += 1
+                if consistent(p) {
+                    previous = p
+                    break
+                }
+                if previous == nil { previous = p }
             }
-            guard let previous = candidates.max(by: { (consistent($0), $0.closed ?? 0, $0.id) < (consistent($1), $1.closed ?? 0, $1.id) }),
-                !previous.registered.contains(where: { $0.bytesEqual(id) })
-            else { continue }
+            guard let previous, !previous.registeredKeys.contains(key) else { continue }
             trapped.insert(c)
             connections[c]?.role = previous.role
             add(c, relay: false, at: first.at, frame: first.quoted, trap(id, "the client's own id on its new connection, not \(JSONSerializer.quoted(id)), the id it sent to (the echo-loop trap)"))
@@ -455,11 +533,24 @@ public struct PairingWatch: Sendable {
         for (key, list) in registrations.sorted(by: { ($0.value.first?.at ?? 0, $0.key.value) < ($1.value.first?.at ?? 0, $1.key.value) }) {
             guard let owner = list.first?.connection else { continue }
             let ownerRole = connections[owner]?.role
-            for reg in list.dropFirst() where reg.connection != owner && !trapped.contains(reg.connection) {
+            // The registrations whose connection may still be open, latest last: one closed by a
+            // registration's time is closed for every later one, so the top is dropped then.
+            var live: [(connection: Int, at: EpochMillis)] = []
+            func closed(_ c: Int) -> EpochMillis { connections[c]?.closed ?? .max }
+            for (n, reg) in list.enumerated() {
+                defer {
+                    if live.last?.connection == reg.connection { live.removeLast() }
+                    live.append(reg)
+                }
+                while let top = live.last, closed(top.connection) <= reg.at { live.removeLast() }
+                guard n > 0, reg.connection != owner, !trapped.contains(reg.connection) else { continue }
                 let c = reg.connection
-                guard let holder = list.last(where: { h in h.connection != c && h.at <= reg.at && (connections[h.connection]?.closed ?? .max) > reg.at }),
-                    isActive(holder.connection, after: reg.at)
-                else { continue }
+                var holder: (connection: Int, at: EpochMillis)?
+                for h in live.reversed().prefix(Self.maxLookBack) where h.connection != c && h.at <= reg.at && closed(h.connection) > reg.at {
+                    holder = h
+                    break
+                }
+                guard let holder, isActive(holder.connection, after: reg.at) else { continue }
                 let culprit = ownerRole != nil && connections[c]?.role == ownerRole && connections[holder.connection]?.role != ownerRole ? holder.connection : c
                 guard trapped.insert(culprit).inserted else { continue }
                 if connections[culprit]?.role == nil, let ownerRole { connections[culprit]?.role = ownerRole == "desktop" ? "phone" : "desktop" }
@@ -470,11 +561,25 @@ public struct PairingWatch: Sendable {
         return trapped
     }
 
+    /// How many earlier connections the end's judgements weigh for one connection: a client
+    /// comes back once, not thousands of times within two minutes.
+    static let maxLookBack = 256
+
+    /// The index of the last entry of `list` (ascending by `closed`) closed by `at`, or -1.
+    static func lastIndex(in list: [(closed: EpochMillis, id: Int)], closedBy at: EpochMillis) -> Int {
+        var low = 0, high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if list[mid].closed <= at { low = mid + 1 } else { high = mid }
+        }
+        return low - 1
+    }
+
     /// Whether a connection still did anything after `at`: a frame, a keepalive, or staying open.
     private func isActive(_ c: Int, after at: EpochMillis) -> Bool {
         guard let connection = connections[c] else { return false }
         if connection.closed == nil || connection.closedByClient { return true }
-        return connection.opening.contains { $0.at > at } || connection.keepalives.contains { $0 > at }
+        return connection.opening.contains { $0.at > at } || connection.latestKeepalive.map { $0 > at } == true
     }
 
     /// PAIR-CONN-001 and PAIR-CONN-002's lower bound: every connection registers before any other
@@ -485,12 +590,34 @@ public struct PairingWatch: Sendable {
             guard let connection = connections[c], let first = connection.opening.first, first.type != "register" else { continue }
             add(c, relay: false, at: first.at, frame: first.quoted, Violation(rule: PairingRule.reRegister, path: .root, expected: "a register before any other frame", found: "a \(first.type ?? "frame") first"))
         }
+        // The connections (not trapped) whose first frame registers each id, by when they opened,
+        // with the least connection id from each position on: who came back is looked up.
+        var comebacks: [ByteString: (opened: [EpochMillis], leastId: [Int])] = [:]
+        var byFirstId: [ByteString: [(opened: EpochMillis, id: Int)]] = [:]
+        for connection in connections.values where !trapped.contains(connection.id) {
+            if let id = connection.opening.first?.peerId { byFirstId[ByteString(id), default: []].append((connection.opened, connection.id)) }
+        }
+        for (key, list) in byFirstId {
+            let sorted = list.sorted { ($0.opened, $0.id) < ($1.opened, $1.id) }
+            var least = sorted.map(\.id)
+            for k in least.indices.reversed().dropFirst() { least[k] = min(least[k], least[k + 1]) }
+            comebacks[key] = (sorted.map(\.opened), least)
+        }
         for p in connections.keys.sorted() {
             guard let old = connections[p], let closed = old.closed, !old.closedByClient, !trapped.contains(p) else { continue }
             let held = old.registered.filter { !spent.contains(ByteString($0)) }
-            guard let next = connections.values.filter({ $0.opened >= closed && !trapped.contains($0.id) }).sorted(by: { $0.id < $1.id })
-                .first(where: { c in c.opening.first?.peerId.map { id in held.contains { $0.bytesEqual(id) } } == true })
-            else { continue }
+            // The first connection (by id) opened since the drop whose first frame registers a held id.
+            var nextId: Int?
+            for id in held {
+                guard let (opened, least) = comebacks[ByteString(id)] else { continue }
+                var low = 0, high = opened.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if opened[mid] < closed { low = mid + 1 } else { high = mid }
+                }
+                if low < opened.count { nextId = min(nextId ?? .max, least[low]) }
+            }
+            guard let nextId, let next = connections[nextId] else { continue }
             if next.role == nil { connections[next.id]?.role = old.role }
             var owed = held
             for frame in next.opening {
@@ -594,6 +721,16 @@ public struct PairingWatch: Sendable {
         }
     }
 
+    /// A client frame the relay must answer or deliver; past `maxPending` at once, noted instead.
+    private mutating func expectAnswer(_ frame: Pending) {
+        guard pending.count < Self.maxPending else {
+            pendingOmitted += 1
+            if pendingOmitted == 1 { notes.append("connection \(frame.connection): more than \(Self.maxPending) frames awaited the relay's answer at once; the rest are not judged") }
+            return
+        }
+        pending.append(frame)
+    }
+
     /// Client frames the relay left unanswered past the frame timeout.
     private mutating func expire(at: EpochMillis) {
         while let first = pending.first, at - first.at > options.frameTimeout {
@@ -611,23 +748,19 @@ public struct PairingWatch: Sendable {
     // MARK: findings
 
     private mutating func add(_ c: Int?, relay: Bool, at: EpochMillis, frame: String?, _ violation: Violation, session: Int? = nil) {
+        guard !findings.isFull else { return findings.append((c, relay, WatchFinding(side: "", connection: c, at: at, violation: violation))) }
         var v = violation
         v.subject = c.map { "connection \($0)" }
-        let owning = session ?? c.flatMap { c in flows.lastIndex { $0.session.connections.values.contains(c) && ($0.session.endedAt ?? .max) >= at } }
+        let owning = session ?? c.flatMap { c in flowsOf[c]?.last { (flows[$0].session.endedAt ?? .max) >= at } }
         findings.append((c, relay, WatchFinding(side: relay ? "relay" : "unknown", name: nil, connection: c, frame: frame, at: at, violation: v, session: owning)))
-    }
-
-    private func label(_ c: Int) -> String? {
-        for id in connections[c]?.registered ?? [] {
-            if let name = options.names[id] { return name }
-        }
-        return nil
     }
 
     private func result() -> WatchResult {
         let sides = connections.mapValues { $0.role ?? "unknown" }
+        let labels = connections.compactMapValues { connection in connection.registered.lazy.compactMap { options.names[$0] }.first }
+        func label(_ c: Int) -> String? { labels[c] }
         // In time order (the end's judgements found earlier frames), ties as found.
-        let ordered = findings.enumerated().sorted { ($0.element.finding.at, $0.offset) < ($1.element.finding.at, $1.offset) }.map(\.element)
+        let ordered = findings.kept.enumerated().sorted { ($0.element.finding.at, $0.offset) < ($1.element.finding.at, $1.offset) }.map(\.element)
         let list = ordered.map { item -> WatchFinding in
             var f = item.finding
             if !item.relay, let c = item.connection {
@@ -640,7 +773,7 @@ public struct PairingWatch: Sendable {
             WatchConnection(id: $0.id, side: $0.role ?? "unknown", name: label($0.id), registered: $0.registered, opened: $0.opened, closed: $0.closed)
         }
         return WatchResult(
-            family: "pairing", sessions: flows.map(\.session), findings: list, notes: notes.all, connections: lanes, events: events, eventsOmitted: eventsOmitted)
+            family: "pairing", sessions: flows.map(\.session), findings: list, findingsOmitted: findings.omitted, notes: notes.all, connections: lanes, events: events, eventsOmitted: eventsOmitted)
     }
 }
 

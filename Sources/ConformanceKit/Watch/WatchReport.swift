@@ -12,33 +12,47 @@ public enum WatchReport {
         return f.connection.map { "\(side), connection \($0)" } ?? side
     }
 
+    /// Each session's findings, found once (a filter per session was quadratic).
+    static func bySession(_ r: WatchResult) -> (sessions: [Int: [WatchFinding]], loose: [WatchFinding]) {
+        var sessions: [Int: [WatchFinding]] = [:]
+        var loose: [WatchFinding] = []
+        for f in r.findings {
+            if let i = f.session { sessions[i, default: []].append(f) } else { loose.append(f) }
+        }
+        return (sessions, loose)
+    }
+
+    /// Every text a peer, a log or a label wrote reaches the terminal through `terminalSafe`.
     public static func text(_ r: WatchResult, color: Bool) -> String {
         let style = Style(enabled: color)
-        var out = "conformance watch: \(r.family), \(r.connections.count) connection(s), \(r.sessions.count) session(s)\n\n"
+        var out = "conformance watch: \(r.family.terminalSafe), \(r.connections.count) connection(s), \(r.sessions.count) session(s)\n\n"
         for c in r.connections {
             let ids = c.registered.map(JSONSerializer.quoted).joined(separator: ", ")
-            out += "  connection \(c.id)  \(c.side)\(c.name.map { " (\($0))" } ?? "")\(ids.isEmpty ? "" : "  registered \(ids)")\n"
+            out += "  connection \(c.id)  \(c.side)\(c.name.map { " (\($0))" } ?? "")\(ids.isEmpty ? "" : "  registered \(ids)")".terminalSafe + "\n"
         }
         if !r.sessions.isEmpty { out += "\n" }
+        let grouped = bySession(r)
         for (i, s) in r.sessions.enumerated() {
             let word = s.outcome == "broken" ? style.red(s.outcome) : s.outcome == "abandoned" ? style.yellow(s.outcome) : style.green(s.outcome)
             let sides = s.connections.keys.sorted().map { "\($0) \(s.connections[$0]!)" }.joined(separator: ", ")
-            let count = r.findings.filter { $0.session == i }.count
-            out += "  session \(i + 1)  \(s.flow.padding(9))\(word)\(s.step.map { " at \($0)" } ?? "")  (\(sides))\(count > 0 ? ", \(count) violation(s)" : "")\n"
+            let count = grouped.sessions[i]?.count ?? 0
+            out += "  session \(i + 1)  \(s.flow.padding(9))\(word)\((s.step.map { " at \($0)" } ?? "").terminalSafe)  (\(sides))\(count > 0 ? ", \(count) violation(s)" : "")\n"
         }
         if !r.findings.isEmpty { out += "\n" }
         for f in r.findings {
             let v = f.violation
-            out += "\(style.red("FAIL"))  \(who(f)): \(style.bold(v.rule.rawValue)) at \"\(v.path)\"\(f.session.map { " in session \($0 + 1)" } ?? "")\n"
-            out += "        expected \(v.expected)\n        found    \(v.found)\n"
-            if let frame = f.frame { out += "        frame    \(frame)\n" }
-            out += "        see \(v.section)\n"
+            out += "\(style.red("FAIL"))  \(who(f).terminalSafe): \(style.bold(v.rule.terminalSafe)) at \"\(v.path.terminalSafe)\"\(f.session.map { " in session \($0 + 1)" } ?? "")\n"
+            out += "        expected \(v.expected.terminalSafe)\n        found    \(v.found.terminalSafe)\n"
+            if let frame = f.frame { out += "        frame    \(frame.terminalSafe)\n" }
+            out += "        see \(v.section.terminalSafe)\n"
         }
-        for note in r.notes.prefix(50) { out += "  note: \(note)\n" }
+        if r.findingsOmitted > 0 { out += "\(style.red("FAIL"))  and \(r.findingsOmitted) more violation(s) (the first \(r.findings.count) are listed)\n" }
+        for note in r.notes.prefix(50) { out += "  note: \(note.terminalSafe)\n" }
         if r.notes.count > 50 { out += "  and \(r.notes.count - 50) more notes\n" }
         let bySide = Dictionary(grouping: r.findings, by: \.side).map { "\($0.key) \($0.value.count)" }.sorted().joined(separator: ", ")
         out += "\n" + (r.ok ? style.green("PASS") : style.red("FAIL"))
-        out += "  \(r.findings.count) violation(s)\(bySide.isEmpty ? "" : " (\(bySide))"), \(r.sessions.filter { $0.outcome == "paired" || $0.outcome == "migrated" }.count) of \(r.sessions.count) session(s) completed\n"
+        out += "  \(r.findings.count + r.findingsOmitted) violation(s)\(bySide.isEmpty ? "" : " (\(bySide)\(r.findingsOmitted > 0 ? " among the first \(r.findings.count)" : ""))"), "
+        out += "\(r.sessions.filter { $0.outcome == "paired" || $0.outcome == "migrated" }.count) of \(r.sessions.count) session(s) completed\n"
         return out
     }
 
@@ -53,6 +67,7 @@ public enum WatchReport {
     }
 
     public static func json(_ r: WatchResult) -> String {
+        let grouped = bySession(r)
         let sessions: [JSONValue] = r.sessions.enumerated().map { i, s in
             var o = JSONObject(["flow": .string(s.flow), "outcome": .string(s.outcome)])
             if let step = s.step { o["step"] = .string(step) }
@@ -62,7 +77,7 @@ public enum WatchReport {
             o["connections"] = .object(sides)
             o["startedAt"] = .number(JSONNumber(s.startedAt))
             if let end = s.endedAt { o["endedAt"] = .number(JSONNumber(end)) }
-            o["violations"] = .array(r.findings.filter { $0.session == i }.map(findingJSON))
+            o["violations"] = .array((grouped.sessions[i] ?? []).map(findingJSON))
             return .object(o)
         }
         let connections: [JSONValue] = r.connections.map { c in
@@ -73,13 +88,13 @@ public enum WatchReport {
             return .object(o)
         }
         var bySide = JSONObject()
-        for side in Set(r.findings.map(\.side)).sorted() { bySide[side] = .number(JSONNumber(Int64(r.findings.filter { $0.side == side }.count))) }
-        let root: JSONValue = [
-            "watch": [
-                "family": .string(r.family), "ok": .bool(r.ok), "violationsBySide": .object(bySide), "connections": .array(connections),
-                "sessions": .array(sessions), "violations": .array(r.findings.map(findingJSON)), "notes": .array(r.notes.map { .string($0) }),
-            ]
-        ]
+        for (side, list) in Dictionary(grouping: r.findings, by: \.side).sorted(by: { $0.key < $1.key }) { bySide[side] = .number(JSONNumber(Int64(list.count))) }
+        var watch = JSONObject([
+            "family": .string(r.family), "ok": .bool(r.ok), "violationsBySide": .object(bySide), "connections": .array(connections),
+            "sessions": .array(sessions), "violations": .array(r.findings.map(findingJSON)), "notes": .array(r.notes.map { .string($0) }),
+        ])
+        if r.findingsOmitted > 0 { watch["omittedViolations"] = .number(JSONNumber(Int64(r.findingsOmitted))) }
+        let root: JSONValue = ["watch": .object(watch)]
         return JSONSerializer.pretty(root) + "\n"
     }
 
@@ -92,17 +107,20 @@ public enum WatchReport {
                 return "      <failure message=\"\(Markup.escape("\(f.side): \(v.rule) at \"\(v.path)\""))\" type=\"\(Markup.escape(v.rule.rawValue))\">\(Markup.escape(text))</failure>\n"
             }.joined()
         }
-        let loose = r.findings.filter { $0.session == nil }
+        let (grouped, loose) = bySession(r)
         let total = r.sessions.count + 1
-        let failed = r.sessions.indices.filter { i in r.findings.contains { $0.session == i } }.count + (loose.isEmpty ? 0 : 1)
+        let failed = grouped.count + (loose.isEmpty && r.findingsOmitted == 0 ? 0 : 1)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"conformance watch\" tests=\"\(total)\" failures=\"\(failed)\">\n"
         out += "  <testsuite name=\"watch.\(Markup.escape(r.family))\" tests=\"\(total)\" failures=\"\(failed)\">\n"
         for (i, s) in r.sessions.enumerated() {
             out += "    <testcase classname=\"watch.\(Markup.escape(r.family))\" name=\"session \(i + 1) \(Markup.escape(s.flow))\">\n"
-            out += failures(r.findings.filter { $0.session == i })
+            out += failures(grouped[i] ?? [])
             out += "      <system-out>\(Markup.escape(s.outcome + (s.step.map { " at \($0)" } ?? "")))</system-out>\n    </testcase>\n"
         }
         out += "    <testcase classname=\"watch.\(Markup.escape(r.family))\" name=\"outside any session\">\n\(failures(loose))"
+        if r.findingsOmitted > 0 {
+            out += "      <failure message=\"\(r.findingsOmitted) more violation(s)\" type=\"omitted\">the first \(r.findings.count) are listed; the session log holds every frame</failure>\n"
+        }
         if !r.notes.isEmpty { out += "      <system-out>\(Markup.escape(r.notes.joined(separator: "\n")))</system-out>\n" }
         out += "    </testcase>\n  </testsuite>\n</testsuites>\n"
         return out
@@ -116,21 +134,24 @@ extension WatchReport {
     public static func html(_ r: WatchResult, specBase: String) -> String {
         var body = "<h1>conformance watch: \(Markup.escape(r.family))</h1>\n"
         body += "<p class=\"\(r.ok ? "pass" : "fail")\">\(r.ok ? "PASS" : "FAIL"): \(r.findings.count) violation(s) in \(r.sessions.count) session(s) over \(r.connections.count) connection(s)</p>\n"
+        let (grouped, loose) = bySession(r)
+        let lanesById = Dictionary(r.connections.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
         for (i, s) in r.sessions.enumerated() {
-            let lanes = s.connections.values.sorted()
-            let first = r.connections.filter { lanes.contains($0.id) }.map(\.opened).min() ?? s.startedAt
+            // One connection may be both sides of a session (a frame to its own id): one lane.
+            let lanes = Set(s.connections.values).sorted()
+            let first = lanes.compactMap { lanesById[$0]?.opened }.min() ?? s.startedAt
             let last = s.endedAt.map { $0 + 1000 } ?? .max
             let events = r.events.filter { lanes.contains($0.connection) && $0.at >= first && $0.at <= last }
             body += "<section id=\"session-\(i + 1)\"><h2>Session \(i + 1): \(Markup.escape(s.flow)), \(Markup.escape(s.outcome))\(Markup.escape(s.step.map { " at \($0)" } ?? ""))</h2>\n"
             body += diagram(events, lanes: lanes, r, specBase: specBase)
-            body += findingList(r.findings.filter { $0.session == i }, specBase: specBase) + "</section>\n"
+            body += findingList(grouped[i] ?? [], specBase: specBase) + "</section>\n"
         }
-        let loose = r.findings.filter { $0.session == nil }
         if !loose.isEmpty || r.sessions.isEmpty {
             body += "<section id=\"connections\"><h2>Outside any session</h2>\n"
             body += diagram(r.events, lanes: r.connections.map(\.id), r, specBase: specBase)
             body += findingList(loose, specBase: specBase) + "</section>\n"
         }
+        if r.findingsOmitted > 0 { body += "<p class=\"fail\">And \(r.findingsOmitted) more violation(s): the first \(r.findings.count) are listed.</p>\n" }
         if r.eventsOmitted > 0 { body += "<p>The diagrams show the first \(WatchResult.maxEvents) events; \(r.eventsOmitted) more are in the session log.</p>\n" }
         if !r.notes.isEmpty { body += "<h2>Notes</h2><ul>" + r.notes.prefix(200).map { "<li>\(Markup.escape($0))</li>" }.joined() + "</ul>\n" }
         return """
@@ -160,13 +181,17 @@ extension WatchReport {
     /// Lanes left to right: the connections, then the server. At most 300 rows.
     static func diagram(_ events: [WireEvent], lanes: [Int], _ r: WatchResult, specBase: String) -> String {
         let rows = events.prefix(300)
-        let laneX = Dictionary(uniqueKeysWithValues: lanes.enumerated().map { ($0.element, 90 + $0.offset * 150) })
+        let laneX = Dictionary(lanes.enumerated().map { ($0.element, 90 + $0.offset * 150) }, uniquingKeysWith: { a, _ in a })
+        let lanesById = Dictionary(r.connections.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+        // The findings by connection and time, once (two scans a row were 300 scans a diagram).
+        var findingsAt: [Pair: [WatchFinding]] = [:]
+        for f in r.findings { if let c = f.connection { findingsAt[Pair(connection: c, at: f.at), default: []].append(f) } }
         let serverX = 90 + lanes.count * 150 + 60
         let width = serverX + 520
         let height = 40 + rows.count * 22 + 10
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(width)\" height=\"\(height)\">\n"
         for c in lanes {
-            let lane = r.connections.first { $0.id == c }
+            let lane = lanesById[c]
             let title = "\(lane?.side ?? "?") \(c)" + (lane?.name.map { " \($0)" } ?? "")
             svg += "<text x=\"\(laneX[c]! - 40)\" y=\"16\">\(Markup.escape(title))</text><line x1=\"\(laneX[c]!)\" y1=\"22\" x2=\"\(laneX[c]!)\" y2=\"\(height)\" stroke=\"#999\"/>\n"
         }
@@ -174,8 +199,8 @@ extension WatchReport {
         for (n, e) in rows.enumerated() {
             guard let x = laneX[e.connection] else { continue }
             let y = 40 + n * 22
-            let broken = r.findings.first { $0.connection == e.connection && $0.at == e.at && $0.side != "relay" && isClientFrame(e) }
-                ?? r.findings.first { $0.connection == e.connection && $0.at == e.at && $0.side == "relay" && !isClientFrame(e) }
+            let here = findingsAt[Pair(connection: e.connection, at: e.at)] ?? []
+            let broken = here.first { $0.side != "relay" && isClientFrame(e) } ?? here.first { $0.side == "relay" && !isClientFrame(e) }
             let colour = broken == nil ? "#333" : "#b00020"
             let (from, to) = isClientFrame(e) ? (x, serverX) : (serverX, x)
             let head = to > from ? to - 8 : to + 8
@@ -189,6 +214,11 @@ extension WatchReport {
         }
         svg += "</svg>\n"
         return svg
+    }
+
+    struct Pair: Hashable {
+        var connection: Int
+        var at: EpochMillis
     }
 
     static func isClientFrame(_ e: WireEvent) -> Bool {
@@ -233,6 +263,6 @@ extension WatchReport {
         let seconds = Double(e.at % 86_400_000) / 1000
         let clock = String(format: "%02d:%02d:%06.3f", Int(seconds) / 3600, Int(seconds) / 60 % 60, seconds.truncatingRemainder(dividingBy: 60))
         let arrow = isClientFrame(e) ? "→" : "←"
-        return "\(clock)  connection \(e.connection) \(arrow) \(summary(e))"
+        return "\(clock)  connection \(e.connection) \(arrow) \(summary(e).terminalSafe)"
     }
 }

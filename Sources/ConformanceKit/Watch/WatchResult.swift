@@ -15,6 +15,16 @@ public struct WatchFinding: Sendable, Hashable {
     public var violation: Violation
     /// The session it belongs to (an index into `WatchResult.sessions`).
     public var session: Int?
+
+    public init(side: String, name: String? = nil, connection: Int?, frame: String? = nil, at: EpochMillis, violation: Violation, session: Int? = nil) {
+        self.side = side
+        self.name = name
+        self.connection = connection
+        self.frame = frame
+        self.at = at
+        self.violation = violation
+        self.session = session
+    }
 }
 
 /// One pairing (or migration) reconstructed from the frames: its flow, how it ended, where.
@@ -49,7 +59,10 @@ public struct WatchConnection: Sendable, Hashable {
 public struct WatchResult: Sendable {
     public var family: String
     public var sessions: [WatchSession]
+    /// The first `ViolationList.maxListed` findings.
     public var findings: [WatchFinding]
+    /// Findings beyond those, counted.
+    public var findingsOmitted: Int
     public var notes: [String]
     public var connections: [WatchConnection]
     public var events: [WireEvent]
@@ -57,5 +70,19 @@ public struct WatchResult: Sendable {
 
     public static let maxEvents = 2000
 
-    public var ok: Bool { findings.isEmpty }
+    public var ok: Bool { findings.isEmpty && findingsOmitted == 0 }
+
+    public init(
+        family: String, sessions: [WatchSession], findings: [WatchFinding], findingsOmitted: Int = 0, notes: [String], connections: [WatchConnection],
+        events: [WireEvent], eventsOmitted: Int
+    ) {
+        self.family = family
+        self.sessions = sessions
+        self.findings = findings
+        self.findingsOmitted = findingsOmitted
+        self.notes = notes
+        self.connections = connections
+        self.events = events
+        self.eventsOmitted = eventsOmitted
+    }
 }

@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "TesteeProtocol", targets: ["TesteeProtocol"]),
         .library(name: "Reference", targets: ["Reference"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
+        .library(name: "SwiftDataModel", targets: ["SwiftDataModel"]),
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "reference-peer", targets: ["reference-peer"]),
         .executable(name: "bench", targets: ["bench"]),

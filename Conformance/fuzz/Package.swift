@@ -20,6 +20,8 @@ let package = Package(
                 // The reference's family adapters, and the kit's JSON comparison.
                 .product(name: "Reference", package: kit), .product(name: "TesteeProtocol", package: kit),
                 .product(name: "ConformanceKit", package: kit),
+                // The SwiftData source reader (swift-syntax): the swift-model target.
+                .product(name: "SwiftDataModel", package: kit),
             ])
     ],
     swiftLanguageModes: [.v6]

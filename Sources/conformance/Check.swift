@@ -208,13 +208,7 @@ extension Check {
         } catch {
             throw InputError("\(path): not a session log: \(error.description)")
         }
-        let result: WatchResult
-        switch log.header.family {
-        case "pairing":
-            result = WatchResult.replay(log, with: PairingWatch(options: PairingWatch.Options(json: log.header.judge, names: log.header.names)))
-        case "migration":
-            result = WatchResult.replay(log, with: MigrationWatch(options: MigrationWatch.Options(json: log.header.judge)))
-        default:
+        guard let result = WatchResult.replay(log) else {
             throw InputError("\(path): a session log of family \(JSONSerializer.quoted(log.header.family)), which watch does not judge")
         }
         try Watch.write(result, format: format, output: nil, repository: repository)

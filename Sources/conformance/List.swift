@@ -15,6 +15,9 @@ struct List: ParsableCommand {
     @Flag(help: "With `families`: the registrations as JSON (what Conformance/families.json holds for the Python tools).") var json = false
 
     func run() throws {
+        if let family, Families.named(family) == nil {
+            throw ValidationError("unknown family \(family); known: \(Families.all.map(\.name).joined(separator: ", "))")
+        }
         let families = Families.all.filter { family == nil || $0.name == family }
         var out = ""
         switch what {
@@ -36,8 +39,11 @@ struct List: ParsableCommand {
                 out += "\(r.id.rawValue)\t\(r.level)\t\(r.title)\t(\(r.source))\n"
             }
         case .cases:
-            let cases = try VectorLoader.load(root: try repo.locate().vectors)
-            for c in cases where family == nil || c.family == family {
+            let repository = try repo.locate()
+            let cases = try repository.cases().filter { family == nil || $0.family == family }
+            // Listing nothing is no answer: say where nothing was found.
+            guard !cases.isEmpty else { throw ValidationError("no vector case\(family.map { " of family \($0)" } ?? "") under \(repository.vectors.path)") }
+            for c in cases {
                 out += "\(c.id.terminalSafe)\t\(c.comment.terminalSafe)\n"
             }
         }

@@ -77,6 +77,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --role receiver: serve wss:// with this certificate chain (PEM); needs --key.") var cert: String?
     @Option(help: "With --role receiver: the private key (PEM) of --cert.") var key: String?
 
+    /// Each repetition's report is kept until the last: memory grows with the count.
+    static let maxRepeat = 100
+
     func run() async throws {
         let repository = try repo.locate()
         if let family, Families.named(family) == nil {
@@ -96,7 +99,9 @@ struct Run: AsyncParsableCommand {
         }
         var filter = CaseFilter(family: family, globs: caseGlobs, excludes: exclude)
         if let shard {
-            guard let parsed = CaseFilter.parseShard(shard) else { throw ValidationError("--shard \(shard): expected I/N with 1 <= I <= N, e.g. 2/4") }
+            guard let parsed = CaseFilter.parseShard(shard) else {
+                throw ValidationError("--shard \(shard): expected I/N with 1 <= I <= N <= \(CaseFilter.maxShards), e.g. 2/4")
+            }
             filter.shard = parsed
         }
         let levels: RuleLevels
@@ -105,7 +110,7 @@ struct Run: AsyncParsableCommand {
         } catch {
             throw ValidationError("cannot load the rule catalog: \(error)")
         }
-        guard repeatCount >= 1 else { throw ValidationError("--repeat must be 1 or more") }
+        guard (1...Self.maxRepeat).contains(repeatCount) else { throw ValidationError("--repeat must be 1 to \(Self.maxRepeat)") }
         guard (1...64).contains(jobs) else { throw ValidationError("--jobs must be 1 to 64") }
         if role != nil && jobs > 1 {
             throw ValidationError("--jobs plays vector cases in parallel; live cases (--role) share one peer and run one at a time")
@@ -131,11 +136,15 @@ struct Run: AsyncParsableCommand {
         } else {
             let implementations = try (0..<jobs).map { _ in try makePeer() }
             defer { implementations.forEach { $0.close() } }
-            // A shard may hold none of a small selection; the selection itself must hold some.
+            // A run of no case would pass having judged nothing: the selection and the shard must
+            // each hold a case.
             var unsharded = filter
             unsharded.shard = nil
-            if cases.filter(unsharded.matches).isEmpty {
-                throw ValidationError("no case matches the selection")
+            let selected = cases.filter(unsharded.matches).count
+            if selected == 0 { throw ValidationError("no case matches the selection") }
+            if let shard = filter.shard, !cases.contains(where: filter.matches) {
+                throw ValidationError(
+                    "--shard \(shard.index)/\(shard.count) holds none of the \(selected) case(s) selected (a case falls in a shard by its id); split into fewer shards")
             }
             for _ in 0..<repeatCount {
                 runs.append(Runner.run(cases, across: implementations, expectedFailures: expected, filter: filter, levels: levels))
@@ -161,6 +170,11 @@ struct Run: AsyncParsableCommand {
             try writeOutput(ExpectedFailures.render(report.results), to: path)
         }
         if !report.ok { throw ExitCode(Status.violations) }
+        // Every case declined or not played: the run judged nothing, so it passes nothing.
+        if !report.results.isEmpty, report.results.allSatisfy({ $0.verdict == .skipped }) {
+            let words = TextReport.extraCounts(report.results).map { "\($0.1) \($0.0)" }.joined(separator: ", ")
+            throw InputError("no case was judged (\(words)): a run that judges nothing is not a pass")
+        }
     }
 
     /// This command as typed, without what selects cases or shapes the report: the replay of a

@@ -237,6 +237,14 @@ struct ExecRunnerTests {
         #expect(document["summary"]?["passed"] == .number(JSONNumber(Int64(implemented))))
         #expect(
             document["summary"]?["notImplemented"] == .number(JSONNumber(Int64(Fixture.cases.filter { $0.family == "pairing" }.count - implemented))))
+        // A testee that declines every case selected: nothing was judged, so nothing passed
+        // (it was `PASS 0 passed`, exit 0).
+        let declined = try await Fixture.run(
+            "conformance",
+            ["run", "--peer", "exec:python3 '\(Self.testee("wrap.py"))' --hello '\(hello)' -- \(reference)", "--case", "pairing/desktop-pairing/*"])
+        #expect(declined.status == 2, "\(declined.stdout)\(declined.stderr)")
+        let count = Fixture.cases.filter { $0.id.hasPrefix("pairing/desktop-pairing/") }.count
+        #expect(declined.stderr.contains("no case was judged (\(count) not implemented): a run that judges nothing is not a pass"), "\(declined.stderr)")
     }
 }
 

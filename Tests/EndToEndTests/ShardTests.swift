@@ -32,7 +32,54 @@ struct ShardTests {
         #expect(CaseFilter.shard(of: "pairing/webrtc/offerer-answer-then-candidate", among: 4) == CaseFilter.shard(of: "pairing/webrtc/offerer-answer-then-candidate", among: 4))
         #expect((1...4).contains(CaseFilter.shard(of: "", among: 4)))
         #expect(CaseFilter.parseShard("2/4")! == (2, 4))
-        for bad in ["0/4", "5/4", "4", "1/0", "a/b", "1/4/2", "-1/4", ""] { #expect(CaseFilter.parseShard(bad) == nil, "\(bad)") }
+        for bad in ["0/4", "5/4", "4", "1/0", "a/b", "1/4/2", "-1/4", "", "+1/4", "2/9223372036854775807", "1/1001"] {
+            #expect(CaseFilter.parseShard(bad) == nil, "\(bad)")
+        }
+        #expect(CaseFilter.parseShard("1000/1000")! == (1000, 1000))
+    }
+
+    /// A run that selects no case passes having judged nothing: each way to select none is exit
+    /// 2 with the reason (`--shard 2/9223372036854775807` was `PASS 0 passed`, exit 0).
+    @Test func aSelectionOfNoCaseIsRefused() async throws {
+        let huge = try await Fixture.run("conformance", ["run", "--shard", "2/9223372036854775807"])
+        #expect(huge.status == 2)
+        #expect(huge.stderr.contains("--shard 2/9223372036854775807: expected I/N with 1 <= I <= N <= 1000"), "\(huge.stderr)")
+        // One case selected, split in a thousand: all but one shard hold none of it.
+        let id = "pairing/desktop-pairing/seed-example"
+        let home = CaseFilter.shard(of: id, among: 1000)
+        let empty = try await Fixture.run("conformance", ["run", "--case", id, "--shard", "\(home % 1000 + 1)/1000"])
+        #expect(empty.status == 2)
+        #expect(empty.stderr.contains("holds none of the 1 case(s) selected (a case falls in a shard by its id); split into fewer shards"), "\(empty.stderr)")
+        let held = try await Fixture.run("conformance", ["run", "--case", id, "--shard", "\(home)/1000"])
+        #expect(held.status == 0, "\(held.stdout)\(held.stderr)")
+        let repeated = try await Fixture.run("conformance", ["run", "--case", id, "--repeat", "101"])
+        #expect(repeated.status == 2)
+        #expect(repeated.stderr.contains("--repeat must be 1 to 100"), "\(repeated.stderr)")
+        let family = try await Fixture.run("conformance", ["list", "cases", "--family", "pairng"])
+        #expect(family.status == 2)
+        #expect(family.stderr.contains("unknown family pairng"), "\(family.stderr)")
+    }
+
+    /// A linked Vectors/ is read where it leads (it listed nothing); a link inside it is refused
+    /// by name, not skipped.
+    @Test func aLinkedVectorsFolderIsReadAndALinkInsideIsRefused() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("linked-vectors-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch.appendingPathComponent("Spec"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        try FileManager.default.copyItem(at: Fixture.repository.catalogFile, to: scratch.appendingPathComponent("Spec/catalog.json"))
+        try FileManager.default.createSymbolicLink(at: scratch.appendingPathComponent("Vectors"), withDestinationURL: Fixture.repository.vectors)
+        let listed = try await Fixture.run("conformance", ["list", "cases", "--repo", scratch.path])
+        #expect(listed.status == 0, "\(listed.stderr)")
+        #expect(listed.stdout.split(separator: "\n").count == Fixture.cases.count)
+        // A folder of vectors with a link in it.
+        let own = scratch.appendingPathComponent("own")
+        try FileManager.default.createDirectory(at: own, withIntermediateDirectories: true)
+        try FileManager.default.removeItem(at: scratch.appendingPathComponent("Vectors"))
+        try FileManager.default.createDirectory(at: scratch.appendingPathComponent("Vectors"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(at: scratch.appendingPathComponent("Vectors/pairing"), withDestinationURL: Fixture.repository.vectors.appendingPathComponent("pairing"))
+        let refused = try await Fixture.run("conformance", ["list", "cases", "--repo", scratch.path])
+        #expect(refused.status == 2)
+        #expect(refused.stderr.contains("pairing: a symbolic link; vector files and folders are read only as they are"), "\(refused.stderr)")
     }
 
     @Test func aShardOutsideItsCountIsRefused() async throws {

@@ -76,7 +76,7 @@ public enum TextReport {
     }
 
     /// Counts worth naming beside pass and fail, in a fixed order, only when not zero.
-    static func extraCounts(_ results: [CaseResult]) -> [(String, Int)] {
+    public static func extraCounts(_ results: [CaseResult]) -> [(String, Int)] {
         func count(_ word: String) -> Int { results.filter { $0.statusWord == word }.count }
         let verdictOnly = results.filter { $0.verdict == .pass && $0.grade?.diagnosis == .notGiven }.count
         return [

@@ -34,10 +34,15 @@ public struct CaseFilter: Sendable {
         return Int(hash % UInt64(max(1, count))) + 1
     }
 
-    /// Reads `I/N` (1 <= I <= N), as `--shard` takes it.
+    /// The most shards a selection is split into.
+    public static let maxShards = 1000
+
+    /// Reads `I/N` (1 <= I <= N <= `maxShards`, decimal digits only), as `--shard` takes it.
     public static func parseShard(_ text: String) -> (index: Int, count: Int)? {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let i = Int(parts[0]), let n = Int(parts[1]), n >= 1, (1...n).contains(i) else { return nil }
+        guard parts.count == 2, parts.allSatisfy({ !$0.isEmpty && $0.utf8.count <= 4 && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }),
+            let i = Int(parts[0]), let n = Int(parts[1]), (1...maxShards).contains(n), (1...n).contains(i)
+        else { return nil }
         return (i, n)
     }
 

@@ -78,7 +78,7 @@ public struct Repository: Sendable {
     /// content, in path order. Two kits with the same digest judge alike.
     public var vectorSetDigest: String {
         var hash = SHA256()
-        var files = (FileManager.default.enumerator(atPath: vectors.path)?.compactMap { $0 as? String } ?? [])
+        var files = (FileManager.default.enumerator(atPath: vectors.resolvingSymlinksInPath().path)?.compactMap { $0 as? String } ?? [])
             .filter { !$0.hasPrefix(".") }.map { "Vectors/" + $0 }
         files.append("Spec/catalog.json")
         for path in files.sorted() {

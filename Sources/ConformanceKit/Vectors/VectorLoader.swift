@@ -14,6 +14,9 @@ public struct VectorFileError: Error, CustomStringConvertible {
 /// Loads every vector file under a root folder, with the same JSON parser the codecs use.
 public enum VectorLoader {
     public static func load(root: URL) throws -> [VectorCase] {
+        // A linked Vectors/ is read where it leads (the walk below does not follow a link: a
+        // linked root once listed no case at all).
+        let root = root.resolvingSymlinksInPath()
         let files = try vectorFiles(under: root)
         var cases: [VectorCase] = []
         var seen: Set<String> = []
@@ -34,7 +37,16 @@ public enum VectorLoader {
             throw VectorFileError(file: root.path, problem: "not a readable folder")
         }
         var files: [URL] = []
-        for case let url as URL in enumerator where url.pathExtension == "json" {
+        for case let url as URL in enumerator {
+            let relative = String(url.path.dropFirst(root.path.count).drop(while: { $0 == "/" }))
+            let type = (try? FileManager.default.attributesOfItem(atPath: url.path)[.type] as? FileAttributeType) ?? nil
+            if type == .typeSymbolicLink {
+                // Not followed, and not skipped without a word: a linked folder's vectors were
+                // missing from the set, a linked file could name a FIFO or /dev/zero.
+                throw VectorFileError(file: relative, problem: "a symbolic link; vector files and folders are read only as they are (link the whole Vectors folder instead)")
+            }
+            guard url.pathExtension == "json" else { continue }
+            guard type == .typeRegular else { throw VectorFileError(file: relative, problem: "not a regular file") }
             files.append(url)
         }
         return files.sorted { $0.path < $1.path }

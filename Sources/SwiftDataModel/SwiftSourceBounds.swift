@@ -9,6 +9,10 @@ public enum SwiftSourceBounds {
     public static let maxBytes = 4 << 20
     /// Brackets, generic arguments, string literals and their interpolations, counted together.
     public static let maxNesting = 64
+    /// Square brackets within square brackets: the parser's look-ahead for a type inside `[`
+    /// (an inline array, `[N of T]`) backtracks, so its time doubles with each level
+    /// (`[(x, ` nested 16 deep, 10 s; `[[` 20 deep, 30 s). Model code nests two or three.
+    public static let maxSquareNesting = 8
 
     /// Why a source is not read: the line (1-based) and what is wrong there.
     public struct Problem: Error, Sendable, Equatable {
@@ -64,6 +68,8 @@ public enum SwiftSourceBounds {
         var i = 0
         var line = 1
         var frames: [Frame] = []
+        /// The `[` among `frames`.
+        var squares = 0
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
@@ -71,6 +77,12 @@ public enum SwiftSourceBounds {
 
         mutating func push(_ frame: Frame) -> Problem? {
             frames.append(frame)
+            if frame == .bracket(UInt8(ascii: "[")) {
+                squares += 1
+                guard squares <= SwiftSourceBounds.maxSquareNesting else {
+                    return Problem(line: line, reason: "square brackets nested more than \(SwiftSourceBounds.maxSquareNesting) deep (the parser's time doubles with each)")
+                }
+            }
             guard frames.count <= SwiftSourceBounds.maxNesting else {
                 return Problem(line: line, reason: "nested more than \(SwiftSourceBounds.maxNesting) deep (brackets, generic arguments and string interpolations together)")
             }
@@ -181,6 +193,7 @@ public enum SwiftSourceBounds {
             while k >= 0, frames[k] == .bracket(UInt8(ascii: "<")) { k -= 1 }
             guard k >= 0 else { return }
             if frames[k] == .bracket(opener) || (frames[k] == .interpolation && byte == UInt8(ascii: ")")) {
+                squares -= frames[k...].filter { $0 == .bracket(UInt8(ascii: "[")) }.count
                 frames.removeSubrange(k...)
             }
         }

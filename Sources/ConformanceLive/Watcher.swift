@@ -19,6 +19,9 @@ public struct WatchOptions: Sendable {
     /// Stop after this many seconds.
     public var duration: Double?
     public var log: URL?
+    /// The log stops growing here: it ends with an end line at that moment (a replay judges
+    /// what it holds), and the report says so.
+    public var logLimit = SessionLog.defaultLimit
     /// Binary frames up to this many bytes are logged whole.
     public var binaryCap = 4096
     public var trust: TLSClientTrust = .system
@@ -49,7 +52,21 @@ public enum Watcher {
             return try FileHandle(forWritingTo: url)
         }
         defer { try? log?.close() }
-        log?.write(Data((SessionLog.line(header) + "\n").utf8))
+        var logged = 0
+        var logEnded: EpochMillis?
+        /// A line of the log, unless it would pass the limit: then the log ends there.
+        func append(_ line: String, at: EpochMillis) {
+            guard let log, logEnded == nil else { return }
+            let end = SessionLog.endLine(at: at) + "\n"
+            guard logged + line.utf8.count + 1 + end.utf8.count <= options.logLimit else {
+                log.write(Data(end.utf8))
+                logEnded = at
+                return
+            }
+            log.write(Data((line + "\n").utf8))
+            logged += line.utf8.count + 1
+        }
+        append(SessionLog.line(header), at: header.startedAt)
         let listener = try await WebSocketListener.bind(
             host: options.listen.host, port: options.listen.port, maxFrameSize: options.maxFrameSize, tls: options.tlsIdentity)
         options.ready(listener.port)
@@ -91,7 +108,7 @@ public enum Watcher {
         // delays the transfer it watches. The envelope is put together as its chunks go past.
         var envelope = options.family == "migration" ? EnvelopeDigest(password: options.password) : nil
         func record(_ event: WireEvent) {
-            log?.write(Data((SessionLog.line(event) + "\n").utf8))
+            append(SessionLog.line(event), at: event.at)
             options.echo?(WatchReport.line(event))
             judge.handle(event)
         }
@@ -130,8 +147,12 @@ public enum Watcher {
         timing?.cancel()
         ending.cancel()
         await listener.close()
-        log?.write(Data((SessionLog.endLine(at: endedAt) + "\n").utf8))
-        return judge.finish(at: endedAt)
+        if logEnded == nil { log?.write(Data((SessionLog.endLine(at: endedAt) + "\n").utf8)) }
+        var result = judge.finish(at: endedAt)
+        if let logEnded {
+            result.notes.append("the session log ends at \(logEnded) ms, where it reached its limit of \(options.logLimit) bytes (--log-limit-mb): what came after was judged here and is not in it")
+        }
+        return result
     }
 
     static func event(_ tap: RelayTapEvent) -> WireEvent {

@@ -201,6 +201,8 @@ extension Check {
     /// options the log's header says it judged with; the same report.
     func judgeSession(_ path: String) throws {
         let repository = try repo.locate()
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+        guard size <= SessionLog.maxBytes else { throw InputError("\(path): \(size) bytes, more than the \(SessionLog.maxBytes) a session log may have") }
         guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
         let log: SessionLog.Contents
         do {

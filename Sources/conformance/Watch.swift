@@ -28,6 +28,7 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Stop after this many sessions ended (paired, migrated or broken).") var sessions: Int?
     @Option(help: "Stop after this many seconds.") var duration: Double?
     @Option(help: "Write every frame to this file as JSON Lines (Conformance/session-log.md).") var log: String?
+    @Option(help: "The log stops at this many MiB (1 to 1024, default 128): it ends there, and the report says when.") var logLimitMb = SessionLog.defaultLimit >> 20
     @Option(help: "Report format: text, json, junit or html.") var format: Check.Format = .text
     @Option(help: "Write the report to this file instead of standard output.") var output: String?
     @Option(help: "A label for a peer id in the report, PEERID=LABEL (repeatable), e.g. did:key:z6Mk...=android-pixel.") var name: [String] = []
@@ -68,6 +69,8 @@ struct Watch: AsyncParsableCommand {
         options.sessions = sessions
         options.duration = duration
         options.log = log.map { URL(fileURLWithPath: $0) }
+        guard (1...(SessionLog.maxBytes >> 20)).contains(logLimitMb) else { throw ValidationError("--log-limit-mb must be 1 to \(SessionLog.maxBytes >> 20)") }
+        options.logLimit = logLimitMb << 20
         options.binaryCap = max(0, logBinaryBytes)
         options.password = try passwordFile.map(readPassword)
         options.trust = try tlsTrust(caFile: caFile, pin: pinSha256, insecure: insecureSkipVerify)

@@ -1,6 +1,7 @@
 import Foundation
 import MigrationPackage
 import TestFixture
+import WebSocketTransport
 import Testing
 import WireCore
 
@@ -438,6 +439,39 @@ extension LiveWatchTests {
         #expect(html.stdout.contains(#"<section id="session-1"><h2>Session 1: flow-b, broken"#), "\(html.stdout.prefix(2000))")
         #expect(html.stdout.contains("<svg"))
         #expect(html.stdout.contains(##"pairing.md#PAIR-DESK-003"><tspan fill="#b00020">PAIR-DESK-003</tspan></a>"##), "\(html.stdout)")
+    }
+}
+
+extension LiveWatchTests {
+    /// A client that floods the watch: its log stops at --log-limit-mb, ending with an end line
+    /// where it stopped, and the report says when (2,010 frames of 60 KiB once grew a log to
+    /// 130 MB); the log, replayed, is a session log like any other.
+    @Test(.timeLimit(.minutes(2))) func aFloodStopsTheLogAtItsLimit() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (process, url, exited) = try await interruptibleWatch(["--format", "json", "--log-limit-mb", "1"])
+        let frame = #"{"type":"flood","pad":""# + String(repeating: "x", count: 60 << 10) + #""}"#
+        let path = file("session.jsonl").path
+        let ended = try await Self.connect(url).run { _, writer in
+            try await writer.send(text: #"{"type":"register","peerId":"did:key:z6MkFlood"}"#)
+            for _ in 0..<40 { try await writer.send(text: frame) }
+            // The watch has logged up to its limit once the log's end line is written.
+            let ended = await Fixture.first(within: 30, every: .milliseconds(25)) {
+                ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").hasSuffix("\"end\":true}\n") ? true : nil
+            }
+            await writer.close()
+            return ended
+        }
+        #expect(ended == true)
+        kill(process.processIdentifier, SIGINT)
+        for await _ in exited {}
+        process.waitUntilExit()
+        let size = (try FileManager.default.attributesOfItem(atPath: file("session.jsonl").path)[.size] as? NSNumber)?.intValue ?? 0
+        #expect(size <= 1 << 20, "\(size) bytes")
+        #expect(size > 900 << 10, "\(size) bytes")
+        let notes = try Self.watchReport(log("watch.out"))["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.contains { $0.contains("where it reached its limit of 1048576 bytes (--log-limit-mb)") }, "\(notes.suffix(2))")
+        let replay = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path])
+        #expect([0, 1].contains(replay.status), "\(replay.stderr)")
     }
 }
 

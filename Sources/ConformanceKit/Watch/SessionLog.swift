@@ -7,6 +7,11 @@ import WireCore
 /// and have `conformance check --session FILE` judge it.
 public enum SessionLog {
     public static let version: Int64 = 1
+    /// The size a watch's log stops at unless told otherwise (`--log-limit-mb`): a 2 GiB
+    /// migration logs about 100 MB (chunks by head and digest); a flood stops here.
+    public static let defaultLimit = 128 << 20
+    /// The largest log read or written (`check --session` refuses a larger file unread).
+    public static let maxBytes = 1 << 30
 
     /// What the first line says: the family, when the watch began, the names given to peer ids.
     public struct Header: Sendable, Hashable {

@@ -97,9 +97,10 @@ public enum DocumentChecker {
         }
     }
 
-    /// Up to three known names nearest to `name` by edit distance (case-insensitive).
+    /// Up to three known names nearest to `name` by edit distance (case-insensitive), from its
+    /// first 64 characters: a type of megabytes would cost its length times every known name.
     public static func closestNames(to name: String, in known: [String]) -> [String] {
-        let target = Array(name.lowercased())
+        let target = Array(name.prefix(64).lowercased())
         return known.map { ($0, editDistance(target, Array($0.lowercased()))) }
             .sorted { $0.1 != $1.1 ? $0.1 < $1.1 : $0.0 < $1.0 }
             .prefix(3).map(\.0)

@@ -1,9 +1,14 @@
+@_spi(Testing) @_spi(ExperimentalLanguageFeatures) import SwiftParser
+@_spi(RawSyntax) import SwiftSyntax
+
 /// What the reader refuses before swift-syntax's parser sees a byte (Spec security.md, "Swift
 /// sources"). The parser recurses once per level of nesting, and only its statement level is
 /// bounded (`Parser.maximumNestingLevel`): a generic argument nested 1000 deep in 7 KB overflows
-/// the stack, and a single-line string left open inside N nested interpolations costs time in N³
-/// (861 bytes, a minute). One linear pass over the bytes finds both, so the parser only ever
-/// reads what it reads in linear time.
+/// the stack; a single-line string left open inside N nested interpolations costs time in N³
+/// (861 bytes, a minute); its look-ahead for a type inside `[` backtracks, doubling its time
+/// with each level. One pass over swift-syntax's own lexer's tokens finds all three (a scan of
+/// its own once lost track of a malformed string and let 22 `[` through), so the parser only
+/// ever reads what it reads in linear time.
 public enum SwiftSourceBounds {
     /// The largest Swift file read: real model files are tens of KB.
     public static let maxBytes = 4 << 20
@@ -13,6 +18,7 @@ public enum SwiftSourceBounds {
     /// (an inline array, `[N of T]`) backtracks, so its time doubles with each level
     /// (`[(x, ` nested 16 deep, 10 s; `[[` 20 deep, 30 s). Model code nests two or three.
     public static let maxSquareNesting = 8
+    static let squareReason = "square brackets nested more than \(maxSquareNesting) deep (the parser's time doubles with each)"
 
     /// Why a source is not read: the line (1-based) and what is wrong there.
     public struct Problem: Error, Sendable, Equatable {
@@ -26,8 +32,30 @@ public enum SwiftSourceBounds {
             return Problem(line: 1, reason: "\(bytes.count) bytes, more than the \(maxBytes) a Swift source may have")
         }
         if let problem = encodingProblem(bytes) { return problem }
+        if let problem = squaresInText(bytes) { return problem }
         var scan = Scan(bytes)
         return scan.run()
+    }
+
+    /// `[` nested in the text itself, strings and comments included: the parser's recovery from a
+    /// malformed string reads on as code what the lexer took for the string's text (a fuzzed
+    /// file hid 22 `[` so), so the brackets it meets may be any of them. A `]` ends the
+    /// innermost; one with nothing open counts for nothing.
+    static func squaresInText(_ bytes: [UInt8]) -> Problem? {
+        var depth = 0, line = 1
+        for byte in bytes {
+            switch byte {
+            case 0x0A: line += 1
+            case UInt8(ascii: "["):
+                depth += 1
+                if depth > maxSquareNesting {
+                    return Problem(line: line, reason: squareReason)
+                }
+            case UInt8(ascii: "]"): depth = max(0, depth - 1)
+            default: break
+            }
+        }
+        return nil
     }
 
     /// Invalid UTF-8 or a NUL byte: Swift sources are UTF-8 text.
@@ -52,35 +80,53 @@ public enum SwiftSourceBounds {
         }
     }
 
-    /// The lexer's view of nesting, reduced to what bounds the parser's depth: comments are
-    /// skipped, string literals (raw, multi-line) and their interpolations are followed, and a
-    /// `<` right after a name is taken as a generic argument list (a comparison taken so costs
-    /// a level only until its enclosing bracket closes).
+    /// Nesting as the parser will meet it, from the lexer's tokens: brackets, the interpolations
+    /// of string literals, and `<` right after a name (a generic argument list; a comparison
+    /// taken so costs a level until its enclosing bracket closes).
     struct Scan {
         enum Frame: Equatable {
-            case bracket(UInt8)
+            case bracket(RawTokenKind)
+            /// `<`, as a generic argument list.
+            case angle
+            /// A string literal, opened by this quote; `multiline` strings may span lines.
+            case string(RawTokenKind)
             /// `\(` inside a string: ends at its `)`.
             case interpolation
-            case string(hashes: Int, quote: UInt8, multiline: Bool)
         }
 
         let bytes: [UInt8]
-        var i = 0
-        var line = 1
         var frames: [Frame] = []
         /// The `[` among `frames`.
         var squares = 0
+        var line = 1
 
         init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-        func at(_ k: Int) -> UInt8? { k < bytes.count ? bytes[k] : nil }
+        mutating func run() -> Problem? {
+            bytes.withUnsafeBufferPointer { buffer in
+                var tracker = LookaheadTracker()
+                return withUnsafeMutablePointer(to: &tracker) { tracker in
+                    var lexemes = Lexer.tokenize(buffer, lookaheadTracker: tracker, experimentalFeatures: [])
+                    var previous: RawTokenKind?
+                    while let lexeme = lexemes.next() {
+                        if lexeme.flags.contains(.isAtStartOfLine), let problem = lineEnded() { return problem }
+                        line += lexeme.leadingTriviaText.filter { $0 == UInt8(ascii: "\n") }.count
+                        if lexeme.rawTokenKind == .endOfFile { return nil }
+                        if let problem = token(lexeme.rawTokenKind, text: lexeme.tokenText, after: previous, spaced: !lexeme.leadingTriviaText.isEmpty) { return problem }
+                        line += lexeme.tokenText.filter { $0 == UInt8(ascii: "\n") }.count + lexeme.trailingTriviaText.filter { $0 == UInt8(ascii: "\n") }.count
+                        previous = lexeme.rawTokenKind
+                    }
+                    return nil
+                }
+            }
+        }
 
         mutating func push(_ frame: Frame) -> Problem? {
             frames.append(frame)
-            if frame == .bracket(UInt8(ascii: "[")) {
+            if frame == .bracket(.leftSquare) {
                 squares += 1
                 guard squares <= SwiftSourceBounds.maxSquareNesting else {
-                    return Problem(line: line, reason: "square brackets nested more than \(SwiftSourceBounds.maxSquareNesting) deep (the parser's time doubles with each)")
+                    return Problem(line: line, reason: SwiftSourceBounds.squareReason)
                 }
             }
             guard frames.count <= SwiftSourceBounds.maxNesting else {
@@ -89,147 +135,67 @@ public enum SwiftSourceBounds {
             return nil
         }
 
-        mutating func run() -> Problem? {
-            while i < bytes.count {
-                let problem: Problem?
-                if case .string(let hashes, let quote, let multiline)? = frames.last {
-                    problem = stringByte(hashes: hashes, quote: quote, multiline: multiline)
-                } else {
-                    problem = codeByte()
-                }
-                if let problem { return problem }
+        /// Pops frames down to and including the `k`th.
+        mutating func pop(to k: Int) {
+            squares -= frames[k...].filter { $0 == .bracket(.leftSquare) }.count
+            frames.removeSubrange(k...)
+        }
+
+        /// A line ended: a single-line string (or an interpolation inside one) still open is
+        /// left unclosed, as the lexer ends it there.
+        func lineEnded() -> Problem? {
+            for frame in frames.reversed() {
+                guard case .string(let quote) = frame else { continue }
+                return quote == .multilineStringQuote ? nil : Problem(line: line, reason: "a string literal not closed on its line")
             }
-            // An open multi-line string or bracket at the end is the parser's to report: it
-            // costs it no more than its length.
             return nil
         }
 
-        /// One step inside a string literal.
-        mutating func stringByte(hashes: Int, quote: UInt8, multiline: Bool) -> Problem? {
-            let byte = bytes[i]
-            if byte == 0x0A {
-                guard multiline else { return Problem(line: line, reason: "a string literal not closed on its line") }
-                line += 1
-                i += 1
-                return nil
-            }
-            if byte == UInt8(ascii: "\\"), delimited(after: i + 1, hashes: hashes) {
-                let next = i + 1 + hashes
-                if at(next) == UInt8(ascii: "(") {
-                    i = next + 1
-                    return push(.interpolation)
-                }
-                // An escaped character (a newline after `\` continues a multi-line string).
-                i = next
-                if at(i) == 0x0A { line += 1 }
-                if i < bytes.count { i += 1 }
-                return nil
-            }
-            if byte == quote {
-                let closing = multiline ? 3 : 1
-                if (0..<closing).allSatisfy({ at(i + $0) == quote }), delimited(after: i + closing, hashes: hashes) {
-                    i += closing + hashes
+        mutating func token(_ kind: RawTokenKind, text: SyntaxText, after previous: RawTokenKind?, spaced: Bool) -> Problem? {
+            switch kind {
+            case .stringQuote, .singleQuote, .multilineStringQuote:
+                // The quote that closes the string directly around it, else one that opens.
+                if frames.last == .string(kind) {
                     frames.removeLast()
                     return nil
                 }
-            }
-            i += 1
-            return nil
-        }
-
-        /// Whether `hashes` `#` follow at `k` (a raw string's delimiter).
-        func delimited(after k: Int, hashes: Int) -> Bool {
-            (0..<hashes).allSatisfy { at(k + $0) == UInt8(ascii: "#") }
-        }
-
-        /// One step of code (outside string literals, or inside an interpolation).
-        mutating func codeByte() -> Problem? {
-            let byte = bytes[i]
-            switch byte {
-            case 0x0A:
-                // A single-line string's interpolation ends at the line's end, as the lexer's does.
-                if let problem = openSingleLineString() { return problem }
-                line += 1
-                i += 1
-            case UInt8(ascii: "/") where at(i + 1) == UInt8(ascii: "/"):
-                while i < bytes.count, bytes[i] != 0x0A { i += 1 }
-            case UInt8(ascii: "/") where at(i + 1) == UInt8(ascii: "*"):
-                skipBlockComment()
-            case UInt8(ascii: "#"), UInt8(ascii: "\""), UInt8(ascii: "'"):
-                var hashes = 0
-                while at(i + hashes) == UInt8(ascii: "#") { hashes += 1 }
-                guard let quote = at(i + hashes), quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
-                    i += max(hashes, 1)
-                    return nil
+                return push(.string(kind))
+            case .leftParen where previous == .backslash && isInString:
+                return push(.interpolation)
+            case .leftParen, .leftSquare, .leftBrace:
+                return push(.bracket(kind))
+            case .rightParen, .rightSquare, .rightBrace:
+                close(kind)
+            case .binaryOperator, .prefixOperator, .postfixOperator:
+                if text.allSatisfy({ $0 == UInt8(ascii: "<") }), !spaced, previous == .identifier || previous == .keyword {
+                    for _ in 0..<text.count { if let problem = push(.angle) { return problem } }
+                } else if text.allSatisfy({ $0 == UInt8(ascii: ">") }) {
+                    for _ in 0..<text.count where frames.last == .angle { frames.removeLast() }
                 }
-                let multiline = quote == UInt8(ascii: "\"") && at(i + hashes + 1) == quote && at(i + hashes + 2) == quote
-                i += hashes + (multiline ? 3 : 1)
-                return push(.string(hashes: hashes, quote: quote, multiline: multiline))
-            case UInt8(ascii: "("), UInt8(ascii: "["), UInt8(ascii: "{"):
-                i += 1
-                return push(.bracket(byte))
-            case UInt8(ascii: "<"):
-                let afterName = i > 0 && Self.isNameByte(bytes[i - 1])
-                let operatorFollows = at(i + 1) == UInt8(ascii: "<") || at(i + 1) == UInt8(ascii: "=")
-                i += 1
-                if afterName && !operatorFollows { return push(.bracket(byte)) }
-            case UInt8(ascii: ">"):
-                if frames.last == .bracket(UInt8(ascii: "<")) { frames.removeLast() }
-                i += 1
-            case UInt8(ascii: ")"), UInt8(ascii: "]"), UInt8(ascii: "}"):
-                close(byte)
-                i += 1
+            case .leftAngle:
+                return push(.angle)
+            case .rightAngle:
+                if frames.last == .angle { frames.removeLast() }
             default:
-                i += 1
+                break
             }
             return nil
+        }
+
+        /// Whether the innermost literal context is a string (not code inside an interpolation).
+        var isInString: Bool {
+            if case .string? = frames.last { return true }
+            return false
         }
 
         /// A closer ends the innermost frame it matches, dropping the `<` taken for generics
         /// above it; one that matches nothing open is the parser's to report.
-        mutating func close(_ byte: UInt8) {
-            let opener: UInt8 = byte == UInt8(ascii: ")") ? UInt8(ascii: "(") : byte == UInt8(ascii: "]") ? UInt8(ascii: "[") : UInt8(ascii: "{")
+        mutating func close(_ kind: RawTokenKind) {
+            let opener: RawTokenKind = kind == .rightParen ? .leftParen : kind == .rightSquare ? .leftSquare : .leftBrace
             var k = frames.count - 1
-            while k >= 0, frames[k] == .bracket(UInt8(ascii: "<")) { k -= 1 }
+            while k >= 0, frames[k] == .angle { k -= 1 }
             guard k >= 0 else { return }
-            if frames[k] == .bracket(opener) || (frames[k] == .interpolation && byte == UInt8(ascii: ")")) {
-                squares -= frames[k...].filter { $0 == .bracket(UInt8(ascii: "[")) }.count
-                frames.removeSubrange(k...)
-            }
-        }
-
-        /// A newline reached inside an interpolation of a single-line string ends that string
-        /// unclosed.
-        func openSingleLineString() -> Problem? {
-            for frame in frames.reversed() {
-                if case .string(_, _, let multiline) = frame {
-                    return multiline ? nil : Problem(line: line, reason: "a string literal not closed on its line")
-                }
-            }
-            return nil
-        }
-
-        /// `/* ... */`, nested as Swift nests them.
-        mutating func skipBlockComment() {
-            var depth = 0
-            while i < bytes.count {
-                if bytes[i] == UInt8(ascii: "/"), at(i + 1) == UInt8(ascii: "*") {
-                    depth += 1
-                    i += 2
-                } else if bytes[i] == UInt8(ascii: "*"), at(i + 1) == UInt8(ascii: "/") {
-                    depth -= 1
-                    i += 2
-                    if depth == 0 { return }
-                } else {
-                    if bytes[i] == 0x0A { line += 1 }
-                    i += 1
-                }
-            }
-        }
-
-        static func isNameByte(_ byte: UInt8) -> Bool {
-            (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z")) || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
-                || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "_") || byte >= 0x80
+            if frames[k] == .bracket(opener) || (frames[k] == .interpolation && kind == .rightParen) { pop(to: k) }
         }
     }
 }

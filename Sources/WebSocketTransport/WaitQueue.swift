@@ -7,6 +7,9 @@ import Foundation
 /// the queue itself goes on.
 public actor WaitQueue<Element: Sendable> {
     private var ready: [Element] = []
+    /// The first item not yet taken: taking moves it, never the items behind (a peer that
+    /// floods frames faster than they are read made `removeFirst` quadratic).
+    private var head = 0
     private var waiter: (id: UUID, continuation: CheckedContinuation<Element?, Never>)?
     private var finished = false
 
@@ -29,7 +32,15 @@ public actor WaitQueue<Element: Sendable> {
 
     /// The next item, or nil (finished, cancelled, or nothing within `timeout`).
     public func next(timeout: Duration? = nil) async -> Element? {
-        if !ready.isEmpty { return ready.removeFirst() }
+        if head < ready.count {
+            let item = ready[head]
+            head += 1
+            if head > 64, head * 2 > ready.count {
+                ready.removeFirst(head)
+                head = 0
+            }
+            return item
+        }
         if finished { return nil }
         let id = UUID()
         return await withTaskCancellationHandler {
@@ -51,8 +62,11 @@ public actor WaitQueue<Element: Sendable> {
 
     /// Items that arrived and were never taken.
     public func leftovers() -> [Element] {
-        defer { ready.removeAll() }
-        return ready
+        defer {
+            ready.removeAll()
+            head = 0
+        }
+        return Array(ready[head...])
     }
 
     /// Ends the wait `id` with nil, if it is still the one waiting.

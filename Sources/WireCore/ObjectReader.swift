@@ -6,10 +6,24 @@
 public struct ObjectReader: Sendable {
     public let object: JSONObject
     public let path: JSONPointer
+    /// Where each member is, for an object with many: a lookup is then a hash, not a scan (a
+    /// peer's record of a million fields, each looked up by name, was quadratic).
+    private let positions: [ByteString: Int]?
+
+    /// Objects with more members than this are indexed when read.
+    static let indexedFrom = 16
 
     public init(object: JSONObject, path: JSONPointer) {
         self.object = object
         self.path = path
+        if object.members.count > Self.indexedFrom {
+            var positions: [ByteString: Int] = [:]
+            positions.reserveCapacity(object.members.count)
+            for (i, member) in object.members.enumerated() where positions[ByteString(member.key)] == nil { positions[ByteString(member.key)] = i }
+            self.positions = positions
+        } else {
+            positions = nil
+        }
     }
 
     /// The document itself as an object, or CORE-TYPE-003 at the root.
@@ -23,11 +37,14 @@ public struct ObjectReader: Sendable {
     public func pointer(_ key: String) -> JSONPointer { path / key }
 
     /// The raw member; nil when absent. `null` is returned as `.null`.
-    public func raw(_ key: String) -> JSONValue? { object[key] }
+    public func raw(_ key: String) -> JSONValue? {
+        guard let positions else { return object[key] }
+        return positions[ByteString(key)].map { object.members[$0].value }
+    }
 
     /// The member, required and not null.
     public func required(_ key: String, expecting type: String) throws(Violation) -> JSONValue {
-        guard let value = object[key] else {
+        guard let value = raw(key) else {
             throw Violation(rule: CoreRule.required, path: pointer(key), expected: "\(type) member \"\(key)\"", found: "absent")
         }
         if case .null = value {
@@ -38,7 +55,7 @@ public struct ObjectReader: Sendable {
 
     /// The member, where absent and `null` both mean "not given" (the Spec's rule for optional members).
     public func optional(_ key: String) -> JSONValue? {
-        guard let value = object[key] else { return nil }
+        guard let value = raw(key) else { return nil }
         if case .null = value { return nil }
         return value
     }

@@ -151,7 +151,8 @@ struct Matrix: AsyncParsableCommand {
                 try? await Task.sleep(for: .milliseconds(50))
             }
         }
-        let arguments = cell.runnerArguments + ["--repo", repositoryRoot] + caseGlobs.flatMap { ["--case", $0] }
+        // `--case=GLOB`: a glob beginning with `-` stays the option's value in the child run.
+        let arguments = cell.runnerArguments + ["--repo", repositoryRoot] + caseGlobs.map { "--case=\($0)" }
             + ["--format", "json", "--output", json]
         let status: Int32
         do {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ConformanceKit
+import Dispatch
 import Foundation
 import Reference
 import SwiftDataModel
@@ -24,13 +25,35 @@ enum SwiftModelFiles {
         let files = sources.map { SwiftDataModelReader.SourceFile(name: $0.name, bytes: $0.bytes) }
         let read: SwiftDataModelReader.Result?
         do {
-            read = try SwiftDataModelReader.read(files)
-        } catch {
+            read = try withinBudget(files)
+        } catch let error as SwiftDataModelReader.SourceError {
             // `check` names the file; `--previous REV` says which revision it was read from.
             throw InputError(origin.hasPrefix("--previous") ? "\(origin): \(error.description)" : error.description)
         }
         guard let read else { throw ValidationError("\(origin): no @Model class, so no SwiftData model to check") }
         return read
+    }
+
+    /// The reader on a thread of its own (with a stack for the parser's recursion), given 10 s
+    /// and 1 s more per 100 KB: the bounds keep the parser from every slow input known, and a
+    /// file that still takes longer is exit 2 with its name, never a wait without end.
+    static func withinBudget(_ files: [SwiftDataModelReader.SourceFile]) throws -> SwiftDataModelReader.Result? {
+        final class Answer: @unchecked Sendable {
+            let done = DispatchSemaphore(value: 0)
+            var result: Result<SwiftDataModelReader.Result?, SwiftDataModelReader.SourceError>?
+        }
+        let answer = Answer()
+        let thread = Thread {
+            answer.result = Result { () throws(SwiftDataModelReader.SourceError) in try SwiftDataModelReader.read(files) }
+            answer.done.signal()
+        }
+        thread.stackSize = 64 << 20
+        thread.start()
+        let seconds = 10 + files.reduce(0) { $0 + $1.bytes.count } / 100_000
+        guard answer.done.wait(timeout: .now() + .seconds(seconds)) == .success, let result = answer.result else {
+            throw InputError("\(files.map(\.name).joined(separator: ", ")): not read within \(seconds) s (a construct the reader's bounds do not foresee; please report it)")
+        }
+        return try result.get()
     }
 
     static func load(_ paths: [String]) throws -> SwiftDataModelReader.Result {

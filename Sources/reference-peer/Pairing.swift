@@ -205,9 +205,9 @@ enum Handoff {
         if name == "desktop", let code = (try? JSONParser.parse(Array(qr.utf8)))?["code"]?.stringValue {
             FileHandle.standardError.write(Data("desktop: code \(code)  (type it on the phone, or scan the QR)\n".utf8))
         }
-        if isatty(STDERR_FILENO) == 1, let image = qrencode(["-t", "UTF8", qr]) { FileHandle.standardError.write(image) }
+        if isatty(STDERR_FILENO) == 1, let image = qrencode(["-t", "UTF8", "--", qr]) { FileHandle.standardError.write(image) }
         FileHandle.standardError.write(Data("\(name): QR \(qr)\n".utf8))
-        if let png, qrencode(["-o", png, qr]) == nil { FileHandle.standardError.write(Data("\(name): --qr-png needs qrencode (apt-get install qrencode)\n".utf8)) }
+        if let png, qrencode(["-o", png, "--", qr]) == nil { FileHandle.standardError.write(Data("\(name): --qr-png needs qrencode (apt-get install qrencode)\n".utf8)) }
         if let file { try? Data(qr.utf8).write(to: URL(fileURLWithPath: file), options: .atomic) }
     }
 

@@ -56,6 +56,12 @@ struct SwiftSourceBoundsTests {
         }
         // Round brackets and generic arguments cost it nothing of the kind.
         #expect(Self.refusal(source("(", ")", 40)) == nil)
+        // What the parser's recovery reads as code inside a malformed string counts too (the
+        // fuzzed file: the lexer took its 22 `[` for a string's text; it ran past 10 s).
+        let hidden = "@Model final class A {\n  var s = \"\"\": x\n  \\([\"a\"\n  \"\"\"\n  var" + String(repeating: "[", count: 22) + " b: Int\n}\n"
+        #expect(Self.refusal(hidden) == .init(file: "M.swift", line: 5, reason: square))
+        // And a `]` in a string closes no bracket of the code around it.
+        #expect(Self.refusal(source("[\"]\", ", "]", 9)) == .init(file: "M.swift", line: 2, reason: square))
     }
 
     /// 861 bytes that took the parser a minute (time in N³ of the open interpolations), and the

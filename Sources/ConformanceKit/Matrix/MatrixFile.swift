@@ -107,9 +107,22 @@ public struct MatrixCell: Sendable {
     public static func command(_ entry: MatrixFile.Entry, url: String, files: [String: String]) -> String {
         var values = ["url": url, "port": url.split(separator: ":").last.map(String.init) ?? ""]
         for (k, v) in files { values[k] = v }
-        var command = entry.command
-        for (key, value) in values { command = command.replacingOccurrences(of: "{\(key)}", with: ShellWord.quoted(value)) }
-        return command
+        // One pass over the template: a value holding `{qr}` (a folder named so) is not
+        // substituted again inside the word already quoted.
+        var command = ""
+        var rest = Substring(entry.command)
+        while let open = rest.unicodeScalars.firstIndex(of: "{") {
+            command += rest[..<open]
+            let after = rest[open...].dropFirst()
+            if let close = after.unicodeScalars.firstIndex(of: "}"), let value = values[String(after[..<close])] {
+                command += ShellWord.quoted(value)
+                rest = after[close...].dropFirst()
+            } else {
+                command += "{"
+                rest = after
+            }
+        }
+        return command + rest
     }
 
     /// `files` maps `handoff`, `qr`, `scan`, `pin` and `dir` (a folder of the peer's own) to

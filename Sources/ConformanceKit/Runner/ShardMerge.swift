@@ -1,3 +1,5 @@
+import WireCore
+
 /// `conformance report merge`: the reports of the shards of one run (`--shard I/N`) as the one
 /// report the run unsharded would have written: every case once, in the kit's case order, the
 /// counts, stale list and flaky cases of the whole.
@@ -34,11 +36,12 @@ public enum ShardMerge {
         let ranked = results.enumerated().sorted { a, b in
             (position[a.element.vector.id] ?? order.count + a.offset, a.offset) < (position[b.element.vector.id] ?? order.count + b.offset, b.offset)
         }
+        // Sets, not scans: the reports' lists are as long as their writers made them.
         var notes: [String] = []
-        for note in reports.flatMap(\.notes) where !isShardNote(note) && !notes.contains(note) { notes.append(note) }
-        let stale = first.unknownExpectedFailures.filter { entry in
-            reports.allSatisfy { $0.unknownExpectedFailures.contains(entry) }
-        }
+        var noted: Set<ByteString> = []
+        for note in reports.flatMap(\.notes) where !isShardNote(note) && noted.insert(ByteString(note)).inserted { notes.append(note) }
+        let staleInEach = reports.map { Set($0.unknownExpectedFailures) }
+        let stale = first.unknownExpectedFailures.filter { entry in staleInEach.allSatisfy { $0.contains(entry) } }
         var merged = RunReport(
             peer: first.peer, results: ranked.map(\.element), seconds: reports.reduce(0) { $0 + $1.seconds }, unknownExpectedFailures: stale, notes: notes)
         merged.varied = reports.flatMap(\.varied)

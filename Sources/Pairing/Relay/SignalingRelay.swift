@@ -40,6 +40,8 @@ public struct SignalingRelay: Sendable {
         let source: String
         /// Non-alias peer ids this connection registered, in order; the first one is its `from`.
         var peerIds: [String] = []
+        /// The same, to look up (a scan per register made many ids on one connection quadratic).
+        var peerIdKeys: Set<ByteString> = []
         /// Aliases this connection registered (some may have expired or been spent since).
         var aliases: [String] = []
     }
@@ -138,7 +140,7 @@ public struct SignalingRelay: Sendable {
         guard PeerID.aliasCode(peerId) != nil else {
             // A reconnecting client takes its id over from its half-open old connection.
             peers[ByteString(peerId)] = id
-            if connections[id]?.peerIds.contains(where: { $0.bytesEqual(peerId) }) == false { connections[id]?.peerIds.append(peerId) }
+            if connections[id]?.peerIdKeys.insert(ByteString(peerId)).inserted == true { connections[id]?.peerIds.append(peerId) }
             return [.send(id, Registered(peerId: peerId).canonical, rule: nil)]
         }
         expireAliases(at: at)

@@ -35,23 +35,38 @@ public enum MirroredRecordTypes {
         return entityTypes(entities) + (linkType(entities).map { [$0] } ?? [])
     }
 
+    /// The entities by name (the first of a name): a parent is looked up, not searched for (a
+    /// chain of 2000 subentities, each walked to its root by scans, was cubic).
+    static func byName(_ entities: [ModelChecker.Entity]) -> [String: ModelChecker.Entity] {
+        Dictionary(entities.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
     static func entityTypes(_ entities: [ModelChecker.Entity]) -> [RecordModel] {
+        let named = byName(entities)
+        var roots: [String: String] = [:]
         func root(of entity: ModelChecker.Entity) -> String {
+            var path = [entity.name]
+            var seen: Set<String> = [entity.name]
             var name = entity.name
-            var seen: Set<String> = [name]
-            while let parent = entities.first(where: { $0.name == name })?.parent, seen.insert(parent).inserted {
+            while roots[name] == nil, let parent = named[name]?.parent {
+                // A cycle (a model error reported elsewhere) ends where it closes, as it is
+                // walked from this entity: not remembered for the others on it.
+                guard seen.insert(parent).inserted else { return name }
                 name = parent
+                path.append(name)
             }
-            return name
+            let found = roots[name] ?? name
+            for n in path { roots[n] = found }
+            return found
         }
-        var roots: [String] = []
+        var order: [String] = []
         var hierarchies: [String: [ModelChecker.Entity]] = [:]
         for entity in entities where entity.synced {
             let name = root(of: entity)
-            if hierarchies[name] == nil { roots.append(name) }
+            if hierarchies[name] == nil { order.append(name) }
             hierarchies[name, default: []].append(entity)
         }
-        return roots.map { rootName in
+        return order.map { rootName in
             let hierarchy = hierarchies[rootName] ?? []
             let names = hierarchy.map(\.name)
             var fields = [
@@ -107,13 +122,14 @@ public enum MirroredRecordTypes {
     /// relationship i and record i; the order of the parts is not checked.
     static func linkType(_ entities: [ModelChecker.Entity]) -> RecordModel? {
         let synced = entities.filter(\.synced)
-        @Sendable func entity(_ name: String) -> ModelChecker.Entity? { synced.first { $0.name == name } }
+        let named = byName(entities), syncedNamed = byName(synced)
+        @Sendable func entity(_ name: String) -> ModelChecker.Entity? { syncedNamed[name] }
         /// Relationships of `name` and of the entities it inherits from.
         @Sendable func relationships(of name: String) -> [ModelChecker.Relationship] {
             var out: [ModelChecker.Relationship] = []
             var seen: Set<String> = []
             var next: String? = name
-            while let n = next, seen.insert(n).inserted, let e = entities.first(where: { $0.name == n }) {
+            while let n = next, seen.insert(n).inserted, let e = named[n] {
                 out += e.relationships
                 next = e.parent
             }

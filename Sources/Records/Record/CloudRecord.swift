@@ -146,8 +146,9 @@ public struct CloudRecord: Sendable {
         // A type derived from the app's own model knows every field it has; a CD_ field it lacks
         // may be a newer version's (dropped, unless strict), anything Core Data never writes is reported.
         if model.closed, let fieldsReader {
+            let declared = model.declaredNames
             // A null field is an absent one (CORE-TYPE-002): nothing to report.
-            for name in fieldsReader.object.keys where !model.declares(name) && fieldsReader.optional(name) != nil {
+            for name in fieldsReader.object.keys where !declared.contains(ByteString(name)) && fieldsReader.optional(name) != nil {
                 let newer = model.newerVersionsAddFields && name.hasBytePrefix("CD_") && !model.neverWritten.contains(name)
                 if newer && !context.strictFields { continue }
                 checks.add([Violation(
@@ -211,8 +212,8 @@ extension FieldSpec {
 }
 
 extension RecordModel {
-    /// Whether `name` is one of this type's fields, or the asset form of one.
-    func declares(_ name: String) -> Bool {
-        fields.contains { $0.name == name || ($0.assetAlternative && $0.name + "_ckAsset" == name) }
+    /// This type's fields' names, and the asset form of those that have one.
+    var declaredNames: Set<ByteString> {
+        Set(fields.flatMap { [ByteString($0.name)] + ($0.assetAlternative ? [ByteString($0.name + "_ckAsset")] : []) })
     }
 }

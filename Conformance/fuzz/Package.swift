@@ -12,17 +12,25 @@ let package = Package(
     name: "DeviceDataFuzz",
     dependencies: [.package(path: "../..")],
     targets: [
+        // What every target's oracles share: the time budget, text that steers no terminal.
+        .target(name: "FuzzOracles", dependencies: [.product(name: "WireCore", package: kit)]),
         .executableTarget(
             name: "fuzz",
             dependencies: [
-                .product(name: "WireCore", package: kit), .product(name: "Migration", package: kit),
+                "FuzzOracles", .product(name: "WireCore", package: kit), .product(name: "Migration", package: kit),
                 .product(name: "Records", package: kit),
                 // The reference's family adapters, and the kit's JSON comparison.
                 .product(name: "Reference", package: kit), .product(name: "TesteeProtocol", package: kit),
                 .product(name: "ConformanceKit", package: kit),
-                // The SwiftData source reader (swift-syntax): the swift-model target.
-                .product(name: "SwiftDataModel", package: kit),
-            ])
+            ]),
+        // The swift-model target: SwiftData sources read by swift-syntax, a binary of its own so
+        // that the other targets build without it (minutes in release).
+        .executableTarget(
+            name: "fuzz-swift",
+            dependencies: [
+                "FuzzOracles", .product(name: "SwiftDataModel", package: kit), .product(name: "Records", package: kit),
+                .product(name: "WireCore", package: kit),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -2,20 +2,20 @@ import ConformanceKit
 import Foundation
 import Migration
 import Records
+import FuzzOracles
 import Reference
-import SwiftDataModel
 import TesteeProtocol
 import WireCore
 
 /// One libFuzzer entry point for every target; `FUZZ_TARGET` picks which (see `run`). Each
 /// target feeds the input to the same code that reads untrusted bytes in the product: the JSON
 /// parser, each family's document decoders, the BackupChunk frame, the envelope opener and the
-/// zip reader, the SwiftData source reader and the session-log judge. A crash, a hang
-/// (libFuzzer's -timeout) or an oracle failure (`fatalError`) is a finding; a violation is the
-/// expected answer to most inputs.
+/// zip reader and the session-log judge (the SwiftData source reader is `fuzz-swift`'s: it
+/// needs swift-syntax). A crash, a hang (libFuzzer's -timeout) or an oracle failure
+/// (`fatalError`) is a finding; a violation is the expected answer to most inputs.
 enum Target: String, CaseIterable, Sendable {
     case json, pairing, records, migration, backupChunk = "backup-chunk", envelope, zip
-    case swiftModel = "swift-model", sessionLog = "session-log"
+    case sessionLog = "session-log"
 
     static let current: Target = {
         guard let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"], let target = Target(rawValue: name) else {
@@ -79,41 +79,16 @@ enum Target: String, CaseIterable, Sendable {
             let sandbox = Sandbox.shared
             check(MigrationFamily().validate(kind: "package", document: input, context: Self.context))
             sandbox.checkNothingEscaped()
-        case .swiftModel:
-            Self.withinTimeBudget(input) {
-                do {
-                    guard let read = try SwiftDataModelReader.read([.init(name: "M.swift", bytes: input)]) else { return }
-                    _ = try? ModelChecker.check(read.model, previous: nil)
-                } catch {
-                    Self.steersNothing("\(error)".terminalSafe)
-                }
-            }
         case .sessionLog:
-            Self.withinTimeBudget(input) {
+            withinTimeBudget(input) {
                 guard let log = try? SessionLog.read(input), let result = WatchResult.replay(log) else { return }
                 // Oracle: what the text report shows steers no terminal, whatever the log held.
-                Self.steersNothing(WatchReport.text(result, color: false))
-                for event in result.events { Self.steersNothing(WatchReport.line(event)) }
+                steersNothing(WatchReport.text(result, color: false))
+                for event in result.events { steersNothing(WatchReport.line(event)) }
                 _ = WatchReport.json(result)
                 _ = WatchReport.junit(result)
                 _ = WatchReport.html(result, specBase: "Spec/")
             }
-        }
-    }
-
-    /// Oracle for the readers of files someone else wrote: linear work, at most 1 s per KB
-    /// (and 1 s for any input), the bound Spec security.md states.
-    static func withinTimeBudget(_ input: [UInt8], _ body: () -> Void) {
-        let clock = ContinuousClock()
-        let took = clock.measure(body)
-        let budget = Duration.seconds(max(1, Double(input.count) / 1024))
-        if took > budget { fatalError("\(input.count) bytes took \(took), more than \(budget)") }
-    }
-
-    /// Oracle: text meant for a terminal holds no control character but line breaks.
-    static func steersNothing(_ text: String) {
-        if let scalar = text.unicodeScalars.first(where: { $0 != "\n" && TerminalText.steers($0) }) {
-            fatalError("U+\(String(scalar.value, radix: 16)) reached terminal text")
         }
     }
 

@@ -425,9 +425,15 @@ extension LiveWatchTests {
         let phone = try await referencePhone(url, sessions: 1)
         defer { phone.terminate() }
         try await scanDesktopQR { qr in qr["code"] = .string(String(format: "%06d", ((Int(qr["code"]?.stringValue ?? "") ?? 0) + 1) % 1_000_000)) }
-        // The phone ends after its one session (the desktop confirmed the wrong code) and closes
-        // its connection: then everything of the session crossed the watch.
+        // The phone's Flow B ends with its ack; the desktop's confirmation of the wrong code may
+        // cross the watch after the phone exits (a loaded CI machine interrupted the watch before
+        // it did): the watch is interrupted once its log holds the confirmation.
         await Fixture.exit(of: phone, limit: 30)
+        let path = file("session.jsonl").path
+        let confirmed = await Fixture.first(within: 30, every: .milliseconds(25)) {
+            ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").contains(#"pairing:confirmation"#) ? true : nil
+        }
+        #expect(confirmed == true, "\(log("session.jsonl"))")
         kill(process.processIdentifier, SIGINT)
         for await _ in exited {}
         process.waitUntilExit()

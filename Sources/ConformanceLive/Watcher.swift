@@ -47,6 +47,7 @@ public enum Watcher {
     public static func run(_ options: WatchOptions, judge: some WireJudge, header: SessionLog.Header, stop: AsyncStream<Void>) async throws -> WatchResult {
         let (events, sink) = AsyncStream.makeStream(of: Observed.self)
         let backlog = Backlog(limit: 64 << 20)
+        let forwarding = Forwarding()
         let log = try options.log.map { url -> FileHandle in
             guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw WebSocketError("cannot write the log \(url.path)") }
             return try FileHandle(forWritingTo: url)
@@ -72,7 +73,7 @@ public enum Watcher {
         options.ready(listener.port)
         let serving: Task<Void, Never>
         if let upstream = options.upstream {
-            serving = Task { await proxy(listener, to: upstream, options, sink, backlog) }
+            serving = Task { await proxy(listener, to: upstream, options, sink, backlog, forwarding) }
         } else {
             let relay = RelayServer(clock: SystemClock().now, log: { _ in }, tap: { event in sink.yield(.event(Self.event(event))) })
             serving = Task { try? await relay.serve(listener) }
@@ -149,6 +150,11 @@ public enum Watcher {
         await listener.close()
         if logEnded == nil { log?.write(Data((SessionLog.endLine(at: endedAt) + "\n").utf8)) }
         var result = judge.finish(at: endedAt)
+        (result.forwarded, result.unforwarded) = (forwarding.forwarded, forwarding.refused)
+        if let (upstream, why) = forwarding.firstRefusal {
+            // What the watch could not forward, it could not judge: said, never a silent pass.
+            result.notes.append("\(forwarding.refused) connection(s) could not be forwarded to \(upstream) (first: \(why)); what they would have carried was not judged")
+        }
         if let logEnded {
             result.notes.append("the session log ends at \(logEnded) ms, where it reached its limit of \(options.logLimit) bytes (--log-limit-mb): what came after was judged here and is not in it")
         }
@@ -170,12 +176,20 @@ public enum Watcher {
     /// Each client connection is forwarded to `upstream` on a connection of its own; frames pass
     /// unchanged both ways (a text frame's bytes are its validated UTF-8), and whichever side
     /// ends first ends the other.
-    static func proxy(_ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<Observed>.Continuation, _ backlog: Backlog) async {
+    static func proxy(
+        _ listener: WebSocketListener, to upstream: String, _ options: WatchOptions, _ sink: AsyncStream<Observed>.Continuation, _ backlog: Backlog,
+        _ forwarding: Forwarding
+    ) async {
         let numbers = ConnectionNumbers()
         await listener.accept { client in
             let id = numbers.next()
             sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .open(peer: client.remoteAddress, path: "/"))))
-            guard let server = try? await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust) else {
+            let server: WebSocketConnection
+            do {
+                server = try await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust)
+                forwarding.reached()
+            } catch {
+                forwarding.refused(upstream, "\(error)")
                 sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .close(by: .server, code: nil))))
                 return
             }
@@ -296,6 +310,23 @@ extension WebSocketMessage {
         case .binary(let bytes): return bytes.count
         }
     }
+}
+
+/// How many client connections reached the upstream, how many it refused, and why the first was.
+final class Forwarding: @unchecked Sendable {
+    private let lock = NSLock()
+    private var counts = (forwarded: 0, refused: 0)
+    private var first: (upstream: String, why: String)?
+    func reached() { lock.withLock { counts.forwarded += 1 } }
+    func refused(_ upstream: String, _ why: String) {
+        lock.withLock {
+            counts.refused += 1
+            if first == nil { first = (upstream, why) }
+        }
+    }
+    var forwarded: Int { lock.withLock { counts.forwarded } }
+    var refused: Int { lock.withLock { counts.refused } }
+    var firstRefusal: (String, String)? { lock.withLock { first } }
 }
 
 /// The watch's numbers for connections, from 1.

@@ -87,6 +87,17 @@ struct Watch: AsyncParsableCommand {
             if let readyFile { try? Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
         }
         if isTerminal(.standardError) { options.echo = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
+        if let upstream, family == "pairing" {
+            // A relay takes any number of connections: one now says whether it can be reached at
+            // all (a relay that refused every connection was a PASS). An old phone's sender
+            // takes one receiver, so it is never tried ahead.
+            do {
+                let probe = try await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust)
+                try? await probe.run { _, writer in await writer.close() }
+            } catch {
+                throw InputError("--upstream \(upstream) cannot be reached: \(error)")
+            }
+        }
         let result: WatchResult
         do {
             if family == "migration" {
@@ -115,7 +126,7 @@ struct Watch: AsyncParsableCommand {
         } catch {
             throw ValidationError("\(error)")
         }
-        try Self.write(result, format: format, output: output, repository: repository)
+        try Self.write(result, format: format, output: output, repository: repository, judgedSomething: result.unforwarded == 0 || result.forwarded > 0)
     }
 
     /// Ctrl-C ends the watch and writes the report (a second one kills the process as usual).
@@ -132,8 +143,9 @@ struct Watch: AsyncParsableCommand {
         return stream
     }
 
-    /// The report, in `format`, to `output` or standard output; exit 1 on any violation.
-    static func write(_ result: WatchResult, format: Check.Format, output: String?, repository: Repository) throws {
+    /// The report, in `format`, to `output` or standard output; exit 1 on any violation, 2 when
+    /// the upstream refused every connection (nothing was judged).
+    static func write(_ result: WatchResult, format: Check.Format, output: String?, repository: Repository, judgedSomething: Bool = true) throws {
         switch format {
         case .text: try writeOutput(WatchReport.text(result, color: output == nil && isTerminal(.standardOutput)), to: output)
         case .json: try writeOutput(WatchReport.json(result), to: output)
@@ -144,5 +156,6 @@ struct Watch: AsyncParsableCommand {
             FileHandle.standardError.write(Data(WatchReport.text(result, color: isTerminal(.standardError)).utf8))
         }
         if !result.ok { throw ExitCode(Status.violations) }
+        if !judgedSomething { throw InputError("the upstream refused every connection (\(result.unforwarded)): nothing was judged") }
     }
 }

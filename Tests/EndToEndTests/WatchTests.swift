@@ -206,6 +206,17 @@ struct LiveWatchTests: LivePeers {
         #expect(report["notes"]?.arrayValue?.contains { $0.stringValue?.contains("peer-status") == true } == true)
         try await expectReplayEqualsLive(result.stdout)
     }
+
+    /// A relay that cannot be reached is exit 2 with the reason before the watch listens: it was
+    /// `PASS`, exit 0, every client's connection dropped unjudged (issue 38, case 5).
+    @Test(.timeLimit(.minutes(1))) func anUpstreamThatCannotBeReachedIsAUsageError() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let upstream = "ws://127.0.0.1:\(try LoopbackPort.free())"
+        let result = try await Fixture.run("conformance", ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--upstream", upstream, "--duration", "1"], limit: 30)
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("--upstream \(upstream) cannot be reached"), "\(result.stderr)")
+        #expect(!result.stdout.contains("PASS"), "\(result.stdout)")
+    }
 }
 
 extension LiveWatchTests {

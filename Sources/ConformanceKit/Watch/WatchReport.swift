@@ -94,6 +94,7 @@ public enum WatchReport {
             "sessions": .array(sessions), "violations": .array(r.findings.map(findingJSON)), "notes": .array(r.notes.map { .string($0) }),
         ])
         if r.findingsOmitted > 0 { watch["omittedViolations"] = .number(JSONNumber(Int64(r.findingsOmitted))) }
+        if r.unforwarded > 0 { watch["unforwardedConnections"] = .number(JSONNumber(Int64(r.unforwarded))) }
         let root: JSONValue = ["watch": .object(watch)]
         return JSONSerializer.pretty(root) + "\n"
     }

@@ -67,6 +67,10 @@ public struct WatchResult: Sendable {
     public var connections: [WatchConnection]
     public var events: [WireEvent]
     public var eventsOmitted: Int
+    /// Forwarding (`--upstream`): client connections that reached the upstream, and those it
+    /// refused (nothing they carried was judged).
+    public var forwarded = 0
+    public var unforwarded = 0
 
     public static let maxEvents = 2000
 

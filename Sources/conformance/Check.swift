@@ -29,6 +29,7 @@ struct Check: ParsableCommand {
     @Flag(help: "Check as a receiver without an active DID.") var noActiveDid = false
     @Option(help: "The sender's own peer id (checks that `register` claims only it).") var localPeerId: String?
     @Option(help: "Output format: text or json (junit and html too with --session).") var format: Format = .text
+    @Option(help: "Write the report to this file instead of standard output.") var output: String?
     @Option(help: "A file holding the migration password, for .enc packages.") var passwordFile: String?
     @Option(help: "Lowest PBKDF2 iteration count accepted (test vectors only; default 600000).") var minimumIterations: UInt32?
     @Option(help: ArgumentHelp(
@@ -167,8 +168,8 @@ struct Check: ParsableCommand {
         let outcome = accepted?.apply(to: results)
         if let outcome { results = outcome.results }
         switch format {
-        case .text: try writeOutput(CheckReport.text(results, color: isTerminal(.standardOutput), baseline: outcome), to: nil)
-        case .json, .junit, .html: try writeOutput(CheckReport.json(results, baseline: outcome), to: nil)
+        case .text: try writeOutput(CheckReport.text(results, color: output == nil && isTerminal(.standardOutput), baseline: outcome), to: output)
+        case .json, .junit, .html: try writeOutput(CheckReport.json(results, baseline: outcome), to: output)
         }
         // A recorded payload judged by today's clock fails its time rules: say so, once.
         if now == nil, results.contains(where: { $0.violations.contains { $0.rule.rawValue.hasPrefix("PAIR-TIME-") } }) {
@@ -213,7 +214,7 @@ extension Check {
         guard let result = WatchResult.replay(log) else {
             throw InputError("\(path): a session log of family \(JSONSerializer.quoted(log.header.family)), which watch does not judge")
         }
-        try Watch.write(result, format: format, output: nil, repository: repository)
+        try Watch.write(result, format: format, output: output, repository: repository)
     }
 }
 

@@ -326,6 +326,12 @@ extension LiveWatchTests {
         #expect(try DeviceStore(file("old")).inventory() == DeviceStore(file("new")).inventory())
         #expect(try String(contentsOf: file("session.jsonl"), encoding: .utf8).contains(#""envelope":{"sha256":"#))
         try await expectReplayEqualsLive(result.stdout)
+        // The HTML of a migration log draws it (it crashed on every migration watch: the
+        // receiver's and the sender's lanes share connection 1; issue 39, case 5).
+        let html = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "html", "--output", file("session.html").path])
+        #expect(html.status == 0, "\(html.stderr)")
+        let drawn = (try? String(contentsOf: file("session.html"), encoding: .utf8)) ?? ""
+        #expect(drawn.contains("<svg") && drawn.contains("migrated"), "\(drawn.prefix(400))")
     }
 
     /// Each chunk fault of the sender (a corrupted, a duplicated, a held and a dropped chunk) is

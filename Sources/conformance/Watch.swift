@@ -4,6 +4,7 @@ import ConformanceLive
 import Dispatch
 import Foundation
 import Migration
+import Pairing
 import WebSocketTransport
 import WireCore
 
@@ -35,6 +36,8 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Pairing: the keepalive interval the clients state, ms (default: any the Spec allows, 5000 ... 30000).") var keepaliveMs: Int64?
     @Option(help: "Pairing: the first back-off delay the clients state, ms (default: the Spec's least, 500).") var backoff: Int64?
     @Option(help: "With --upstream: seconds the relay may take to answer or deliver (default 5).") var timeout: Double = 5
+    @Option(help: "Pairing: how long the phone waits for the desktop's confirmation of a typed code, ms (1 ... 300000, default the Spec's 300000; iOS waits 60000).")
+    var confirmationWait: Int64 = PairingTimeouts.validity
     @Option(help: "Migration: the sender's ack timeout it states, ms; it may send a chunk again once it is over (default the Spec's 15000).")
     var ackTimeoutMs: Int64 = 15_000
     @Option(help: "Migration: the fewest PBKDF2 iterations a sender's envelope header may state (test senders only; default the Spec's 600000).")
@@ -59,6 +62,7 @@ struct Watch: AsyncParsableCommand {
         if passwordFile != nil, family != "migration" { throw ValidationError("--password-file is for --family migration") }
         if let sessions, sessions < 1 { throw ValidationError("--sessions must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
+        guard (1...PairingTimeouts.validity).contains(confirmationWait) else { throw ValidationError("--confirmation-wait must be 1 ... \(PairingTimeouts.validity) ms") }
         var names: [String: String] = [:]
         for pair in name {
             guard let eq = pair.lastIndex(of: "="), eq != pair.startIndex else { throw ValidationError("--name \(pair) is not PEERID=LABEL") }
@@ -119,6 +123,7 @@ struct Watch: AsyncParsableCommand {
                 pairing.firstBackoff = backoff
                 pairing.judgeRelay = upstream != nil
                 pairing.frameTimeout = EpochMillis(timeout * 1000)
+                pairing.confirmationWait = confirmationWait
                 pairing.names = names
                 let header = SessionLog.Header(family: family, startedAt: SystemClock().now(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
                 result = try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())

@@ -182,12 +182,28 @@ public struct PairingWatch: Sendable {
                     Violation(
                         rule: PairingRule.desktopConfirms, path: .root, expected: "a confirmation to \(flow.mobileDid.map(JSONSerializer.quoted) ?? "the phone") within \(options.confirmationWait) ms",
                         found: "none"), session: i)
+            } else if flow.session.flow == "manual", let left = phoneLeft(flow) {
+                // The phone gave up before the Spec's wait (iOS waits 60 s): its choice, not
+                // the desktop's fault, which had until the wait's end to confirm.
+                flows[i].session.outcome = "abandoned"
+                flows[i].session.step = "the phone left \(left - flow.ackAt) ms after its pair-ack, before any confirmation"
+                flows[i].session.endedAt = left
+                notes.append(
+                    "session \(i + 1): the desktop had not confirmed when the phone left, \(left - flow.ackAt) ms after its pair-ack; whether it would have within \(options.confirmationWait) ms is not known (to judge the desktop on a shorter wait, pass --confirmation-wait MS)")
             } else {
                 flows[i].session.outcome = "abandoned"
                 flows[i].session.step = "the watch ended first"
             }
         }
         return result()
+    }
+
+    /// When a waiting phone left: its session's connection closed and no later connection holds
+    /// its id (a phone that came back is still waiting).
+    private func phoneLeft(_ flow: Flow) -> EpochMillis? {
+        guard let c = flow.session.connections["phone"], let closed = connections[c]?.closed, closed >= flow.ackAt else { return nil }
+        if let did = flow.mobileDid, let holder = holders[ByteString(did)], holder != c { return nil }
+        return closed
     }
 
     // MARK: client frames

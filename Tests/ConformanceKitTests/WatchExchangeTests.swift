@@ -82,4 +82,49 @@ struct WatchExchangeTests {
         #expect(Self.findings(result) == [])
         #expect(!result.notes.contains { $0.contains("WebRTC") }, "\(result.notes)")
     }
+
+    /// Forwarding (`--upstream`): the phone, paired once it sent its ack (Flow B), offers before
+    /// the relay delivered that ack to the desktop. The exchange is judged all the same: a
+    /// desktop that never answers was missed in every forwarding run, a false PASS (issue 38,
+    /// case 1). A relay that never delivers the ack leaves the desktop owing nothing.
+    @Test(arguments: [true, false]) func anOfferBeforeTheAcksDeliveryIsJudgedWhenForwarding(delivered: Bool) {
+        var options = PairingWatch.Options()
+        options.judgeRelay = true
+        var watch = PairingWatch(options: options)
+        let (t, desk, phone) = (Self.t, Self.desk, Self.phone)
+        let ack = #"{"type":"pair-ack","pairingCode":"052900","mobileDid":"\#(phone)","deviceInfo":{"deviceId":"d-1","name":"Phone","platform":"android"},"timestamp":\#(t)}"#
+        let offerPayload = #"{"type":"offer","offer":{"type":"offer",\#(Self.sdp)}}"#
+        let candidatePayload = #"{"type":"ice-candidate","candidate":{"candidate":"candidate:1 1 udp 2122260223 192.168.1.2 54321 typ host","sdpMid":"0","sdpMLineIndex":0}}"#
+        var events: [(EpochMillis, Int, WireEvent.Body)] = [
+            (-100, 1, .open(peer: "127.0.0.1", path: "/")), (-100, 2, .open(peer: "127.0.0.1", path: "/")),
+            (-90, 1, .text(from: .client, #"{"type":"register","peerId":"\#(desk)"}"#)),
+            (-89, 1, .text(from: .server, #"{"type":"registered","peerId":"\#(desk)"}"#)),
+            (-80, 2, .text(from: .client, #"{"type":"register","peerId":"\#(phone)"}"#)),
+            (-79, 2, .text(from: .server, #"{"type":"registered","peerId":"\#(phone)"}"#)),
+            (0, 2, .text(from: .client, #"{"type":"message","to":"\#(desk)","payload":\#(ack)}"#)),
+            (10, 2, .text(from: .client, Self.offer)),
+            (400, 2, .text(from: .client, Self.candidate(to: desk))),
+        ]
+        if delivered {
+            // The relay hands the desktop the ack after the phone's offer, then the rest.
+            events += [
+                (20, 1, .text(from: .server, #"{"type":"message","from":"\#(phone)","to":"\#(desk)","payload":\#(ack)}"#)),
+                (21, 1, .text(from: .server, #"{"type":"message","from":"\#(phone)","to":"\#(desk)","payload":\#(offerPayload)}"#)),
+                (401, 1, .text(from: .server, #"{"type":"message","from":"\#(phone)","to":"\#(desk)","payload":\#(candidatePayload)}"#)),
+            ]
+        }
+        events += stride(from: 10_000, to: 60_000, by: 10_000).flatMap { at in [1, 2].map { (EpochMillis(at), $0, WireEvent.Body.ping(from: .client)) } }
+        for (at, c, body) in events.sorted(by: { $0.0 < $1.0 }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
+        let result = watch.finish(at: t + 60_000)
+        let clients = Self.findings(result).filter { !$0.hasPrefix("relay") }
+        if delivered {
+            #expect(result.sessions.first?.outcome == "paired", "\(result.sessions)")
+            #expect(clients == ["desktop 1 PAIR-RTC-006 "], "\(Self.findings(result))")
+        } else {
+            #expect(result.sessions.first?.outcome == "broken", "\(result.sessions)")
+            #expect(clients == [], "\(Self.findings(result))")
+            #expect(Self.findings(result).contains("relay 2 PAIR-RELAY-001 "), "\(Self.findings(result))")
+            #expect(result.notes.contains { $0.contains("its pairing never reached the desktop") }, "\(result.notes)")
+        }
+    }
 }

@@ -293,9 +293,14 @@ public struct PairingWatch: Sendable {
             confirmation(payload, to: to, on: c, at: at, quoted: quoted)
         case let type? where WebRTCSignal.payloadTypes.contains(type):
             let own = connections[c]?.registered ?? []
-            // For an offer: the latest paired session whose phone is this sender.
+            // For an offer: the latest session in which this sender is a paired phone. In Flow B
+            // the phone is paired once it sent its ack, so an ack the relay has not yet
+            // delivered counts (forwarding: the offer may pass the ack's delivery).
+            func pairedForPhone(_ f: Flow) -> Bool {
+                f.session.outcome == "paired" || (f.session.flow == "flow-b" && f.session.outcome == "open" && f.undelivered != nil)
+            }
             let paired = type == "offer"
-                ? own.compactMap { id in flowsByPhone[ByteString(id)]?.last { flows[$0].session.outcome == "paired" } }.max()
+                ? own.compactMap { id in flowsByPhone[ByteString(id)]?.last { pairedForPhone(flows[$0]) } }.max()
                     .flatMap { i in flows[i].mobileDid.map { (did: $0, session: i) } }
                 : nil
             exchanges.signal(type, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
@@ -310,6 +315,12 @@ public struct PairingWatch: Sendable {
         let (missing, unfinished) = exchanges.judge(now: now, final: final)
         for m in missing {
             let x = m.exchange
+            if m.fromDesktop, flows[x.session].session.outcome != "paired" {
+                // The relay never delivered the ack: the desktop was never paired, so owed nothing.
+                notes.append(
+                    "connection \(x.phoneConnection): the phone's WebRTC offer followed a pair-ack the relay did not deliver; its pairing never reached the desktop, which owed no answer (not judged)")
+                continue
+            }
             let c = m.fromDesktop ? (holders[ByteString(x.desktop)] ?? flows[x.session].session.connections["desktop"]) : x.phoneConnection
             add(
                 c, relay: false, at: x.offerAt + ExchangeWatch.window, frame: nil,

@@ -630,6 +630,9 @@ public struct PairingWatch: Sendable {
             for k in least.indices.reversed().dropFirst() { least[k] = min(least[k], least[k + 1]) }
             comebacks[key] = (sorted.map(\.opened), least)
         }
+        // The relay's drops in time order, for an alias connection's companions (a window each, never a scan).
+        let drops = connections.values.compactMap { c in c.closedByClient || trapped.contains(c.id) || c.role == "phone" ? nil : c.closed.map { (at: $0, id: c.id) } }
+            .sorted { ($0.at, $0.id) < ($1.at, $1.id) }
         for p in connections.keys.sorted() {
             guard let old = connections[p], let closed = old.closed, !old.closedByClient, !trapped.contains(p) else { continue }
             let held = old.registered.filter { !spent.contains(ByteString($0)) }
@@ -644,7 +647,10 @@ public struct PairingWatch: Sendable {
                 }
                 if low < opened.count { nextId = min(nextId ?? .max, least[low]) }
             }
-            guard let nextId, let next = connections[nextId] else { continue }
+            guard let nextId, let next = connections[nextId] else {
+                judgeAliasNotBack(p, closed: closed, held: held, comebacks: comebacks, drops: drops)
+                continue
+            }
             if next.role == nil { connections[next.id]?.role = old.role }
             var owed = held
             for frame in next.opening {
@@ -667,6 +673,48 @@ public struct PairingWatch: Sendable {
                     next.id, relay: false, at: next.opened, frame: "reconnection after connection \(p) dropped",
                     Violation(rule: PairingRule.backoff, path: .root, expected: "a wait of at least \(least) ms after the drop", found: "\(next.opened - closed) ms"))
             }
+        }
+    }
+
+    /// A connection of its own for the alias (the real desktop's form): dropped with the
+    /// desktop's other connection (a relay restart), it must come back with the alias while
+    /// the code is live (PAIR-CONN-001). Owed once another connection of that drop (not a
+    /// phone's) came back, by the Spec's longest wait after that (60 s × 1.5 + 1 s); a code that
+    /// expires first is owed nothing.
+    private mutating func judgeAliasNotBack(
+        _ p: Int, closed: EpochMillis, held: [String], comebacks: [ByteString: (opened: [EpochMillis], leastId: [Int])], drops: [(at: EpochMillis, id: Int)]
+    ) {
+        let aliases = held.filter { PeerID.aliasCode($0) != nil }
+        guard !aliases.isEmpty else { return }
+        // Another connection dropped by the relay within a second of this one, whose ids came back.
+        var back: (connection: Int, at: EpochMillis)?
+        var low = 0, high = drops.count
+        while low < high {
+            let mid = (low + high) / 2
+            if drops[mid].at < closed - 1000 { low = mid + 1 } else { high = mid }
+        }
+        for (otherClosed, q) in drops[low...].prefix(64) where q != p {
+            guard otherClosed <= closed + 1000, let other = connections[q] else { break }
+            for id in other.registered where PeerID.aliasCode(id) == nil {
+                guard let opened = comebacks[ByteString(id)]?.opened.first(where: { $0 >= otherClosed }) else { continue }
+                if back == nil || opened < back!.at { back = (q, opened) }
+            }
+        }
+        guard let back else { return }
+        let deadline = max(closed, back.at) + 90_000 + 1000
+        for alias in aliases {
+            let registeredAt = registrations[ByteString(alias)]?.first { $0.connection == p }?.at ?? closed
+            guard registeredAt + PairingTimeouts.validity > deadline else { continue }
+            guard now > deadline else {
+                notes.append("connection \(p): held \(JSONSerializer.quoted(alias)) when the relay dropped it; the watch ended \(now - closed) ms later, before a register of it again was due (not judged)")
+                continue
+            }
+            add(
+                p, relay: false, at: deadline, frame: "connection \(p) dropped by the relay",
+                Violation(
+                    rule: PairingRule.reRegister, path: .root,
+                    expected: "a register of \(JSONSerializer.quoted(alias)) again once the relay was back (its code was live until \(registeredAt + PairingTimeouts.validity))",
+                    found: "none in the \(deadline - closed) ms after the drop, though the desktop's other connection \(back.connection) came back"))
         }
     }
 

@@ -54,6 +54,9 @@ public struct PairingWatch: Sendable {
         var keepaliveJudged = false
         /// The ids it sent messages to.
         var targets: Set<ByteString> = []
+        /// The ids it registered while another open connection held them (a takeover or an
+        /// impersonation): it claims them, and does not inherit their `--name` label.
+        var claimedHeld: Set<ByteString> = []
     }
 
     /// A client frame the relay must answer or deliver (judged with `--upstream`).
@@ -258,6 +261,7 @@ public struct PairingWatch: Sendable {
             }
         }
         registrations[key, default: []].append((c, at))
+        if let holder = holders[key], holder != c, connections[holder]?.closed == nil { connections[c]?.claimedHeld.insert(key) }
         holders[key] = c
         if let connection = connections[c], !connection.registeredKeys.contains(key) {
             if connection.registered.count < Self.maxRegistered {
@@ -832,8 +836,18 @@ public struct PairingWatch: Sendable {
 
     private func result() -> WatchResult {
         let sides = connections.mapValues { $0.role ?? "unknown" }
-        let labels = connections.compactMapValues { connection in connection.registered.lazy.compactMap { options.names[$0] }.first }
+        // A label follows the first named id a connection registered; one it took from a live
+        // holder is shown as claimed (two connections never share a label).
+        let labels = connections.compactMapValues { connection in
+            connection.registered.lazy.compactMap { id in
+                options.names[id].map { connection.claimedHeld.contains(ByteString(id)) ? "claiming \($0)'s id" : $0 }
+            }.first
+        }
         func label(_ c: Int) -> String? { labels[c] }
+        var notes = notes
+        if !labels.isEmpty {
+            notes.append("labels from --name follow the ids each connection registered: what a connection claims, not a proof of which program it is")
+        }
         // In time order (the end's judgements found earlier frames), ties as found.
         let ordered = findings.kept.enumerated().sorted { ($0.element.finding.at, $0.offset) < ($1.element.finding.at, $1.offset) }.map(\.element)
         let list = ordered.map { item -> WatchFinding in

@@ -175,6 +175,7 @@ public struct PairingWatch: Sendable {
             notes.append("\(exchanges.omitted) WebRTC offers came while \(ExchangeWatch.maxOpen) exchanges were open; their exchanges are not judged")
         }
         judgeReconnects(trapped: judgeTraps())
+        noteUnseen()
         for id in connections.keys.sorted() where connections[id]?.closed == nil { judgeKeepalives(id, until: now) }
         for i in flows.indices where flows[i].session.endedAt == nil {
             let flow = flows[i]
@@ -199,6 +200,17 @@ public struct PairingWatch: Sendable {
             }
         }
         return result()
+    }
+
+    /// Connections that registered and then took part in nothing the relay carried: the watch
+    /// cannot see what they did elsewhere (a desktop confirming a phone's QR on its LAN socket,
+    /// Flow A off the relay), and says so instead of leaving them `unknown` without a word.
+    private mutating func noteUnseen() {
+        let idle = connections.values.filter { $0.role == nil && flowsOf[$0.id] == nil && !$0.registered.isEmpty && $0.targets.isEmpty }.map(\.id).sorted()
+        guard !idle.isEmpty else { return }
+        let listed = idle.prefix(10).map(String.init).joined(separator: ", ") + (idle.count > 10 ? " and \(idle.count - 10) more" : "")
+        notes.append(
+            "\(idle.count) connection(s) registered and took part in no pairing the relay carried (\(listed)): what a client did off the relay (a Flow A confirmed on the desktop's LAN socket) cannot be seen here; such a client only waited, as far as the watch can tell")
     }
 
     /// When a waiting phone left: its session's connection closed and no later connection holds

@@ -51,9 +51,19 @@ actor ConnectionChecks {
                 for target in targets { group.addTask { await self.keepalives(on: target) } }
             }
         }
-        // One connection at a time: each drop's reconnection is told apart from the others'.
+        // One connection at a time: each drop's reconnection is told apart from the others'. A
+        // client may close its other connections when one drops (a desktop whose alias socket
+        // follows its main one): those came back in the earlier drop's window, so only their
+        // ids are owed, never attempts of a drop that did not happen.
         if let refusing = scenario.dropRefusing {
-            for target in targets { await reconnect(target, refusing: refusing) }
+            for target in targets {
+                let now = observer.connection(target.id) ?? target
+                if let closed = now.closed {
+                    await cameBack(now, closedAt: closed, refusing: refusing)
+                } else {
+                    await reconnect(now, refusing: refusing)
+                }
+            }
         }
     }
 
@@ -91,18 +101,54 @@ actor ConnectionChecks {
         }
     }
 
-    private func reconnect(_ connection: RelayObserver.Connection, refusing: Int) async {
-        // The ids the client holds: every distinct one it registered, in order.
+    /// The ids a connection holds: every distinct one it registered, in order.
+    static func held(_ connection: RelayObserver.Connection) -> [String] {
         var held: [String] = []
         for id in connection.registered where !held.contains(where: { $0.bytesEqual(id) }) { held.append(id) }
+        return held
+    }
+
+    /// The time a drop's reconnection may take: the stated delays' upper bounds, plus 3 s.
+    func allowance(refusing: Int) -> Double {
+        var allowance = 3000.0
+        for k in 1...(refusing + 1) { allowance += timing.delayWindow(timing.policy.delay(afterFailures: k)).upperBound }
+        return allowance
+    }
+
+    /// The first connection opened since `since` that registers one of `held`, else the first
+    /// opened since: a client with two connections brings both back, in either order.
+    func next(after connection: RelayObserver.Connection, since: ContinuousClock.Instant, held: [String]) -> RelayObserver.Connection? {
+        let fresh = observer.peerConnections(after: connection.id).filter { $0.opened >= since }
+        return fresh.first { c in c.registered.contains { id in held.contains { $0.bytesEqual(id) } } } ?? fresh.first
+    }
+
+    /// A connection the client closed itself (with another one the runner dropped): by the end
+    /// of that drop's allowance its ids are registered again on a new connection (PAIR-CONN-001).
+    private func cameBack(_ connection: RelayObserver.Connection, closedAt: ContinuousClock.Instant, refusing: Int) async {
+        let held = Self.held(connection)
+        let deadline = closedAt + .milliseconds(Int64(allowance(refusing: refusing)))
+        func back() -> RelayObserver.Connection? {
+            observer.peerConnections(after: connection.id).first { c in c.opened >= closedAt && held.allSatisfy { id in c.registered.contains { $0.bytesEqual(id) } } }
+        }
+        while back() == nil, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        guard back() == nil else { return }
+        collector.add(
+            Violation(
+                rule: PairingRule.reRegister, path: .root,
+                expected: "register \(held.map(JSONSerializer.quoted).joined(separator: ", ")) again on a new connection",
+                found: "none within \(Int(allowance(refusing: refusing))) ms of connection \(connection.id) closing (the client closed it when its other connection dropped)",
+                subject: "connection \(connection.id) after the drop"))
+    }
+
+    private func reconnect(_ connection: RelayObserver.Connection, refusing: Int) async {
+        let held = Self.held(connection)
         let dropped = ContinuousClock.now
         observer.refuseNext(refusing)
         await player.relay.drop(connection.id)
-        var allowance = 3000.0
-        for k in 1...(refusing + 1) { allowance += timing.delayWindow(timing.policy.delay(afterFailures: k)).upperBound }
+        let allowance = allowance(refusing: refusing)
         let deadline = dropped + .milliseconds(Int64(allowance))
         func attempts() -> [RelayObserver.Attempt] { observer.attempts(since: dropped).filter { !$0.path.hasBytePrefix(RelayObserver.lanPath) } }
-        func next() -> RelayObserver.Connection? { observer.peerConnections(after: connection.id).first { $0.opened >= dropped } }
+        func next() -> RelayObserver.Connection? { self.next(after: connection, since: dropped, held: held) }
         while ContinuousClock.now < deadline {
             if attempts().count > refusing, let fresh = next(), fresh.frames.count >= held.count || fresh.frames.contains(where: { $0.type != "register" }) {
                 break

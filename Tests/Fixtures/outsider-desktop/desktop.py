@@ -653,30 +653,36 @@ class Connection:
                 self._sleep(delay / 1000)
                 continue
             failures = 0
-            with self.lock:
-                self.ws = ws
-                held = list(self.held)
-            try:
-                for peer_id in held:
-                    ws.send_text(dumps({"type": "register", "peerId": peer_id}))
-                self.ready.set()
-                log(f"{self.url}: open, registering {held}")
-                next_ping = time.monotonic() + KEEPALIVE_MS / 1000
-                while ws.open and not self.stopped:
-                    self.wake.wait(max(0.0, next_ping - time.monotonic()))
-                    self.wake.clear()
-                    if ws.open and not self.stopped and time.monotonic() >= next_ping:
-                        ws.ping()
-                        next_ping = time.monotonic() + KEEPALIVE_MS / 1000
-            except OSError:
-                pass
-            self.ready.clear()
+            self._serve(ws, lambda: True)
             if self.stopped:
                 break
             ws.close()
             failures = 1
             log(f"{self.url}: connection lost; 1 failure, next attempt in {BACKOFF_MS[0]} ms")
             self._sleep(BACKOFF_MS[0] / 1000)
+
+    def _serve(self, ws, keep_open, poll=None):
+        """An open connection: every held id registered first, then a ping every KEEPALIVE_MS
+        while it stays open and `keep_open()` holds."""
+        with self.lock:
+            self.ws = ws
+            held = list(self.held)
+        try:
+            for peer_id in held:
+                ws.send_text(dumps({"type": "register", "peerId": peer_id}))
+            self.ready.set()
+            log(f"{self.url}: open, registering {held}")
+            next_ping = time.monotonic() + KEEPALIVE_MS / 1000
+            while ws.open and not self.stopped and keep_open():
+                wait = max(0.0, next_ping - time.monotonic())
+                self.wake.wait(wait if poll is None else min(poll, wait))
+                self.wake.clear()
+                if ws.open and not self.stopped and time.monotonic() >= next_ping:
+                    ws.ping()
+                    next_ping = time.monotonic() + KEEPALIVE_MS / 1000
+        except OSError:
+            pass
+        self.ready.clear()
 
     def send(self, doc, wait=10.0):
         """Send a frame on the open connection (after its registrations); False when it stays
@@ -703,6 +709,31 @@ class Connection:
         self.thread.join(2)
 
 
+class AliasConnection(Connection):
+    """--alias-socket: the alias on a connection of its own that follows the main one, as the
+    real desktop's relay client does: closed when the main connection drops, opened again (and
+    the alias registered first thing, PAIR-CONN-001) once the main one is back. Its attempts
+    follow the main connection's, whose back-off they wait out."""
+
+    def __init__(self, url, alias, events, main):
+        self.main = main
+        super().__init__(url, [alias], events)
+
+    def _run(self):
+        while not self.stopped:
+            if not self.main.ready.wait(0.1):
+                continue
+            try:
+                ws = WebSocket(self.url, self._text, self._closed)
+            except (OSError, Refused) as e:
+                log(f"{self.url} (alias): {e}; again once the main connection is open")
+                self._sleep(0.5)
+                continue
+            self._serve(ws, self.main.ready.is_set, poll=0.1)
+            ws.close()
+            log(f"{self.url} (alias): closed with the main connection")
+
+
 # ---------------------------------------------------------------------------------------------
 # The desktop (pairing.md 4.5), one session per code.
 
@@ -715,6 +746,14 @@ class Desktop:
         self.stop_requested = False
         self.faults = set(getattr(args, "fault", None) or [])
         self.paired_did = None   # the phone's DID once a session paired (the 4.6 exchange's peer)
+        self.alias_conn = None   # --alias-socket: the alias connection of the session under way
+
+    def release_alias(self, conn, alias):
+        """The code is used up or abandoned: the alias is held no longer (PAIR-CONN-001)."""
+        if self.alias_conn:
+            self.alias_conn.stop()
+        else:
+            conn.release(alias)
 
     def confirmation(self, to, code):
         return {"type": "message", "to": to,
@@ -755,7 +794,12 @@ class Desktop:
         code = f"{secrets.randbelow(1000000):06d}"
         alias = "pairing-code:" + code
         events = queue.Queue()
-        conn = Connection(self.args.relay, [self.peer_id, alias], events)
+        if self.args.alias_socket:
+            conn = Connection(self.args.relay, [self.peer_id], events)
+            self.alias_conn = AliasConnection(self.args.relay, alias, events, conn)
+        else:
+            conn = Connection(self.args.relay, [self.peer_id, alias], events)
+            self.alias_conn = None
         self.qr_text = None
         self.paired_did = None
         line = None
@@ -776,6 +820,8 @@ class Desktop:
                 if line:
                     time.sleep(0.3)    # let a confirmation reach the relay before the closing handshake
             finally:
+                if self.alias_conn:
+                    self.alias_conn.stop()
                 conn.stop()
 
     def show(self, code, alias, conn, events):
@@ -819,7 +865,7 @@ class Desktop:
             if self.stop_requested:
                 return None
             if now_ms() > expires_at:
-                conn.release(alias)
+                self.release_alias(conn, alias)
                 return f"failed: expired: code {code} was not used within {CODE_LIFE_MS} ms (PAIR-DESK-001)"
             scanned = self.take_scan()
             if scanned is not None:
@@ -870,7 +916,7 @@ class Desktop:
         if payload["pairingCode"] != code:
             log(f"dropped: PAIR-DESK-003 at \"/payload/pairingCode\": a pair-ack for {payload['pairingCode']}, showing {code}")
             return None
-        conn.release(alias)   # the code is used up (PAIR-DESK-002)
+        self.release_alias(conn, alias)   # the code is used up (PAIR-DESK-002)
         did, name = payload["mobileDid"], payload["deviceInfo"]["name"]
         if to == self.peer_id:
             flow = "flow-b"   # the phone has already succeeded: no confirmation is due
@@ -883,7 +929,7 @@ class Desktop:
         return f"success {flow} code={code} phone={json.dumps(name, ensure_ascii=False)} did={did} from={frm}"
 
     def flow_a(self, conn, alias, data):
-        conn.release(alias)   # the shown code is abandoned
+        self.release_alias(conn, alias)   # the shown code is abandoned
         try:
             doc = check_device_pairing(parse(data))
         except Violation as v:
@@ -976,6 +1022,8 @@ def main():
     parser.add_argument("--sessions", type=int, default=0, help="pair this many times (0: until stopped)")
     parser.add_argument("--webrtc", action="store_true",
                         help="after each pairing, wait for the phone's WebRTC offer and answer it (pairing.md 4.6)")
+    parser.add_argument("--alias-socket", action="store_true",
+                        help="hold the alias on a connection of its own that closes and reopens with the main one (the real desktop's form)")
     parser.add_argument("--fault", action="append", choices=FAULTS,
                         help="misbehave on purpose, with --webrtc (repeatable): flat-answer")
     args = parser.parse_args()

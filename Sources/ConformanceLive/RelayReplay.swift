@@ -265,9 +265,11 @@ struct RelayReplay: Sendable {
                 notes.append(undefined)
                 continue
             }
-            if type == "message", let payload = document["payload"],
-                let origin = sent.first(where: { JSONDiff.differences(expected: $0.payload, found: payload).isEmpty })
-            {
+            // Which message an unasked delivery carries: of those sent by then with its content,
+            // one the relay had to refuse (a spent alias's second ack is the first's twin), else
+            // the latest. The first such was step 5's delivered ack, blamed for step 6's.
+            let twins = type == "message" ? sent.filter { $0.step <= u.step && JSONDiff.differences(expected: $0.payload, found: document["payload"] ?? .null).isEmpty } : []
+            if type == "message", document["payload"] != nil, let origin = twins.last(where: { $0.refusal != nil }) ?? twins.last {
                 let refusal = origin.refusal.map { " (the relay had to answer it with \(JSONSerializer.compact($0.document)))" } ?? ""
                 found.append(
                     (u.connection, Violation(

@@ -87,6 +87,37 @@ struct LiveJudgingTests: LivePeers {
         return (run, injected.value)
     }
 
+    /// A relay that delivers the second ack to a spent alias (PAIR-SEC-003) instead of answering
+    /// peer-offline: the stray delivery is charged to step 6, whose message it carries, with the
+    /// rule it breaks. It named step 5, whose identical ack was delivered as owed (issue 38,
+    /// case 9). The stand-in: a proxy that hands the desktop the phone's second ack itself and
+    /// swallows the relay's peer-offline.
+    @Test(.timeLimit(.minutes(2))) func aSpentAliasDeliveredAgainIsChargedToTheStepThatSentIt() async throws {
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let (relay, url) = try await relayURL()
+        defer { relay.terminate() }
+        let desktop = DesktopSide()
+        let proxy = try await FaultProxy.start(upstream: url) {
+            let toClient: FaultProxy.Rewriter = { message, forward in
+                if case .text(let text) = message, text.contains(#""type":"pair-ack""#), text.contains(#""from""#) { await desktop.saw(text, on: forward) }
+                if case .text(let text) = message, text.contains(#""type":"peer-offline""#), text.contains("pairing-code:") { return }
+                await forward.send(message)
+            }
+            let toServer: FaultProxy.Rewriter = { message, forward in
+                if case .text(let text) = message, text.contains(#""type":"pair-ack""#), text.contains(#""to":"pairing-code:"#) { await desktop.deliverAgain() }
+                await forward.send(message)
+            }
+            return (toClient, toServer)
+        }
+        let run = try await Fixture.run(
+            "conformance", ["run", "--role", "relay", "--peer", proxy.url, "--case", "pairing/relay/alias-delivers-once", "--format", "json", "--timeout", "3"])
+        await proxy.close()
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
+        let violations = Self.violations(try Self.json(run.stdout))
+        #expect(violations.contains { $0["rule"] == "PAIR-SEC-003" && $0["expected"]?.stringValue?.hasPrefix("no delivery of step 6's message") == true }, "\(violations)")
+        #expect(!violations.contains { $0["expected"]?.stringValue?.contains("step 5") == true }, "\(violations)")
+    }
+
     /// Unknown members and a presence broadcast after every frame (kind peer-status, which a
     /// relay may send unasked): nothing fails, every played case notes the broadcasts.
     @Test(.timeLimit(.minutes(2))) func relayThroughAProxyThatAddsWhatTheSpecAllows() async throws {
@@ -371,5 +402,21 @@ extension LiveJudgingTests {
         #expect(!violations.isEmpty)
         #expect(!violations.contains { $0["path"] == "/from" }, "\(violations)")
         #expect(violations.allSatisfy { $0["expected"]?.stringValue?.hasPrefix("no delivery of step") == true }, "\(violations)")
+    }
+}
+
+/// The desktop's side of the proxy: the ack it was delivered, and its forwarder, to deliver the
+/// phone's next ack to the spent alias again.
+actor DesktopSide {
+    private var delivered: (text: String, forward: Forwarder)?
+    private var acks = 0
+
+    func saw(_ text: String, on forward: Forwarder) { delivered = (text, forward) }
+
+    /// The second ack to an alias and after: delivered as the first was.
+    func deliverAgain() async {
+        acks += 1
+        guard acks > 1, let delivered else { return }
+        await delivered.forward.send(.text(delivered.text))
     }
 }

@@ -26,6 +26,19 @@ struct LiveOutcome: Sendable {
     var wire: WireLog?
 }
 
+extension Collector {
+    /// The play outlived its limit. A rule whose deadline passed inside it is the verdict (the
+    /// limit noted beside it); only a scenario in which nothing was found is `testee-timeout`.
+    func timedOut(_ limit: Duration, levels: RuleLevels) -> LiveOutcome {
+        guard !violations.isEmpty else {
+            return LiveOutcome(status: .broken(.timeout("the scenario did not end within \(limit)")), violations: [])
+        }
+        note("the scenario did not end within \(limit), after the violations above")
+        settle()
+        return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: levels), violations: violations, notes: notes)
+    }
+}
+
 /// A migration scenario from `Conformance/scenarios/migration.json` (format: the README there).
 struct MigrationScenario: Sendable {
     var id: String

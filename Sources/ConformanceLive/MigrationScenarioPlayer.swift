@@ -43,7 +43,7 @@ struct MigrationScenarioPlayer {
             }
             result = .success(state)
         } catch let error as DeadlineExceeded {
-            return LiveOutcome(status: .broken(.timeout("the scenario did not end within \(error.limit)")), violations: collector.violations)
+            return collector.timedOut(error.limit, levels: options.levels)
         } catch {
             result = .failure(error)
         }

@@ -40,16 +40,14 @@ struct PairingScenarioPlayer {
         let collector = Collector(subject: "the \(scenario.role.rawValue) under test")
         let firstConnection = scenario.role == .phone ? observer.lastConnectionID : 0
         do {
-            // A late ack waits the code's life out first (5 minutes for a real desktop).
-            let limit = Self.timeout + (scenario.lateAck ? .milliseconds(options.desktopValidityMs) : .zero)
-            try await withDeadline(limit) {
+            try await withDeadline(limit(scenario)) {
                 switch scenario.role {
                 case .phone: try await asDesktop(scenario, collector, since: start)
                 default: try await asPhone(scenario, collector)
                 }
             }
         } catch let error as DeadlineExceeded {
-            return LiveOutcome(status: .broken(.timeout("the scenario did not end within \(error.limit)")), violations: collector.violations)
+            return collector.timedOut(error.limit, levels: options.levels)
         } catch let skip as SkipScenario {
             return LiveOutcome(status: .skipped(skip.reason), violations: [])
         } catch let error as LiveError {
@@ -219,8 +217,7 @@ struct PairingScenarioPlayer {
             throw SkipScenario("waits \(options.desktopValidityMs / 1000 + 1) s for the code to expire: add --include-slow")
         }
         // A desktop in its back-off may be about to write a new QR: wait out the longest delay.
-        let grace = Duration.milliseconds(Int64(options.timing.delayWindow(options.timing.policy.backoff.max() ?? 0).upperBound)) + options.frameTimeout
-        let (qrText, reused) = try await qrs.take(from: qrFile, grace: grace, within: .seconds(60))
+        let (qrText, reused) = try await qrs.take(from: qrFile, grace: qrGrace, within: .seconds(60))
         if reused {
             collector.note("no new QR after the scenario before, which did not pair: its code, still live (PAIR-DESK-001), is used again")
         }
@@ -352,6 +349,22 @@ struct PairingScenarioPlayer {
             if found.count == Set(ids).count || ContinuousClock.now >= deadline { return found }
             try? await Task.sleep(for: .milliseconds(25))
         }
+    }
+
+    /// The scenario's limit: the Spec's waits it may spend (a desktop's new QR after its longest
+    /// back-off, keepalives and reconnection, the WebRTC exchange, a late ack's code life) plus
+    /// a margin. A real desktop's 60 s back-off and its exchange outlasted a fixed 120 s.
+    func limit(_ scenario: PairingScenario) -> Duration {
+        var limit = Self.timeout + timingAllowance(scenario) + .milliseconds(exchangeWait(scenario))
+        if scenario.role == .desktop { limit += qrGrace }
+        if scenario.lateAck { limit += .milliseconds(options.desktopValidityMs) }
+        return limit
+    }
+
+    /// How long a desktop in its back-off may take to write a new QR: its longest delay's window
+    /// and a frame's time.
+    var qrGrace: Duration {
+        .milliseconds(Int64(options.timing.delayWindow(options.timing.policy.backoff.max() ?? 0).upperBound)) + options.frameTimeout
     }
 
     /// How long the scenario's keepalives and reconnection may take at the most.

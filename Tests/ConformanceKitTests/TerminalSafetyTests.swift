@@ -47,14 +47,16 @@ struct TerminalSafetyTests {
         for frame in frames { #expect(Self.steering(WatchReport.line(frame)) == [], "\(WatchReport.line(frame))") }
     }
 
-    /// 1500 bad frames: the first 1000 violations are kept, the rest counted, and the verdict
-    /// still fails (200,000 once made a 62 MB report).
+    /// 1500 bad frames on 1500 connections: the first 1000 violations are kept, the rest
+    /// counted, and the verdict still fails (200,000 once made a 62 MB report).
     @Test func theWatchKeepsAThousandViolationsAndCountsTheRest() {
         var watch = PairingWatch()
         let t: EpochMillis = 1_795_632_883_563
-        watch.handle(WireEvent(at: t, connection: 1, .open(peer: "127.0.0.1", path: "/")))
-        watch.handle(WireEvent(at: t + 1, connection: 1, .text(from: .client, #"{"type":"register","peerId":"desktop-0c48f0b1"}"#)))
-        for _ in 0..<1500 { watch.handle(WireEvent(at: t + 2, connection: 1, .text(from: .client, "not json"))) }
+        for c in 1...1500 {
+            watch.handle(WireEvent(at: t, connection: c, .open(peer: "127.0.0.1", path: "/")))
+            watch.handle(WireEvent(at: t + 1, connection: c, .text(from: .client, #"{"type":"register","peerId":"desktop-\#(c)"}"#)))
+            watch.handle(WireEvent(at: t + 2, connection: c, .text(from: .client, "not json")))
+        }
         let result = watch.finish(at: t + 3)
         #expect(result.findings.count == 1000)
         #expect(result.findingsOmitted == 500)
@@ -62,6 +64,24 @@ struct TerminalSafetyTests {
         let text = WatchReport.text(result, color: false)
         #expect(text.contains("and 500 more violation(s) (the first 1000 are listed)"), "\(text.suffix(300))")
         #expect(text.hasSuffix("FAIL  1500 violation(s) (unknown 1000 among the first 1000), 0 of 0 session(s) completed\n"), "\(text.suffix(300))")
+    }
+
+    /// One fault repeated is one violation with its count and its last frame (issue 38, case
+    /// 10: the migration watch printed one window violation 257 times).
+    @Test func aRepeatedViolationIsCountedOnce() throws {
+        var watch = PairingWatch()
+        let t: EpochMillis = 1_795_632_883_563
+        watch.handle(WireEvent(at: t, connection: 1, .open(peer: "127.0.0.1", path: "/")))
+        watch.handle(WireEvent(at: t + 1, connection: 1, .text(from: .client, #"{"type":"register","peerId":"desktop-0c48f0b1"}"#)))
+        for i in 0..<1500 { watch.handle(WireEvent(at: t + 2 + EpochMillis(i), connection: 1, .text(from: .client, "not json \(i)"))) }
+        let result = watch.finish(at: t + 2000)
+        let only = try #require(result.findings.first)
+        #expect(result.findings.count == 1 && result.findingsOmitted == 0, "\(result.findings.count)")
+        #expect(only.count == 1500 && only.frame == "not json 0" && only.last == WatchFinding.Last(at: t + 1501, frame: "not json 1499"), "\(only)")
+        #expect(WatchReport.text(result, color: false).contains("        seen     1500 times, last at \(t + 1501): not json 1499\n"))
+        let json = try JSONParser.parse(Array(WatchReport.json(result).utf8))
+        let listed = json["watch"]?["violations"]?.arrayValue?.first
+        #expect(listed?["count"] == 1500 && listed?["lastAt"] == .number(JSONNumber(t + 1501)) && listed?["lastFrame"] == "not json 1499", "\(String(describing: listed))")
     }
 
     @Test func theRunsReportAndItsListShowATesteesTextEscaped() throws {

@@ -15,6 +15,9 @@ struct CappedList<Element> {
     mutating func append(_ item: Element) {
         if kept.count < limit { kept.append(item) } else { omitted += 1 }
     }
+
+    /// Changes a kept item in place (a repeat counted on the first).
+    mutating func update(at i: Int, _ change: (inout Element) -> Void) { change(&kept[i]) }
 }
 
 /// A watch's notes: at most 1000.
@@ -25,11 +28,6 @@ extension CappedList where Element == String {
 
     /// The notes for the report: the kept ones, then "and N more notes" when some were not.
     var all: [String] { omitted == 0 ? kept : kept + ["and \(omitted) more notes"] }
-}
-
-/// A watch's violations: as many as a document keeps (`ViolationList.maxListed`).
-extension CappedList where Element == WatchFinding {
-    init() { self.init(limit: ViolationList.maxListed) }
 }
 
 extension CappedList: Sendable where Element: Sendable {}

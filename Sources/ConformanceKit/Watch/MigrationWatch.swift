@@ -55,7 +55,7 @@ public struct MigrationWatch: WireJudge, Sendable {
     private var records: [WatchSession] = []
     /// The connection each session's receiver is on.
     private var current: [Int: Int] = [:]
-    private var findings = CappedList<WatchFinding>()
+    private var findings = FindingTally()
     private var notes = NoteList()
     private var events: [WireEvent] = []
     private var eventsOmitted = 0
@@ -375,7 +375,7 @@ public struct MigrationWatch: WireJudge, Sendable {
     private mutating func add(_ side: WireEvent.Side, _ c: Int, at: EpochMillis, frame: String, _ violation: Violation, session: Int? = nil) {
         var v = violation
         v.subject = "connection \(c)"
-        findings.append(
+        findings.add(
             WatchFinding(side: side == .client ? "receiver" : "sender", name: nil, connection: c, frame: frame, at: at, violation: v, session: session ?? current[c]))
     }
 }

@@ -113,7 +113,8 @@ public struct PairingWatch: Sendable {
     private var closingHead = 0
     private var ended = 0
     private var exchanges = ExchangeWatch()
-    private var findings = CappedList<(connection: Int?, relay: Bool, finding: WatchFinding)>(limit: ViolationList.maxListed)
+    /// The relay's findings have side `relay`; a client's side is known at the end, by connection.
+    private var findings = FindingTally()
     private var notes = NoteList()
     private var events: [WireEvent] = []
     private var eventsOmitted = 0
@@ -839,11 +840,10 @@ public struct PairingWatch: Sendable {
     // MARK: findings
 
     private mutating func add(_ c: Int?, relay: Bool, at: EpochMillis, frame: String?, _ violation: Violation, session: Int? = nil) {
-        guard !findings.isFull else { return findings.append((c, relay, WatchFinding(side: "", connection: c, at: at, violation: violation))) }
         var v = violation
         v.subject = c.map { "connection \($0)" }
         let owning = session ?? c.flatMap { c in flowsOf[c]?.last { (flows[$0].session.endedAt ?? .max) >= at } }
-        findings.append((c, relay, WatchFinding(side: relay ? "relay" : "unknown", name: nil, connection: c, frame: frame, at: at, violation: v, session: owning)))
+        findings.add(WatchFinding(side: relay ? "relay" : "unknown", name: nil, connection: c, frame: frame, at: at, violation: v, session: owning))
     }
 
     private func result() -> WatchResult {
@@ -861,10 +861,10 @@ public struct PairingWatch: Sendable {
             notes.append("labels from --name follow the ids each connection registered: what a connection claims, not a proof of which program it is")
         }
         // In time order (the end's judgements found earlier frames), ties as found.
-        let ordered = findings.kept.enumerated().sorted { ($0.element.finding.at, $0.offset) < ($1.element.finding.at, $1.offset) }.map(\.element)
+        let ordered = findings.kept.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
         let list = ordered.map { item -> WatchFinding in
-            var f = item.finding
-            if !item.relay, let c = item.connection {
+            var f = item
+            if f.side != "relay", let c = f.connection {
                 f.side = sides[c] ?? "unknown"
                 f.name = label(c)
             }

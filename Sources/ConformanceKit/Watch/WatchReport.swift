@@ -44,6 +44,7 @@ public enum WatchReport {
             out += "\(style.red("FAIL"))  \(who(f).terminalSafe): \(style.bold(v.rule.terminalSafe)) at \"\(v.path.terminalSafe)\"\(f.session.map { " in session \($0 + 1)" } ?? "")\n"
             out += "        expected \(v.expected.terminalSafe)\n        found    \(v.found.terminalSafe)\n"
             if let frame = f.frame { out += "        frame    \(frame.terminalSafe)\n" }
+            if let repeats = repeats(f) { out += "        seen     \(repeats.terminalSafe)\n" }
             out += "        see \(v.section.terminalSafe)\n"
         }
         if r.findingsOmitted > 0 { out += "\(style.red("FAIL"))  and \(r.findingsOmitted) more violation(s) (the first \(r.findings.count) are listed)\n" }
@@ -56,6 +57,12 @@ public enum WatchReport {
         return out
     }
 
+    /// A violation seen more than once: how often, and the last time (its frame too).
+    static func repeats(_ f: WatchFinding) -> String? {
+        guard f.count > 1 else { return nil }
+        return "\(f.count) times" + (f.last.map { ", last at \($0.at)" + ($0.frame.map { ": \($0)" } ?? "") } ?? "")
+    }
+
     static func findingJSON(_ f: WatchFinding) -> JSONValue {
         guard case .object(var o) = JSONReport.violationJSON(f.violation) else { return .null }
         o["side"] = .string(f.side)
@@ -63,6 +70,13 @@ public enum WatchReport {
         if let c = f.connection { o["connection"] = .number(JSONNumber(Int64(c))) }
         if let frame = f.frame { o["frame"] = .string(frame) }
         o["at"] = .number(JSONNumber(f.at))
+        if f.count > 1 {
+            o["count"] = .number(JSONNumber(Int64(f.count)))
+            if let last = f.last {
+                o["lastAt"] = .number(JSONNumber(last.at))
+                if let frame = last.frame { o["lastFrame"] = .string(frame) }
+            }
+        }
         return .object(o)
     }
 
@@ -105,6 +119,7 @@ public enum WatchReport {
             list.map { f in
                 let v = f.violation
                 let text = "\(who(f)): \(v.rule) at \"\(v.path)\": expected \(v.expected), found \(v.found)" + (f.frame.map { "\nframe \($0)" } ?? "")
+                    + (repeats(f).map { "\nseen \($0)" } ?? "")
                 return "      <failure message=\"\(Markup.escape("\(f.side): \(v.rule) at \"\(v.path)\""))\" type=\"\(Markup.escape(v.rule.rawValue))\">\(Markup.escape(text))</failure>\n"
             }.joined()
         }
@@ -175,7 +190,7 @@ extension WatchReport {
             let v = f.violation
             let link = "<a href=\"\(Markup.escape(specBase + v.section.replacingOccurrences(of: "Spec/", with: "")))\">\(Markup.escape(v.rule.rawValue))</a>"
             return "<li class=\"finding\"><b>\(Markup.escape(who(f)))</b>: \(link) at <code>\(Markup.escape(v.path.description))</code>: expected \(Markup.escape(v.expected)), found \(Markup.escape(v.found))"
-                + (f.frame.map { "<br><code>\(Markup.escape($0))</code>" } ?? "") + "</li>"
+                + (f.frame.map { "<br><code>\(Markup.escape($0))</code>" } ?? "") + (repeats(f).map { "<br>seen \(Markup.escape($0))" } ?? "") + "</li>"
         }.joined() + "</ul>\n"
     }
 

@@ -15,6 +15,20 @@ public struct WatchFinding: Sendable, Hashable {
     public var violation: Violation
     /// The session it belongs to (an index into `WatchResult.sessions`).
     public var session: Int?
+    /// How many times the watch saw it (same connection, rule, path and cause), and the last.
+    public var count = 1
+    public var last: Last?
+
+    /// The last time a repeated violation was seen, and its frame.
+    public struct Last: Sendable, Hashable {
+        public var at: EpochMillis
+        public var frame: String?
+
+        public init(at: EpochMillis, frame: String?) {
+            self.at = at
+            self.frame = frame
+        }
+    }
 
     public init(side: String, name: String? = nil, connection: Int?, frame: String? = nil, at: EpochMillis, violation: Violation, session: Int? = nil) {
         self.side = side

@@ -239,6 +239,8 @@ struct RelayReplay: Sendable {
             await live.close()
         }
         var notes: [String] = []
+        // What the relay sent unasked is judged on its own: never the root of a later failure, nor its consequence.
+        var strays: [(connection: Int64, violation: Violation)] = []
         for u in unasked {
             let subject = "connection \(u.connection) (read at step \(u.step))"
             let undefined = "\(subject): \(u.frame.quoted)" + (u.frame.isClose ? "" : " (not a frame the Spec defines; ignored)")
@@ -257,7 +259,7 @@ struct RelayReplay: Sendable {
                 } catch {
                     var violation = error
                     violation.subject = subject
-                    found.append((u.connection, violation))
+                    strays.append((u.connection, violation))
                 }
                 continue
             }
@@ -271,17 +273,17 @@ struct RelayReplay: Sendable {
             let twins = type == "message" ? sent.filter { $0.step <= u.step && JSONDiff.differences(expected: $0.payload, found: document["payload"] ?? .null).isEmpty } : []
             if type == "message", document["payload"] != nil, let origin = twins.last(where: { $0.refusal != nil }) ?? twins.last {
                 let refusal = origin.refusal.map { " (the relay had to answer it with \(JSONSerializer.compact($0.document)))" } ?? ""
-                found.append(
+                strays.append(
                     (u.connection, Violation(
                         rule: origin.refusal?.rule ?? PairingRule.relayRouting, path: .root,
                         expected: "no delivery of step \(origin.step)'s message\(refusal)", found: FrameJudge.quote(text), subject: subject)))
             } else {
-                found.append(
+                strays.append(
                     (u.connection, Violation(rule: PairingRule.relayRouting, path: .root, expected: "no \(type) frame here", found: FrameJudge.quote(text), subject: subject)))
             }
         }
         if notes.count > 10 { notes = Array(notes.prefix(10)) + ["and \(notes.count - 10) more"] }
-        let violations = Self.grouped(found)
+        let violations = Self.grouped(found, strays: strays)
         return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: levels), violations: violations, notes: notes)
     }
 
@@ -289,17 +291,38 @@ struct RelayReplay: Sendable {
     /// after it (the answers a refused register or a closed socket can no longer give) are its
     /// consequences, listed under it and counted once (h2spec reports a case's first failure,
     /// Autobahn marks the rest). Several members wrong in the first wrong frame are findings alike.
-    static func grouped(_ found: [(connection: Int64, violation: Violation)]) -> [Violation] {
+    /// One cause (rule, path and expectation) is one finding with its count, whichever connection
+    /// broke it. `strays`, what the relay sent unasked (a broadcast, a delivery nobody was owed),
+    /// cause nothing later and are caused by nothing earlier: findings of their own, counted alike.
+    static func grouped(_ found: [(connection: Int64, violation: Violation)], strays: [(connection: Int64, violation: Violation)] = []) -> [Violation] {
+        struct Cause: Hashable {
+            var rule: RuleID
+            var path: String
+            var expected: String
+        }
         var roots: [Violation] = []
-        var rootOf: [Int64: Int] = [:]
+        var byCause: [Cause: Int] = [:]
+        func root(_ v: Violation) -> Int {
+            let cause = Cause(rule: v.rule, path: v.path.description, expected: v.expected)
+            if let i = byCause[cause] {
+                roots[i].count += 1
+                return i
+            }
+            byCause[cause] = roots.count
+            roots.append(v)
+            return roots.count - 1
+        }
+        // Each connection's first wrong frame (its subject), and the finding its first violation is.
+        var first: [Int64: (subject: String?, root: Int)] = [:]
         for (connection, violation) in found {
-            if let i = rootOf[connection], roots[i].subject != violation.subject {
-                roots[i].consequences.append(violation)
+            if let f = first[connection], f.subject != violation.subject {
+                roots[f.root].consequences.append(violation)
             } else {
-                if rootOf[connection] == nil { rootOf[connection] = roots.count }
-                roots.append(violation)
+                let i = root(violation)
+                if first[connection] == nil { first[connection] = (violation.subject, i) }
             }
         }
+        for (_, violation) in strays { _ = root(violation) }
         return roots
     }
 

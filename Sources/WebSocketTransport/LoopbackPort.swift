@@ -28,6 +28,16 @@ public enum LoopbackPort {
         return try claim(0)
     }
 
+    /// A free port from `allowed` (a CI runner's share), never one handed out before in this
+    /// process; an error naming the range when none is left.
+    public static func free(in allowed: ClosedRange<Int>) throws -> Int {
+        for port in allowed.shuffled() {
+            guard handedOut.withLockedValue({ $0.insert(port).inserted }) else { continue }
+            if (try? claim(port)) != nil { return port }
+        }
+        throw WebSocketError("no free port left in \(allowed.lowerBound)-\(allowed.upperBound) (--ports)")
+    }
+
     /// Binds `port` (0: any) on 127.0.0.1 and lets it go; the port bound.
     static func claim(_ port: Int) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

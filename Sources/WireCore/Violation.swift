@@ -53,6 +53,8 @@ public struct Violation: Error, Sendable, Hashable, CustomStringConvertible {
     /// Later violations this one explains (a live case: what the same connection got wrong after
     /// its first failure), listed under it and not failed again (h2spec's and Autobahn's way).
     public var consequences: [Violation] = []
+    /// How many times one cause broke the rule at the path (a live case counts a repeat once).
+    public var count = 1
 
     public init(
         rule: RuleID, path: JSONPointer, byteOffset: Int? = nil, expected: String, found: String,

@@ -33,8 +33,25 @@ struct Matrix: AsyncParsableCommand {
     var pairSeconds: Int = 20
     @Flag(inversion: .prefixedNo, help: "Also pair every phone with every desktop through every relay implementation (the watch forwarding to it).")
     var throughRelays = true
+    @Option(help: ArgumentHelp("The ports the matrix may listen on, FROM-TO (a CI runner's share); default any free one.", valueName: "from-to"))
+    var ports: String?
+
+    /// A port to listen on: from `--ports` when given.
+    func port() throws -> Int {
+        guard let ports else { return try LoopbackPort.free() }
+        return try LoopbackPort.free(in: try Self.range(ports))
+    }
+
+    static func range(_ text: String) throws -> ClosedRange<Int> {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, let from = Int(parts[0]), let to = Int(parts[1]), 1024 <= from, from <= to, to <= 65535 else {
+            throw ValidationError("--ports \(text) is not FROM-TO within 1024-65535")
+        }
+        return from...to
+    }
 
     func run() async throws {
+        if let ports { _ = try Self.range(ports) }
         let repository = try repo.locate()
         guard let data = FileManager.default.contents(atPath: file) else { throw ValidationError("cannot read \(file)") }
         let matrix: MatrixFile
@@ -66,7 +83,7 @@ struct Matrix: AsyncParsableCommand {
                     try? FileManager.default.removeItem(atPath: path)
                     files[key] = path
                 }
-                let cell = MatrixCell(implementation.name, entry, port: try LoopbackPort.free(), files: files)
+                let cell = MatrixCell(implementation.name, entry, port: try port(), files: files)
                 FileHandle.standardError.write(Data("matrix: \(implementation.name) as \(entry.role.rawValue)\n".utf8))
                 let (report, error) = await play(cell, base: base, vectors: vectors, specBase: specBase)
                 cells.append(MatrixReport.Cell(implementation: implementation.name, role: entry.role, report: report, error: error, stem: "cells/" + stem))
@@ -206,7 +223,7 @@ struct Matrix: AsyncParsableCommand {
         if let relay {
             // The relay implementation listens on a port of its own; the watch forwards to it.
             do {
-                let port = try LoopbackPort.free()
+                let port = try self.port()
                 let files = ["dir": path("relay-dir"), "pin": path("relay-pin"), "handoff": path("relay-handoff"), "qr": path("relay-qr"), "scan": path("relay-scan")]
                 peers.append(
                     try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(relay.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".relay.log"))
@@ -220,8 +237,15 @@ struct Matrix: AsyncParsableCommand {
                 return failed("the relay did not start: \(error)")
             }
         }
+        // With --ports the watch listens in the range too; else on any port (--ready-file says).
+        let watchPort: Int
+        do {
+            watchPort = ports == nil ? 0 : try self.port()
+        } catch {
+            return failed("the watch has no port: \(error)")
+        }
         let watchArguments =
-            ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--ready-file", ready, "--log", log]
+            ["watch", "--family", "pairing", "--listen", "127.0.0.1:\(watchPort)", "--ready-file", ready, "--log", log]
             + ["--format", "json", "--output", json, "--repo", repositoryRoot] + phone.1.watch + desktop.1.watch + upstream
         let watch: Process
         do {
@@ -290,7 +314,7 @@ struct Matrix: AsyncParsableCommand {
         defer { processes.reversed().forEach(Self.stop) }
         let port: Int
         do {
-            port = try LoopbackPort.free()
+            port = try self.port()
             let files = ["pin": pin, "dir": path("sender-dir"), "handoff": path("sender-handoff"), "qr": path("sender-qr"), "scan": path("sender-scan")]
             processes.append(
                 try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(sender.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".sender.log"))
@@ -302,8 +326,15 @@ struct Matrix: AsyncParsableCommand {
             if !processes[0].isRunning || Date() > listening { return failed("the sender did not listen; see \(base.lastPathComponent).sender.log") }
             try? await Task.sleep(for: .milliseconds(50))
         }
+        // With --ports the watch listens in the range too; else on any port (--ready-file says).
+        let watchPort: Int
+        do {
+            watchPort = ports == nil ? 0 : try self.port()
+        } catch {
+            return failed("the watch has no port: \(error)")
+        }
         let watchArguments =
-            ["watch", "--family", "migration", "--listen", "127.0.0.1:0", "--upstream", "ws://127.0.0.1:\(port)", "--ready-file", ready, "--log", log]
+            ["watch", "--family", "migration", "--listen", "127.0.0.1:\(watchPort)", "--upstream", "ws://127.0.0.1:\(port)", "--ready-file", ready, "--log", log]
             + ["--sessions", "1", "--duration", "\(Int(cellTimeout))", "--format", "json", "--output", json]
             + ["--repo", repositoryRoot] + sender.1.watch + receiver.1.watch
         let watch: Process

@@ -25,4 +25,19 @@ struct RelayGroupingTests {
         #expect(grouped.map(\.consequences.count) == [1, 2, 0])
         #expect(grouped[1].consequences.map { $0.subject ?? "" } == ["connection 2 at step 4", "connection 2 at step 6"])
     }
+
+    /// A relay announcing every alias (PAIR-SEC-006, unasked broadcasts) is one finding with its
+    /// count; a spent alias delivered again is a finding of its own, never filed under a
+    /// broadcast; and what the relay was asked and failed later is no consequence of a broadcast
+    /// (issue 38, case 10: 28 findings and 24 consequences for one cause).
+    @Test func oneCauseIsOneFindingAndStraysExplainNothing() {
+        let broadcasts = (1...28).map { c in
+            (connection: Int64(c % 3 + 1), violation: Violation(rule: "PAIR-SEC-006", path: JSONPointer("/peerId") ?? .root, expected: "no alias announced", found: "pairing-code:\(c)", subject: "connection \(c % 3 + 1) (read at step \(c))"))
+        }
+        let respent = (connection: Int64(1), violation: Violation(rule: "PAIR-SEC-003", path: .root, expected: "no delivery of step 6's message", found: "a delivery", subject: "connection 1 (read at step 6)"))
+        let asked = Self.v("PAIR-RELAY-001", "", step: 7, connection: 1)
+        let grouped = RelayReplay.grouped([asked], strays: broadcasts + [respent])
+        #expect(grouped.map { "\($0.rule) \($0.count)" } == ["PAIR-RELAY-001 1", "PAIR-SEC-006 28", "PAIR-SEC-003 1"], "\(grouped)")
+        #expect(grouped.allSatisfy { $0.consequences.isEmpty })
+    }
 }

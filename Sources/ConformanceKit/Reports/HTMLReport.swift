@@ -90,7 +90,7 @@ public enum HTMLReport {
             for v in r.violations {
                 let link = specBase + String(v.section.dropFirst("Spec/".count))
                 out += "<tr><td><a href=\"\(escape(link))\">\(escape(v.rule.rawValue))</a></td><td><code>\(escape(v.path.description))</code>\(escape(v.namesNote))</td>"
-                    + "<td>\(escape(v.expected))</td><td>\(escape(v.found))</td></tr>\n"
+                    + "<td>\(escape(v.expected))</td><td>\(escape(v.found))\(v.count > 1 ? " (seen \(v.count) times)" : "")</td></tr>\n"
                 for c in v.consequences {
                     out += "<tr class=\"consequence\"><td>↳ \(escape(c.rule.rawValue))</td><td><code>\(escape(c.path.description))</code> \(escape(c.subject ?? ""))</td>"
                         + "<td>\(escape(c.expected))</td><td>\(escape(c.found)) (a consequence, not failed again)</td></tr>\n"

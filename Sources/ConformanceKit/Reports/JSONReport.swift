@@ -97,6 +97,7 @@ public enum JSONReport {
         if let names = v.names { o["names"] = .string(names) }
         if let location = v.location { o["location"] = .string(location) }
         if !v.consequences.isEmpty { o["consequences"] = .array(v.consequences.map(violationJSON)) }
+        if v.count > 1 { o["count"] = .number(JSONNumber(Int64(v.count))) }
         return .object(o)
     }
 

@@ -119,6 +119,7 @@ public enum ReportReader {
         violation.consequences = try (v["consequences"]?.arrayValue ?? []).enumerated().map { i, c in
             try Self.violation(c, at: "\(path)/consequences/\(i)", fail: fail)
         }
+        violation.count = max(1, Int(clamping: v["count"]?.integerValue ?? 1))
         return violation
     }
 

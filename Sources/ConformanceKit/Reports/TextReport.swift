@@ -48,6 +48,7 @@ public enum TextReport {
                     let origin = v.subject.flatMap { $0 == r.vector.id ? nil : " in \($0)" } ?? ""
                     out += "       \(style.bold(v.rule.terminalSafe)) at \"\(v.path.terminalSafe)\"\((v.namesNote + origin).terminalSafe)\n"
                     out += "         expected \(v.expected.terminalSafe)\n         found    \(v.found.terminalSafe)\n"
+                    if v.count > 1 { out += "         seen     \(v.count) times\n" }
                     out += "         see \(v.section.terminalSafe)\n"
                     out += consequences(v)
                 }

@@ -1,3 +1,4 @@
+import ConformanceKit
 import Foundation
 import MigrationPackage
 import TestFixture
@@ -86,6 +87,22 @@ struct LiveWatchTests: LivePeers {
     func expectReplayEqualsLive(_ live: String) async throws {
         let replay = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "json"])
         #expect(replay.stdout == live, "\(replay.stderr)")
+        try expectHostedAndForwardedAgree()
+    }
+
+    /// Hosting and forwarding see one exchange; a client's verdicts must not depend on which
+    /// (issue 38.2). The log is judged both ways: the relay judged (as forwarding judges it) or
+    /// not (as hosting does), and each client's violations are the same.
+    func expectHostedAndForwardedAgree() throws {
+        var log = try SessionLog.read(Array(try Data(contentsOf: file("session.jsonl"))))
+        guard log.header.family == "pairing" else { return }
+        func clients(judgeRelay: Bool) -> [String] {
+            log.header.judge["judgeRelay"] = .bool(judgeRelay)
+            let result = WatchResult.replay(log)
+            return (result?.findings ?? []).filter { $0.side != "relay" }.map { "\($0.side) \($0.connection ?? 0) \($0.violation.rule) \($0.violation.path) \($0.count)" }
+        }
+        let hosted = clients(judgeRelay: false)
+        #expect(clients(judgeRelay: true) == hosted, "the clients' verdicts, hosted: \(hosted)")
     }
 
     /// The reference phone and desktop pair through the watch by QR (Flow B), by typed code and

@@ -33,8 +33,10 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Report format: text, json, junit or html.") var format: Check.Format = .text
     @Option(help: "Write the report to this file instead of standard output.") var output: String?
     @Option(help: "A label for a peer id in the report, PEERID=LABEL (repeatable), e.g. did:key:z6Mk...=android-pixel.") var name: [String] = []
-    @Option(help: "Pairing: the keepalive interval the clients state, ms (default: any the Spec allows, 5000 ... 30000).") var keepaliveMs: Int64?
-    @Option(help: "Pairing: the first back-off delay the clients state, ms (default: the Spec's least, 500).") var backoff: Int64?
+    @Option(help: "Pairing: the keepalive interval the clients state, ms, or one side's, SIDE=MS (phone or desktop; repeatable; default: any the Spec allows, 5000 ... 30000).")
+    var keepaliveMs: [String] = []
+    @Option(help: "Pairing: the first back-off delay the clients state, ms, or one side's, SIDE=MS (repeatable; default: the Spec's least, 500).")
+    var backoff: [String] = []
     @Option(help: "With --upstream: seconds the relay may take to answer or deliver (default 5).") var timeout: Double = 5
     @Option(help: "Pairing: how long the phone waits for the desktop's confirmation of a typed code, ms (1 ... 300000, default the Spec's 300000; iOS waits 60000).")
     var confirmationWait: Int64 = PairingTimeouts.validity
@@ -62,6 +64,8 @@ struct Watch: AsyncParsableCommand {
         if passwordFile != nil, family != "migration" { throw ValidationError("--password-file is for --family migration") }
         if let sessions, sessions < 1 { throw ValidationError("--sessions must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
+        let keepalives = try Self.perSide(keepaliveMs, option: "--keepalive-ms")
+        let backoffs = try Self.perSide(backoff, option: "--backoff")
         guard (1...PairingTimeouts.validity).contains(confirmationWait) else { throw ValidationError("--confirmation-wait must be 1 ... \(PairingTimeouts.validity) ms") }
         var names: [String: String] = [:]
         for pair in name {
@@ -119,8 +123,8 @@ struct Watch: AsyncParsableCommand {
                 result = try await Watcher.run(options, judge: MigrationWatch(options: migration), header: header, stop: Self.interrupts())
             } else {
                 var pairing = PairingWatch.Options()
-                pairing.keepaliveInterval = keepaliveMs
-                pairing.firstBackoff = backoff
+                (pairing.keepaliveInterval, pairing.keepaliveBySide) = keepalives
+                (pairing.firstBackoff, pairing.backoffBySide) = backoffs
                 pairing.judgeRelay = upstream != nil
                 pairing.frameTimeout = EpochMillis(timeout * 1000)
                 pairing.confirmationWait = confirmationWait
@@ -132,6 +136,21 @@ struct Watch: AsyncParsableCommand {
             throw ValidationError("\(error)")
         }
         try Self.write(result, format: format, output: output, repository: repository, judgedSomething: result.unforwarded == 0 || result.forwarded > 0)
+    }
+
+    /// `MS` for every client, `SIDE=MS` for one side (a time-scaled phone beside a real
+    /// desktop); the last given wins, as for any option.
+    static func perSide(_ values: [String], option: String) throws -> (EpochMillis?, [String: EpochMillis]) {
+        var all: EpochMillis?
+        var sides: [String: EpochMillis] = [:]
+        for value in values {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            guard let ms = parts.last.flatMap({ EpochMillis($0) }), ms > 0, parts.count == 1 || ["phone", "desktop"].contains(parts[0]) else {
+                throw ValidationError("\(option) \(value) is not MS or SIDE=MS (phone or desktop)")
+            }
+            if parts.count == 1 { all = ms } else { sides[parts[0]] = ms }
+        }
+        return (all, sides)
     }
 
     /// Ctrl-C ends the watch and writes the report (a second one kills the process as usual).

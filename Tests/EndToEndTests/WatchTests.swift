@@ -235,6 +235,11 @@ struct LiveWatchTests: LivePeers {
         #expect(!result.stdout.contains("PASS"), "\(result.stdout)")
     }
 
+    @Test func aKeepaliveForNoSideIsAUsageError() async throws {
+        let result = try await Fixture.run("conformance", ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--keepalive-ms", "tablet=500"], limit: 30)
+        #expect(result.status == 2 && result.stderr.contains("--keepalive-ms tablet=500 is not MS or SIDE=MS (phone or desktop)"), "\(result.stderr)")
+    }
+
     @Test func aConfirmationWaitOutsideTheSpecsIsAUsageError() async throws {
         let result = try await Fixture.run("conformance", ["watch", "--family", "pairing", "--listen", "127.0.0.1:0", "--confirmation-wait", "300001"], limit: 30)
         #expect(result.status == 2 && result.stderr.contains("--confirmation-wait must be 1 ... 300000 ms"), "\(result.stderr)")

@@ -19,6 +19,10 @@ public struct PairingWatch: Sendable {
         public var keepaliveInterval: EpochMillis?
         /// The first back-off delay the clients state (`--backoff`); nil: the Spec's least, 500 ms.
         public var firstBackoff: EpochMillis?
+        /// One side's own keepalive and first back-off (`--keepalive-ms phone=500`): a
+        /// time-scaled phone beside a real desktop. A side not named takes the values above.
+        public var keepaliveBySide: [String: EpochMillis] = [:]
+        public var backoffBySide: [String: EpochMillis] = [:]
         /// Judge the relay's frames (`--upstream`: the relay is someone else's).
         public var judgeRelay = false
         /// How long a relay may take to answer or deliver.
@@ -500,9 +504,10 @@ public struct PairingWatch: Sendable {
     /// a missing keepalive is the same fault).
     private mutating func judgeKeepalives(_ c: Int, until: EpochMillis) {
         guard let connection = connections[c], !connection.keepaliveJudged, !connection.registered.isEmpty else { return }
-        let interval = options.keepaliveInterval ?? 30_000
+        let stated = connection.role.flatMap { options.keepaliveBySide[$0] } ?? options.keepaliveInterval
+        let interval = stated ?? 30_000
         let late = interval + interval / 5 + 1000
-        let early = (options.keepaliveInterval ?? 5000) * 4 / 5
+        let early = (stated ?? 5000) * 4 / 5
         var previous = connection.opened
         for (n, at) in connection.keepalives.enumerated() {
             if at - previous > late {
@@ -684,7 +689,7 @@ public struct PairingWatch: Sendable {
                         found: "a \(frame.type ?? "frame") first"))
                 break
             }
-            let least = (options.firstBackoff ?? 500) * 4 / 5
+            let least = ((old.role ?? next.role).flatMap { options.backoffBySide[$0] } ?? options.firstBackoff ?? 500) * 4 / 5
             if next.opened - closed < least {
                 add(
                     next.id, relay: false, at: next.opened, frame: "reconnection after connection \(p) dropped",
@@ -884,6 +889,11 @@ extension PairingWatch.Options {
         var o = JSONObject(["judgeRelay": .bool(judgeRelay), "frameTimeout": .number(JSONNumber(frameTimeout)), "confirmationWait": .number(JSONNumber(confirmationWait))])
         if let keepaliveInterval { o["keepaliveInterval"] = .number(JSONNumber(keepaliveInterval)) }
         if let firstBackoff { o["firstBackoff"] = .number(JSONNumber(firstBackoff)) }
+        func sides(_ values: [String: EpochMillis]) -> JSONValue {
+            .object(JSONObject(values.keys.sorted().map { JSONObject.Member(key: $0, value: .number(JSONNumber(values[$0]!))) }))
+        }
+        if !keepaliveBySide.isEmpty { o["keepaliveBySide"] = sides(keepaliveBySide) }
+        if !backoffBySide.isEmpty { o["backoffBySide"] = sides(backoffBySide) }
         return o
     }
 
@@ -895,6 +905,11 @@ extension PairingWatch.Options {
         confirmationWait = value["confirmationWait"]?.integerValue ?? confirmationWait
         keepaliveInterval = value["keepaliveInterval"]?.integerValue
         firstBackoff = value["firstBackoff"]?.integerValue
+        func sides(_ key: String) -> [String: EpochMillis] {
+            (value[key]?.objectValue?.members ?? []).reduce(into: [:]) { $0[$1.key] = $1.value.integerValue }
+        }
+        keepaliveBySide = sides("keepaliveBySide")
+        backoffBySide = sides("backoffBySide")
         self.names = names
     }
 }

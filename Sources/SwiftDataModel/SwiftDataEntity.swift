@@ -153,13 +153,22 @@ struct Entity {
                 let there = byDestination[k][name] ?? []
                 let back = byDestination[i][destination] ?? []
                 guard back.count == 1, there.count == 1, let l = there.first, entities[k].relationships[l].relationship?.inverse == nil,
-                    entities[i].relationships[j].json["optional"] == true, entities[k].relationships[l].json["optional"] == true
+                    Self.inferable(entities[i].relationships[j].json, entities[k].relationships[l].json)
                 else { continue }
                 let here = entities[i].relationships[j].name, other = entities[k].relationships[l].name
                 entities[i].relationships[j].relationship?.inverse = other
                 entities[k].relationships[l].relationship?.inverse = here
             }
         }
+    }
+
+    /// Whether SwiftData pairs two ends by itself: a to-one end must be optional (a school's
+    /// `[Student]` with a student's `School?` pairs; with `School` it does not, HWS's example),
+    /// and a to-many end may be written either way. Two to-many ends name their inverse.
+    static func inferable(_ a: JSONObject, _ b: JSONObject) -> Bool {
+        let ends = [a, b]
+        guard ends.contains(where: { $0["toMany"] != true }) else { return false }
+        return ends.allSatisfy { $0["toMany"] == true || $0["optional"] == true }
     }
 
     /// A stored property: not static, not computed (a getter), observers allowed.

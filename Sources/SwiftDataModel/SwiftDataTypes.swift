@@ -15,6 +15,13 @@ enum SwiftDataType: Equatable {
         "Bool": "Boolean", "Double": "Double", "CGFloat": "Double", "Float": "Float", "Decimal": "Decimal", "Date": "Date",
         "Data": "Binary", "UUID": "UUID", "URL": "URI",
     ]
+
+    /// The standard library's and Foundation's names for those types, as the compiler resolves
+    /// them before SwiftData sees the type (`TimeInterval` is a `Double`, not a Codable value).
+    static let aliases: [String: String] = [
+        "TimeInterval": "Double", "CFTimeInterval": "Double", "Float64": "Double", "Float32": "Float", "CFAbsoluteTime": "Double",
+        "NSInteger": "Int", "NSUInteger": "UInt",
+    ]
 }
 
 /// A property's declared type, unwrapped: whether it is optional, and what it holds.
@@ -37,15 +44,18 @@ struct DeclaredType {
             stored = .relationship(destination: name, toMany: true)
         } else if let name = Self.name(of: type), models.contains(name) {
             stored = .relationship(destination: name, toMany: false)
-        } else if let name = Self.name(of: type), let attribute = SwiftDataType.attributes[name] {
+        } else if let name = Self.name(of: type).map(Self.resolved), let attribute = SwiftDataType.attributes[name] {
             stored = .attribute(attribute)
         } else {
             stored = .attribute("Binary")
             let element = Self.collectionElement(type) ?? type
-            let name = Self.name(of: element) ?? element.trimmedDescription
+            let name = Self.name(of: element).map(Self.resolved) ?? element.trimmedDescription
             if SwiftDataType.attributes[name] == nil { unknownName = name }
         }
     }
+
+    /// A standard alias's type (`TimeInterval` is `Double`); any other name as written.
+    static func resolved(_ name: String) -> String { SwiftDataType.aliases[name] ?? name }
 
     /// `T?`, `T!` and `Optional<T>`.
     static func unwrapOptional(_ type: TypeSyntax) -> TypeSyntax? {

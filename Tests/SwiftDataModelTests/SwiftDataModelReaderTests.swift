@@ -109,6 +109,35 @@ struct SwiftDataModelReaderTests {
             ])
     }
 
+    /// A to-many end written non-optional pairs with an optional to-one end (HWS's School and
+    /// Student): one finding, REC-MODEL-002 on the non-optional end, not REC-MODEL-003 on both
+    /// (issue 41, case 1). A required to-one end is not paired.
+    @Test func aNonOptionalToManyEndPairsWithAnOptionalToOneEnd() throws {
+        let deck = """
+            @Model final class Deck { var cards: [Card] = []; init() {} }
+            @Model final class Card { var deck: Deck?; init() {} }
+            """
+        #expect(try Self.findings([("Deck.swift", deck)]) == ["REC-MODEL-002 Deck.cards Deck.swift:1"])
+        let required = """
+            @Model final class Deck { var cards: [Card]? = []; init() {} }
+            @Model final class Card { var deck: Deck = Deck(); init() {} }
+            """
+        #expect(try Self.findings([("Deck.swift", required)]).contains("REC-MODEL-003 Deck.cards Deck.swift:1"))
+    }
+
+    /// The standard library's and Foundation's aliases map as the compiler resolves them: a
+    /// `TimeInterval` is a Double, not a Codable value stored as bytes (issue 41, case 2).
+    @Test(arguments: [
+        ("TimeInterval", "Double"), ("Foundation.TimeInterval", "Double"), ("CFTimeInterval", "Double"), ("Float64", "Double"), ("Float32", "Float"),
+        ("NSInteger", "Integer64"), ("Double", "Double"), ("Float", "Float"), ("CGFloat", "Double"), ("Date", "Date"), ("URL", "URI"),
+        ("UUID", "UUID"), ("Decimal", "Decimal"), ("Data", "Binary"),
+    ])
+    func aliasesMapAsTheCompilerResolvesThem(written: String, stored: String) throws {
+        let read = try Self.read([("Solve.swift", "@Model final class Solve { var value: \(written)? }")])
+        #expect(read.model["entities"]?.arrayValue?[0]["attributes"]?.arrayValue?[0]["type"]?.stringValue == stored)
+        #expect(read.notes == [], "\(read.notes)")
+    }
+
     /// A type the reader cannot place is said, not guessed silently.
     @Test func anUnknownTypeIsANote() throws {
         let read = try Self.read([("Idea.swift", "@Model final class Idea { var state: SyncState? }")])

@@ -11,6 +11,8 @@ public enum DocumentChecker {
         public var canonical: JSONValue?
         /// Violations found beyond the first `ViolationList.maxListed`, counted, not kept.
         public var omitted: Int
+        /// What the checker took on trust, one line each (every report format shows them).
+        public var notes: [String] = []
 
         public init(name: String, kind: String?, violations: [Violation], canonical: JSONValue?, omitted: Int = 0) {
             self.name = name

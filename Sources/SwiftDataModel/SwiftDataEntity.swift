@@ -19,7 +19,8 @@ struct Entity {
     /// `#Unique` constraints and unique relationships, each with its line.
     var constraints: [(JSONValue, String)] = []
 
-    init(_ declaration: ClassDeclSyntax, models: Set<String>, converter: SourceLocationConverter, notes: inout [String]) {
+    init(_ declaration: ClassDeclSyntax, scope: TypeScope, converter: SourceLocationConverter, notes: inout [String], unresolved: inout [String]) {
+        let models = scope.models
         func line(_ node: some SyntaxProtocol) -> String {
             let location = node.startLocation(converter: converter, afterLeadingTrivia: true)
             return "\(location.file):\(location.line)"
@@ -51,15 +52,14 @@ struct Entity {
                     }
                     continue
                 }
-                let declared = DeclaredType(annotation.type, models: models)
+                let declared = DeclaredType(annotation.type, scope: scope)
                 var json = JSONObject(["name": .string(identifier)])
                 if declared.optional { json["optional"] = true }
                 switch declared.stored {
                 case .attribute(let type):
                     // A transformed value needs no mapping: its transformer makes the bytes.
                     if let unknown = declared.unknownName, !options.contains(where: { $0.name == "transformable" }) {
-                        notes.append(
-                            "\(line(binding)): \(name).\(identifier) is a \(unknown), neither a @Model class among the files read nor a type SwiftData maps: taken as a Codable value (Binary); if it is a model, name its file too")
+                        unresolved.append("\(line(binding)): \(name).\(identifier) is a \(unknown), declared in none of the files read")
                     }
                     json["type"] = .string(type)
                     if let value = binding.initializer?.value, value.trimmedDescription != "nil" { json["defaultValue"] = .string(value.trimmedDescription) }

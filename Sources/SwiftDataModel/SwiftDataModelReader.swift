@@ -39,8 +39,13 @@ public enum SwiftDataModelReader {
         /// `file:line` of the declaration each entity, member and constraint came from, by its
         /// pointer into `model`.
         public var locations: [String: String]
-        /// What the reader took on trust (a type it could not place), one line each.
+        /// What the reader took on trust, one line each.
         public var notes: [String]
+        /// Properties whose type is declared in none of the files read, neither a type SwiftData
+        /// maps nor an alias of one: `file:line: Entity.member is a T`. It may be a `@Model` class
+        /// in a file not passed (a relationship read as bytes), so `check` refuses them unless
+        /// told to take them as Codable values (`--allow-unresolved`).
+        public var unresolved: [String] = []
 
         /// Where the declaration a finding points into was written: the longest pointer prefix
         /// of `path` that names a declaration.
@@ -59,6 +64,8 @@ public enum SwiftDataModelReader {
     /// (`SwiftSourceBounds`) or with a syntax error is a `SourceError`, never half a model.
     public static func read(_ files: [SourceFile]) throws(SourceError) -> Result? {
         var classes: [(converter: SourceLocationConverter, declaration: ClassDeclSyntax)] = []
+        var types: Set<String> = []
+        var aliases: [String: String] = [:]
         for file in files {
             if let problem = SwiftSourceBounds.problem(in: file.bytes) {
                 throw SourceError(file: file.name, line: problem.line, reason: problem.reason)
@@ -74,29 +81,53 @@ public enum SwiftDataModelReader {
             let finder = ModelClassFinder(viewMode: .sourceAccurate)
             finder.walk(tree)
             classes += finder.found.map { (converter, $0) }
+            types.formUnion(finder.types)
+            for (alias, target) in finder.aliases where aliases[alias] == nil { aliases[alias] = target }
         }
         guard !classes.isEmpty else { return nil }
-        let models = Set(classes.map { $0.declaration.name.text })
+        let scope = TypeScope(models: Set(classes.map { $0.declaration.name.text }), declared: types, aliases: aliases)
         var entities: [Entity] = []
         var declared: Set<String> = []
         var notes: [String] = []
+        var unresolved: [String] = []
         for (converter, declaration) in classes where declared.insert(declaration.name.text).inserted {
-            entities.append(Entity(declaration, models: models, converter: converter, notes: &notes))
+            entities.append(Entity(declaration, scope: scope, converter: converter, notes: &notes, unresolved: &unresolved))
         }
         Entity.pairInverses(&entities)
         var locations: [String: String] = [:]
         let list: [JSONValue] = entities.enumerated().map { i, entity in entity.json(at: .root / "entities" / i, locations: &locations) }
-        return Result(model: .object(JSONObject(["entities": .array(list)])), locations: locations, notes: notes)
+        var result = Result(model: .object(JSONObject(["entities": .array(list)])), locations: locations, notes: notes)
+        result.unresolved = unresolved
+        return result
     }
 }
 
-/// The classes marked `@Model`, at any nesting.
+/// The classes marked `@Model`, at any nesting; every type the files declare, and their
+/// `typealias`es of a named type.
 final class ModelClassFinder: SyntaxVisitor {
     var found: [ClassDeclSyntax] = []
+    var types: Set<String> = []
+    var aliases: [String: String] = [:]
 
     override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
         if node.attributes.contains(where: { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == "Model" }) { found.append(node) }
+        types.insert(node.name.text)
         return .visitChildren
+    }
+
+    override func visit(_ node: StructDeclSyntax) -> SyntaxVisitorContinueKind { declare(node.name) }
+    override func visit(_ node: EnumDeclSyntax) -> SyntaxVisitorContinueKind { declare(node.name) }
+    override func visit(_ node: ActorDeclSyntax) -> SyntaxVisitorContinueKind { declare(node.name) }
+
+    private func declare(_ name: TokenSyntax) -> SyntaxVisitorContinueKind {
+        types.insert(name.text)
+        return .visitChildren
+    }
+
+    override func visit(_ node: TypeAliasDeclSyntax) -> SyntaxVisitorContinueKind {
+        if let target = DeclaredType.name(of: node.initializer.value), aliases[node.name.text] == nil { aliases[node.name.text] = target }
+        types.insert(node.name.text)
+        return .skipChildren
     }
 }
 

@@ -24,38 +24,77 @@ enum SwiftDataType: Equatable {
     ]
 }
 
+/// The names the files read give meaning to: their `@Model` classes, every type they declare
+/// (a Codable struct or enum is stored as bytes), and their aliases of a named type.
+struct TypeScope {
+    var models: Set<String>
+    var declared: Set<String>
+    var aliases: [String: String]
+
+    /// A name through the files' aliases (a few steps, never a loop), then the standard ones.
+    func resolved(_ name: String) -> String {
+        var name = name
+        for _ in 0..<8 {
+            guard let next = aliases[name], next != name else { break }
+            name = next
+        }
+        return SwiftDataType.aliases[name] ?? name
+    }
+}
+
 /// A property's declared type, unwrapped: whether it is optional, and what it holds.
 struct DeclaredType {
     var optional: Bool
     var stored: SwiftDataType
-    /// The type's name when it is neither a known value type nor a `@Model` class among the
-    /// files read: encoded as bytes, which is right for a Codable value and wrong for a model
-    /// class in a file not named (the reader says so).
+    /// The type's name when it is neither a known value type nor a type declared in the files
+    /// read: encoded as bytes, which is right for a Codable value and wrong for a model class in
+    /// a file not named (the reader says so).
     var unknownName: String?
 
-    init(_ type: TypeSyntax, models: Set<String>) {
+    init(_ type: TypeSyntax, scope: TypeScope) {
+        let models = scope.models
         var type = type
         optional = false
         while let inner = Self.unwrapOptional(type) {
             optional = true
             type = inner
         }
-        if let element = Self.collectionElement(type), let name = Self.name(of: element), models.contains(name) {
+        if let element = Self.collectionElement(type), let name = Self.name(of: element).map(scope.resolved), models.contains(name) {
             stored = .relationship(destination: name, toMany: true)
-        } else if let name = Self.name(of: type), models.contains(name) {
+        } else if let name = Self.name(of: type).map(scope.resolved), models.contains(name) {
             stored = .relationship(destination: name, toMany: false)
-        } else if let name = Self.name(of: type).map(Self.resolved), let attribute = SwiftDataType.attributes[name] {
+        } else if let name = Self.name(of: type).map(scope.resolved), let attribute = SwiftDataType.attributes[name] {
             stored = .attribute(attribute)
         } else {
             stored = .attribute("Binary")
-            let element = Self.collectionElement(type) ?? type
-            let name = Self.name(of: element).map(Self.resolved) ?? element.trimmedDescription
-            if SwiftDataType.attributes[name] == nil { unknownName = name }
+            unknownName = Self.unknown(in: type, scope)
         }
     }
 
-    /// A standard alias's type (`TimeInterval` is `Double`); any other name as written.
-    static func resolved(_ name: String) -> String { SwiftDataType.aliases[name] ?? name }
+    /// The first name in a stored value's type that nothing read declares: `Category` in
+    /// `[String: Category]`; nil when every part is a mapped type, one the files declare, or a
+    /// standard container of them.
+    static func unknown(in type: TypeSyntax, _ scope: TypeScope) -> String? {
+        if let inner = unwrapOptional(type) { return unknown(in: inner, scope) }
+        if let array = type.as(ArrayTypeSyntax.self) { return unknown(in: array.element, scope) }
+        if let dictionary = type.as(DictionaryTypeSyntax.self) { return unknown(in: dictionary.key, scope) ?? unknown(in: dictionary.value, scope) }
+        if let tuple = type.as(TupleTypeSyntax.self) { return tuple.elements.lazy.compactMap { unknown(in: $0.type, scope) }.first }
+        let named: (name: String, arguments: GenericArgumentListSyntax?)?
+        if let identifier = type.as(IdentifierTypeSyntax.self) {
+            named = (identifier.name.text, identifier.genericArgumentClause?.arguments)
+        } else if let member = type.as(MemberTypeSyntax.self) {
+            named = (member.name.text, member.genericArgumentClause?.arguments)
+        } else {
+            named = nil
+        }
+        guard let named else { return type.trimmedDescription }
+        if let arguments = named.arguments, ["Array", "Set", "Dictionary", "Optional"].contains(named.name) {
+            return arguments.lazy.compactMap { $0.argument.as(TypeSyntax.self).flatMap { unknown(in: $0, scope) } }.first
+        }
+        let name = scope.resolved(named.name)
+        let known = SwiftDataType.attributes[name] != nil || scope.declared.contains(name) || scope.models.contains(name)
+        return known ? nil : named.name
+    }
 
     /// `T?`, `T!` and `Optional<T>`.
     static func unwrapOptional(_ type: TypeSyntax) -> TypeSyntax? {

@@ -41,6 +41,8 @@ struct Check: ParsableCommand {
     @Option(help: ArgumentHelp(
         "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, the JSON form, or a SwiftData .swift file): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
         valueName: "model")) var model: String?
+    @Flag(help: "SwiftData: take a property whose type none of the files declares as a Codable value (a note), instead of exit 2.")
+    var allowUnresolved = false
     @Flag(help: "With --model: the model is the writer's newest, so a CD_ field it lacks is reported instead of taken for a newer app version's (REC-CD-002).")
     var strictFields = false
     @Option(help: "The writer's time zone (an IANA name such as Asia/Shanghai), for day-valued fields.") var timeZone: String?
@@ -100,7 +102,7 @@ struct Check: ParsableCommand {
         }
         // SwiftData's classes are one model, however many files declare them.
         let swiftFiles = kind == nil ? files.filter(SwiftModelFiles.handles) : []
-        if !swiftFiles.isEmpty { results.append(try SwiftModelFiles.check(swiftFiles, previous: previousModel)) }
+        if !swiftFiles.isEmpty { results.append(try SwiftModelFiles.check(swiftFiles, previous: previousModel, allowUnresolved: allowUnresolved)) }
         for file in files where !swiftFiles.contains(file) {
             let url = URL(fileURLWithPath: file)
             var isDirectory: ObjCBool = false

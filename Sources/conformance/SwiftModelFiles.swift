@@ -69,11 +69,16 @@ enum SwiftModelFiles {
         return try read(sources, origin: name(paths))
     }
 
-    /// The files' model checked by the model rules (and evolution against `previous`), notes on
-    /// standard error.
-    static func check(_ paths: [String], previous: JSONValue?) throws -> DocumentChecker.Result {
+    /// The files' model checked by the model rules (and evolution against `previous`). A
+    /// property of a type none of the files declares is exit 2 naming it (it may be a model
+    /// class in a file not passed, read as bytes), or with `allowUnresolved` a note in the report.
+    static func check(_ paths: [String], previous: JSONValue?, allowUnresolved: Bool) throws -> DocumentChecker.Result {
         let read = try load(paths)
-        for note in read.notes { FileHandle.standardError.write(Data("conformance check: note: \(note.terminalSafe)\n".utf8)) }
+        if !read.unresolved.isEmpty, !allowUnresolved {
+            let listed = read.unresolved.prefix(20).joined(separator: "\n  ") + (read.unresolved.count > 20 ? "\n  and \(read.unresolved.count - 20) more" : "")
+            throw InputError(
+                "types declared in none of the files read (a @Model class in a file not passed would be read as bytes):\n  \(listed)\npass the files that declare them, or --allow-unresolved to take them as Codable values")
+        }
         var context = JSONObject()
         if let previous { context["previous"] = previous }
         var result = DocumentChecker.check(Array(JSONSerializer.compact(read.model).utf8), name: name(paths), kind: "model", context: .object(context))
@@ -82,6 +87,7 @@ enum SwiftModelFiles {
             located.location = read.location(of: v.path)
             return located
         }
+        result.notes = read.notes + read.unresolved.map { "\($0): taken as a Codable value (Binary), --allow-unresolved" }
         return result
     }
 }

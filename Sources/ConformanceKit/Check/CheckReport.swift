@@ -11,8 +11,9 @@ public enum CheckReport {
             let kind = r.kind.map { " (\($0))" } ?? ""
             let accepted = baseline?.baselined[r.name]?.count ?? 0
             let note = accepted == 0 ? "" : " · \(accepted) baselined \(accepted == 1 ? "finding" : "findings")"
+            let notes = r.notes.map { "      note: \($0.terminalSafe)\n" }.joined()
             if r.violations.isEmpty {
-                out += "\(style.green("ok  "))  \((r.name + kind).terminalSafe)\(note)\n"
+                out += "\(style.green("ok  "))  \((r.name + kind).terminalSafe)\(note)\n" + notes
                 continue
             }
             out += "\(style.red("FAIL"))  \((r.name + kind).terminalSafe)\(note)\n"
@@ -23,6 +24,7 @@ public enum CheckReport {
                 out += "        expected \(v.expected.terminalSafe)\n        found    \(v.found.terminalSafe)\n        see \(v.section.terminalSafe)\n"
             }
             if r.omitted > 0 { out += "      and \(r.omitted) more \(r.omitted == 1 ? "violation" : "violations") (at most \(ViolationList.maxListed) are listed per document)\n" }
+            out += notes
         }
         for entry in baseline?.stale ?? [] {
             out += "\(style.red("FAIL"))  baseline line \(entry.line): \("\(entry.document) \(entry.rule) at \(entry.at)".terminalSafe) matches no finding now\n"
@@ -45,6 +47,7 @@ public enum CheckReport {
             o["violations"] = .array(r.violations.map(JSONReport.violationJSON))
             if let accepted = baseline?.baselined[r.name] { o["baselined"] = .array(accepted.map(JSONReport.violationJSON)) }
             if r.omitted > 0 { o["omittedViolations"] = .number(JSONNumber(Int64(r.omitted))) }
+            if !r.notes.isEmpty { o["notes"] = .array(r.notes.map { .string($0) }) }
             if let canonical = r.canonical { o["canonical"] = canonical }
             return .object(o)
         }

@@ -27,8 +27,13 @@ public enum CheckReport {
             out += notes
         }
         for entry in baseline?.stale ?? [] {
-            out += "\(style.red("FAIL"))  baseline line \(entry.line): \("\(entry.document) \(entry.rule) at \(entry.at)".terminalSafe) matches no finding now\n"
-            out += "        fixed? take the line out of the baseline\n"
+            if entry.matched == 0 {
+                out += "\(style.red("FAIL"))  baseline line \(entry.line): \("\(entry.document) \(entry.rule) at \(entry.at)".terminalSafe) matches no finding now\n"
+                out += "        fixed? take the line out of the baseline\n"
+            } else {
+                out += "\(style.red("FAIL"))  baseline line \(entry.line): \("\(entry.document) \(entry.rule) at \(entry.at)".terminalSafe) accepts \(entry.count) findings, \(entry.matched) now\n"
+                out += "        fixed some? write the line's count as x\(entry.matched)\(entry.matched == 1 ? " (or leave it out)" : "")\n"
+            }
         }
         let failing = results.filter { !$0.violations.isEmpty }.count
         out += "\n\(results.count - failing) of \(results.count) documents conform"
@@ -55,7 +60,10 @@ public enum CheckReport {
         if let baseline {
             top["baseline"] = [
                 "stale": .array(baseline.stale.map { e in
-                    ["line": .number(JSONNumber(Int64(e.line))), "document": .string(e.document), "rule": .string(e.rule), "at": .string(e.at)]
+                    [
+                        "line": .number(JSONNumber(Int64(e.line))), "document": .string(e.document), "rule": .string(e.rule), "at": .string(e.at),
+                        "count": .number(JSONNumber(Int64(e.count))), "matched": .number(JSONNumber(Int64(e.matched))),
+                    ]
                 }),
                 "elsewhere": .number(JSONNumber(Int64(baseline.elsewhere))),
             ]

@@ -89,4 +89,13 @@ extension ModelFormsTests {
         // A Date's default written as defaultDateTimeInterval is a default: Dated.at is not among them.
         #expect(findings.first?.description.contains(#"at "/entities/1/attributes/1/optional" (Solve.date)"#) == true)
     }
+
+    /// A removed member names itself, the entity and the member (issue 41, case 5): the model
+    /// it left cannot point at it, and a baseline line of two removals is one per member.
+    @Test func aRemovedMemberNamesItself() throws {
+        let before: JSONValue = ["entities": [["name": "Solve", "attributes": [["name": "date", "type": "Date", "optional": true], ["name": "time", "type": "Double", "optional": true]], "relationships": [["name": "puzzle", "destination": "Puzzle", "optional": true, "inverse": "solves"]]], ["name": "Puzzle", "attributes": [], "relationships": [["name": "solves", "destination": "Solve", "toMany": true, "optional": true, "inverse": "puzzle"]]], ["name": "Tag", "attributes": []]]]
+        let after: JSONValue = ["entities": [["name": "Solve", "attributes": [], "relationships": []], ["name": "Puzzle", "attributes": [], "relationships": []]]]
+        let findings = try ModelChecker.check(after, previous: before).filter { $0.rule == "REC-EVOL-001" }
+        #expect(findings.map { $0.names ?? "-" } == ["Solve.date", "Solve.time", "Solve.puzzle", "Puzzle.solves", "Tag"], "\(findings)")
+    }
 }

@@ -70,6 +70,8 @@ public enum ModelChecker {
     /// `Entity.relationship`, or a configuration's name, so a team with 30 entities need not
     /// count to the sixth.
     static func named(_ finding: Violation, in model: JSONValue) -> Violation {
+        // A removed member names itself: the model it was removed from cannot.
+        guard finding.names == nil else { return finding }
         let t = finding.path.tokens
         guard t.count >= 2, let i = Int(t[1]) else { return finding }
         let list = model[t[0]]?.arrayValue ?? []
@@ -225,8 +227,9 @@ public enum ModelChecker {
                 }
             }
             for previous in old.attributes where !entity.attributes.contains(where: { $0.name == previous.name || $0.renamingIdentifier == previous.name }) {
-                findings.append(Violation(
-                    rule: RecordRule.removed, path: entity.path / "attributes", expected: "the attribute \(previous.name) kept", found: "removed"))
+                var v = Violation(rule: RecordRule.removed, path: entity.path / "attributes", expected: "the attribute \(previous.name) kept", found: "removed")
+                v.names = "\(entity.name).\(previous.name)"
+                findings.append(v)
             }
             // A to-one relationship is a field of the record (CD_<name>); removing any leaves
             // older devices writing what the schema no longer has.
@@ -237,12 +240,15 @@ public enum ModelChecker {
                 }
             }
             for previous in old.relationships where !entity.relationships.contains(where: { $0.name == previous.name || $0.renamingIdentifier == previous.name }) {
-                findings.append(Violation(
-                    rule: RecordRule.removed, path: entity.path / "relationships", expected: "the relationship \(previous.name) kept", found: "removed"))
+                var v = Violation(rule: RecordRule.removed, path: entity.path / "relationships", expected: "the relationship \(previous.name) kept", found: "removed")
+                v.names = "\(entity.name).\(previous.name)"
+                findings.append(v)
             }
         }
         for old in before where old.synced && !after.contains(where: { $0.name == old.name }) {
-            findings.append(Violation(rule: RecordRule.removed, path: .root / "entities", expected: "the entity \(old.name) kept", found: "removed"))
+            var v = Violation(rule: RecordRule.removed, path: .root / "entities", expected: "the entity \(old.name) kept", found: "removed")
+            v.names = old.name
+            findings.append(v)
         }
         return findings
     }

@@ -192,7 +192,14 @@ struct CheckCommandTests {
         let bundle = try Self.twoVersions(in: scratch, "Model", "ModelV2")
         let run = try await Fixture.run("conformance", ["check", bundle.path])
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("do not say which came before it: name it with --previous"), "\(run.stdout)")
+        #expect(run.stdout.contains("do not say which came before it: no evolution check; name the previous version with --previous"), "\(run.stdout)")
+        // The current version sorting first (a real app's txmerdata beside CubeTimeData) was
+        // checked with no comparison and no word (issue 41, case 5).
+        let real = try Self.twoVersions(in: scratch.appendingPathComponent("real"), "txmerdata", "CubeTimeData")
+        let plist = #"<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>_XCCurrentVersionName</key><string>CubeTimeData.xcdatamodel</string></dict></plist>"#
+        try Data(plist.utf8).write(to: real.appendingPathComponent(".xccurrentversion"))
+        let named = try await Fixture.run("conformance", ["check", real.path])
+        #expect(named.stdout.contains("Model.xcdatamodeld (CubeTimeData.xcdatamodel; the version names (CubeTimeData.xcdatamodel, txmerdata.xcdatamodel) do not say which came before it"), "\(named.stdout)")
     }
 
     /// Versions before the first mirrored one bind nothing: `Model 2` against `Model` (Date to

@@ -105,16 +105,17 @@ public enum ModelFileChecker {
                 mirroredFrom = i
             }
             let against: String
-            if bundle.current == 0 {
+            if bundle.versions.count > 1, !bundle.isOrdered {
+                // Said, not guessed, wherever the current version sorts: comparing with an
+                // arbitrary version would report wrong findings, and none would pass silently.
+                against = "; the version names (\(bundle.versions.map(\.name).joined(separator: ", "))) do not say which came before it: no evolution check; name the previous version with --previous"
+            } else if bundle.current == 0 {
                 against = ""
             } else if let mirroredFrom, bundle.isOrdered, bundle.current - 1 < mirroredFrom {
                 previous = nil
                 against = "; \(bundle.versions[bundle.current - 1].name) came before the first mirrored version, \(bundle.versions[mirroredFrom].name): no evolution check"
-            } else if bundle.isOrdered {
-                against = " against " + bundle.versions[bundle.current - 1].name
             } else {
-                // Said, not guessed: comparing with an arbitrary version would report wrong findings.
-                against = "; the version names (\(bundle.versions.map(\.name).joined(separator: ", "))) do not say which came before it: name it with --previous"
+                against = " against " + bundle.versions[bundle.current - 1].name
             }
             return (current, previous, "\(url.lastPathComponent) (\(currentName)\(against))")
         case "xcdatamodel":

@@ -19,6 +19,12 @@ public struct ChunkFaults: Sendable, Equatable {
     public var wrongDigest = false
     public init() {}
 
+    /// The last frame a fault needs (nil: none counts frames): a stream of fewer frames never
+    /// met it.
+    public var lastFrame: Int? {
+        [corruptChunks, duplicateChunks, holdChunks, dropChunks, disconnectAfterChunks].compactMap { $0.max() }.max()
+    }
+
     /// The member names a scenario may use, for the loader's check.
     public static let names = ["corruptChunks", "duplicateChunks", "holdChunks", "dropChunks", "disconnectAfterChunks"]
     /// The faults without frames (`wrongDigest`), set by name alone.

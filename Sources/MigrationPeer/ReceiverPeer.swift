@@ -78,6 +78,9 @@ public enum ReceiverPeer {
     public struct Ending: Sendable, Hashable {
         public var state: ReceiverMachine.State
         public var pinAccepted: Bool
+        /// Chunk frames that came (every one, resends included): whether a fault at frame K
+        /// could happen at all.
+        public var chunkFrames = 0
 
         public var lockoutOutcome: PINLockout.SessionOutcome {
             if state.phase == .locked { return .locked }
@@ -291,7 +294,7 @@ public enum ReceiverPeer {
                 }
                 switch machine.phase {
                 case .done, .failed, .locked:
-                    return Ending(state: machine.state, pinAccepted: machine.pinAccepted)
+                    return Ending(state: machine.state, pinAccepted: machine.pinAccepted, chunkFrames: line.count)
                 case .disconnected where lostConnection:
                     group.addTask { await connect(after: options.reconnectDelay) }
                 default:
@@ -299,7 +302,7 @@ public enum ReceiverPeer {
                 }
                 alarm.set(machine.nextDeadline, now: clock.now()) { mailbox.yield(.tick) }
             }
-            return Ending(state: machine.state, pinAccepted: machine.pinAccepted)
+            return Ending(state: machine.state, pinAccepted: machine.pinAccepted, chunkFrames: line.count)
         }
     }
 }

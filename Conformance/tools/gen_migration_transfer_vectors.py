@@ -517,6 +517,15 @@ sd.steps("resume-skips-acknowledged", "After a reconnect only what the receiver 
                      ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [[0, 1]], []), [send(SH)]),
                      ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": [[0, 2]]})},
                       ss("transferring", 2, [[0, 2]], [2]), [{"action": "send-chunk", "index": 2}])])
+sd.steps("resume-forgets-acknowledged",
+         "A resume whose have leaves out a chunk the receiver acknowledged is refused at have: an acknowledged chunk is on disk, and none crosses the wire twice.",
+         ["MIG-XFER-003"], ["MIG-XFER-003"],
+         to_start + [({"event": "message", "at": T + 6, "document": sack(0)}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 2}]),
+                     ({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [[0, 1]], []), []),
+                     ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [[0, 1]], []), [send(SH)]),
+                     ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": []})},
+                      ss("failed", 2, [[0, 1]], [], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003", "/payload/have")])])
 sd.steps("resume-wrong-token", "A resume without the session's token is refused.", ["MIG-XFER-003"], ["MIG-XFER-003"],
          to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
                      ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),

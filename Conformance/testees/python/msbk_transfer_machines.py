@@ -416,6 +416,9 @@ class Sender(Machine):
         have = from_ranges(p["have"])
         if any(i >= self.meta["chunkCount"] for i in have):
             self.protocol_error("MIG-XFER-006")
+        if not self.acked <= have:
+            # an acknowledged chunk is on disk: a have without it would send it again
+            self.protocol_error("MIG-XFER-003", "/payload/have")
         self.acked |= have
         if p.get("window") is not None:
             self.transfer_window = p["window"]

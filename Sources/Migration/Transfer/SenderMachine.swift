@@ -341,7 +341,18 @@ public struct SenderMachine: SansIOMachine {
                         rule: MigrationRule.resume, path: .root / "payload" / "resumeToken", expected: "the token the PIN's acceptance gave",
                         found: r.resumeToken == nil ? "absent (a resume after a pause, not after a reconnect)" : "another token"))
             }
-            t.acked = ChunkSet(have.map { $0.clamped(to: 0..<t.meta.chunkCount) })
+            let held = ChunkSet(have.map { $0.clamped(to: 0..<t.meta.chunkCount) })
+            // An acknowledged chunk is on disk (written, journalled, then acknowledged): a `have`
+            // without it would take acknowledged chunks over the wire again.
+            if let lost = t.acked.ranges.lazy.flatMap({ $0 }).first(where: { !held.contains($0) }) {
+                return fail(
+                    .protocolError,
+                    Violation(
+                        rule: MigrationRule.resume, path: .root / "payload" / "have",
+                        expected: "every chunk acknowledged before the drop (\(t.acked.count), chunk \(lost) among them)",
+                        found: "\(held.count) chunk(s), without chunk \(lost)"))
+            }
+            t.acked = held
             if let w = r.window { window = min(configuration.maxWindow, w) }
             t.next = 0
             state = .transferring(t)

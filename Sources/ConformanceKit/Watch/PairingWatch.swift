@@ -655,22 +655,18 @@ public struct PairingWatch: Sendable {
         // The relay's drops in time order, for an alias connection's companions (a window each, never a scan).
         let drops = connections.values.compactMap { c in c.closedByClient || trapped.contains(c.id) || c.role == "phone" ? nil : c.closed.map { (at: $0, id: c.id) } }
             .sorted { ($0.at, $0.id) < ($1.at, $1.id) }
+        let dropTimes = drops.map(\.at)
         for p in connections.keys.sorted() {
             guard let old = connections[p], let closed = old.closed, !old.closedByClient, !trapped.contains(p) else { continue }
             let held = old.registered.filter { !spent.contains(ByteString($0)) }
             // The first connection (by id) opened since the drop whose first frame registers a held id.
             var nextId: Int?
             for id in held {
-                guard let (opened, least) = comebacks[ByteString(id)] else { continue }
-                var low = 0, high = opened.count
-                while low < high {
-                    let mid = (low + high) / 2
-                    if opened[mid] < closed { low = mid + 1 } else { high = mid }
-                }
-                if low < opened.count { nextId = min(nextId ?? .max, least[low]) }
+                guard let (opened, least) = comebacks[ByteString(id)], let i = Self.firstIndex(in: opened, notBefore: closed) else { continue }
+                nextId = min(nextId ?? .max, least[i])
             }
             guard let nextId, let next = connections[nextId] else {
-                judgeAliasNotBack(p, closed: closed, held: held, comebacks: comebacks, drops: drops)
+                judgeAliasNotBack(p, closed: closed, held: held, comebacks: comebacks, drops: drops, dropTimes: dropTimes)
                 continue
             }
             if next.role == nil { connections[next.id]?.role = old.role }
@@ -698,32 +694,42 @@ public struct PairingWatch: Sendable {
         }
     }
 
+    /// The first index of `times` (ascending) at or after `at`, by bisection: the end-of-watch
+    /// judgements look up every connection's comeback, and a scan each was quadratic.
+    static func firstIndex(in times: [EpochMillis], notBefore at: EpochMillis) -> Int? {
+        var low = 0, high = times.count
+        while low < high {
+            let mid = (low + high) / 2
+            if times[mid] < at { low = mid + 1 } else { high = mid }
+        }
+        return low < times.count ? low : nil
+    }
+
     /// A connection of its own for the alias (the real desktop's form): dropped with the
     /// desktop's other connection (a relay restart), it must come back with the alias while
     /// the code is live (PAIR-CONN-001). Owed once another connection of that drop (not a
     /// phone's) came back, by the Spec's longest wait after that (60 s × 1.5 + 1 s); a code that
     /// expires first is owed nothing.
     private mutating func judgeAliasNotBack(
-        _ p: Int, closed: EpochMillis, held: [String], comebacks: [ByteString: (opened: [EpochMillis], leastId: [Int])], drops: [(at: EpochMillis, id: Int)]
+        _ p: Int, closed: EpochMillis, held: [String], comebacks: [ByteString: (opened: [EpochMillis], leastId: [Int])], drops: [(at: EpochMillis, id: Int)],
+        dropTimes: [EpochMillis]
     ) {
         let aliases = held.filter { PeerID.aliasCode($0) != nil }
         guard !aliases.isEmpty else { return }
         // Another connection dropped by the relay within a second of this one, whose ids came back.
         var back: (connection: Int, at: EpochMillis)?
-        var low = 0, high = drops.count
-        while low < high {
-            let mid = (low + high) / 2
-            if drops[mid].at < closed - 1000 { low = mid + 1 } else { high = mid }
-        }
+        let low = Self.firstIndex(in: dropTimes, notBefore: closed - 1000) ?? drops.count
         for (otherClosed, q) in drops[low...].prefix(64) where q != p {
             guard otherClosed <= closed + 1000, let other = connections[q] else { break }
             for id in other.registered where PeerID.aliasCode(id) == nil {
-                guard let opened = comebacks[ByteString(id)]?.opened.first(where: { $0 >= otherClosed }) else { continue }
-                if back == nil || opened < back!.at { back = (q, opened) }
+                guard let opened = comebacks[ByteString(id)]?.opened, let i = Self.firstIndex(in: opened, notBefore: otherClosed) else { continue }
+                if back == nil || opened[i] < back!.at { back = (q, opened[i]) }
             }
         }
         guard let back else { return }
-        let deadline = max(closed, back.at) + 90_000 + 1000
+        // PAIR-CONN-002's longest delay and its tolerance (150 % plus 1 s).
+        let longest = SignalingConnectionMachine.Policy.delayBounds.upperBound
+        let deadline = max(closed, back.at) + longest * 3 / 2 + 1000
         for alias in aliases {
             let registeredAt = registrations[ByteString(alias)]?.first { $0.connection == p }?.at ?? closed
             guard registeredAt + PairingTimeouts.validity > deadline else { continue }

@@ -61,6 +61,13 @@ struct Entity {
                     if let unknown = declared.unknownName, !options.contains(where: { $0.name == "transformable" }) {
                         unresolved.append("\(line(binding)): \(name).\(identifier) is a \(unknown), declared in none of the files read")
                     }
+                    // A transformer class the files do not declare may not exist in the app, or
+                    // not be the secure one its name suggests (REC-MODEL-006 reads only names).
+                    for option in options where option.name == "transformable" {
+                        if let type = option.transformerType, !scope.declared.contains(type), !Self.foundationTransformers.contains(type) {
+                            unresolved.append("\(line(binding)): \(name).\(identifier) is transformed by \(type), declared in none of the files read")
+                        }
+                    }
                     json["type"] = .string(type)
                     if let value = binding.initializer?.value, value.trimmedDescription != "nil" { json["defaultValue"] = .string(value.trimmedDescription) }
                     for option in options {
@@ -187,7 +194,12 @@ struct Entity {
         var name: String
         /// `.transformable(by: X.self)` or `(by: "Name")`: the transformer's name.
         var transformer: String?
+        /// `X` of `.transformable(by: X.self)`: a class the files (or Foundation) declare.
+        var transformerType: String?
     }
+
+    /// Foundation's transformer classes a model may name by type.
+    static let foundationTransformers: Set<String> = ["NSSecureUnarchiveFromDataTransformer", "ValueTransformer"]
 
     /// The unlabeled options of `@Attribute(.unique, .externalStorage, ...)`.
     static func options(_ attribute: AttributeSyntax) -> [Option] {
@@ -196,10 +208,11 @@ struct Entity {
             if let member = argument.expression.as(MemberAccessExprSyntax.self) { return Option(name: member.declName.baseName.text) }
             if let call = argument.expression.as(FunctionCallExprSyntax.self), let member = call.calledExpression.as(MemberAccessExprSyntax.self) {
                 let by = call.arguments.first { $0.label?.text == "by" }?.expression
-                let transformer =
-                    by?.as(MemberAccessExprSyntax.self).flatMap { $0.declName.baseName.text == "self" ? $0.base?.trimmedDescription : nil }
-                    ?? by?.as(StringLiteralExprSyntax.self).map(\.representedLiteralValue).flatMap { $0 }
-                return Option(name: member.declName.baseName.text, transformer: transformer)
+                let base = by?.as(MemberAccessExprSyntax.self).flatMap { $0.declName.baseName.text == "self" ? $0.base : nil }
+                let transformer = base?.trimmedDescription ?? by?.as(StringLiteralExprSyntax.self).map(\.representedLiteralValue).flatMap { $0 }
+                // `Module.Name.self` is declared as `Name`.
+                let declaredName = base?.as(DeclReferenceExprSyntax.self)?.baseName.text ?? base?.as(MemberAccessExprSyntax.self)?.declName.baseName.text
+                return Option(name: member.declName.baseName.text, transformer: transformer, transformerType: declaredName)
             }
             return nil
         }

@@ -121,6 +121,14 @@ struct Check: ParsableCommand {
                 FileHandle.standardError.write(Data("conformance check: \(file.terminalSafe) is an encrypted package: pass --password-file FILE\n".utf8))
                 throw ExitCode(Status.usage)
             }
+            if file != "-", kind == nil, isDirectory.boolValue, !Self.looksLikePackage(url) {
+                // A folder of sources or models is the user's slip, not a package missing its manifest.
+                let swift = ((try? FileManager.default.contentsOfDirectory(atPath: file)) ?? []).contains { $0.hasByteSuffix(".swift") }
+                let hint = swift ? "; for SwiftData, pass its .swift files (\(file)/*.swift)" : ""
+                FileHandle.standardError.write(Data(
+                    "conformance check: \(file.terminalSafe) is a folder that is neither a package (no manifest.json, not Backup-{id}) nor a model (.xcdatamodeld, .xcdatamodel)\(hint.terminalSafe)\n".utf8))
+                throw ExitCode(Status.usage)
+            }
             if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
                 results.append(PackageChecker.check(url, password: password, policy: policy))
                 continue
@@ -152,6 +160,14 @@ struct Check: ParsableCommand {
                 continue
             }
             bytes = [UInt8](data)
+            if file != "-", kind == nil, url.pathExtension != "json", !Self.beginsLikeJSON(bytes) {
+                // Neither a model, a package nor JSON: the wrong file named (exit 2), not a
+                // document that breaks CORE-JSON-001. A file named .json, a --kind or standard
+                // input is a document, and its syntax is judged.
+                FileHandle.standardError.write(Data(
+                    "conformance check: \(file.terminalSafe) is neither a JSON document, a model nor a package (give --kind to check it as a document)\n".utf8))
+                throw ExitCode(Status.usage)
+            }
             if kind == "xcdatamodel" {
                 // Not a model is the user's mistake (exit 2), as for a model file named on the command line.
                 do {
@@ -179,6 +195,20 @@ struct Check: ParsableCommand {
                 "conformance check: time rules were judged by this machine's clock (now = \(clock) ms); to check a recorded payload, pass --now with the time it was made\n".utf8))
         }
         if results.contains(where: { !$0.violations.isEmpty }) || outcome?.stale.isEmpty == false { throw ExitCode(Status.violations) }
+    }
+
+    /// An unpacked package: `Backup-{id}/` or a folder holding its manifest.
+    static func looksLikePackage(_ folder: URL) -> Bool {
+        folder.lastPathComponent.hasBytePrefix("Backup-") || FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path)
+    }
+
+    /// What follows blanks (and a byte order mark) can begin a JSON value: `{`, `[`, `"`, a
+    /// number, or a whole `true`, `false` or `null` (YAML's `type: x` begins with a `t`).
+    static func beginsLikeJSON(_ bytes: [UInt8]) -> Bool {
+        guard let start = bytes.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) else { return true }
+        if Array("{[\"-0123456789".utf8).contains(bytes[start]) { return true }
+        let rest = bytes[start...].prefix(5)
+        return ["true", "false", "null"].contains { rest.starts(with: $0.utf8) }
     }
 
     static func readBaseline(_ path: String) throws -> CheckBaseline {

@@ -33,7 +33,7 @@ struct Conformance: AsyncParsableCommand {
                 try command.run()
             }
         } catch let error as InputError {
-            FileHandle.standardError.write(Data("conformance: \(TerminalText.escaped(error.description))\n".utf8))
+            FileHandle.standardError.write(Data("conformance: \(error.terminalText)\n".utf8))
             Foundation.exit(Status.usage)
         } catch {
             let code = exitCode(for: error)
@@ -64,8 +64,13 @@ func tlsTrust(caFile: String?, pin: String?, insecure: Bool) throws -> TLSClient
 /// not one, a revision git does not know): exit 2 with the reason, escaped, and without the
 /// usage text a mistyped option earns.
 struct InputError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
+    /// The message's lines, each escaped on its own: a line break inside one (from a file's
+    /// name or a peer's text) cannot forge another.
+    var lines: [String]
+    init(_ description: String) { lines = [description] }
+    init(lines: [String]) { self.lines = lines }
+    var description: String { lines.joined(separator: "\n") }
+    var terminalText: String { lines.map(TerminalText.escaped).joined(separator: "\n") }
 }
 
 /// Exit statuses shared by the subcommands.

@@ -75,9 +75,10 @@ enum SwiftModelFiles {
     static func check(_ paths: [String], previous: JSONValue?, allowUnresolved: Bool) throws -> DocumentChecker.Result {
         let read = try load(paths)
         if !read.unresolved.isEmpty, !allowUnresolved {
-            let listed = read.unresolved.prefix(20).joined(separator: "\n  ") + (read.unresolved.count > 20 ? "\n  and \(read.unresolved.count - 20) more" : "")
+            let listed = read.unresolved.prefix(20).map { "  " + $0 } + (read.unresolved.count > 20 ? ["  and \(read.unresolved.count - 20) more"] : [])
             throw InputError(
-                "types declared in none of the files read (a @Model class in a file not passed would be read as bytes):\n  \(listed)\npass the files that declare them, or --allow-unresolved to take them as Codable values")
+                lines: ["types declared in none of the files read (a @Model class in a file not passed would be read as bytes):"] + listed
+                    + ["pass the files that declare them, or --allow-unresolved to take them as Codable values"])
         }
         var context = JSONObject()
         if let previous { context["previous"] = previous }

@@ -84,6 +84,21 @@ struct CheckCommandTests {
         let yaml = try await Fixture.run("conformance", ["check", "-"], stdin: Array("type: desktop-pairing\ncode: \"048213\"\n".utf8))
         #expect(yaml.status == 1)
         #expect(yaml.stdout.contains("CORE-JSON-001 at \"\" (byte 1)\n        expected a JSON document (this is not JSON"), "\(yaml.stdout)")
+        // The same text in a file that is neither named .json nor given a --kind is the wrong
+        // file named (exit 2), not a document breaking CORE-JSON-001 (exit 1).
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("not-json-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let notes = scratch.appendingPathComponent("notes.yaml"), named = scratch.appendingPathComponent("pair.json")
+        try Data("type: desktop-pairing\n".utf8).write(to: notes)
+        try Data("type: desktop-pairing\n".utf8).write(to: named)
+        let wrongFile = try await Fixture.run("conformance", ["check", notes.path])
+        #expect(wrongFile.status == 2 && wrongFile.stdout.isEmpty, "\(wrongFile.stdout)")
+        #expect(wrongFile.stderr.contains("notes.yaml is neither a JSON document, a model nor a package (give --kind to check it as a document)"), "\(wrongFile.stderr)")
+        let asDocument = try await Fixture.run("conformance", ["check", "--kind", "pair-ack", notes.path])
+        #expect(asDocument.status == 1 && asDocument.stdout.contains("CORE-JSON-001"), "\(asDocument.stdout)\(asDocument.stderr)")
+        let namedJSON = try await Fixture.run("conformance", ["check", named.path])
+        #expect(namedJSON.status == 1 && namedJSON.stdout.contains("CORE-JSON-001"), "\(namedJSON.stdout)\(namedJSON.stderr)")
         let missing = try await Fixture.run("conformance", ["check", "/nonexistent/pair-ack.json"])
         #expect(missing.status == 2)
         #expect(missing.stderr.contains("cannot read /nonexistent/pair-ack.json: no such file"), "\(missing.stderr)")

@@ -18,7 +18,8 @@ struct CheckSwiftDataTests {
         // Forecast is declared in no file passed: it may be a model read as bytes (issue 41, case 3).
         let unresolved = try await Fixture.run("conformance", ["check", "--format", "json", trip.path, stop.path])
         #expect(unresolved.status == 2 && unresolved.stdout.isEmpty, "\(unresolved.stdout)\(unresolved.stderr)")
-        #expect(unresolved.stderr.contains("\(stop.path):3: Stop.weather is a Forecast, declared in none of the files read"), "\(unresolved.stderr)")
+        // One line per type, each escaped on its own (the list was one line of \u{A}s).
+        #expect(unresolved.stderr.contains("read as bytes):\n  \(stop.path):3: Stop.weather is a Forecast, declared in none of the files read\npass the files"), "\(unresolved.stderr)")
         let run = try await Fixture.run("conformance", ["check", "--format", "json", "--allow-unresolved", trip.path, stop.path])
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let documents = try JSONParser.parse(Array(run.stdout.utf8))["documents"]?.arrayValue ?? []
@@ -44,6 +45,28 @@ struct CheckSwiftDataTests {
         let refused = try await Fixture.run("conformance", ["check", huge.path])
         #expect(refused.status == 2)
         #expect(refused.stderr.contains("1073741824 bytes, more than the"), "\(refused.stderr)")
+        // A transformer class named by type and declared nowhere may not exist in the app, or
+        // not be the secure one its name suggests: exit 2 naming it, like any unresolved type.
+        let note = scratch.appendingPathComponent("Note.swift"), transformer = scratch.appendingPathComponent("ColorTransformer.swift")
+        try Data("""
+            @Model final class Note {
+                @Attribute(.transformable(by: ColorTransformer.self)) var color: UIColor? = nil
+                @Attribute(.transformable(by: Foundation.NSSecureUnarchiveFromDataTransformer.self)) var tags: [String]? = nil
+            }
+
+            """.utf8).write(to: note)
+        let unregistered = try await Fixture.run("conformance", ["check", note.path])
+        #expect(unregistered.status == 2, "\(unregistered.stdout)\(unregistered.stderr)")
+        #expect(unregistered.stderr.contains("\(note.path):2: Note.color is transformed by ColorTransformer, declared in none of the files read\n"), "\(unregistered.stderr)")
+        #expect(!unregistered.stderr.contains("Note.tags"), "\(unregistered.stderr)")
+        try Data("final class ColorTransformer: NSSecureUnarchiveFromDataTransformer {}\n".utf8).write(to: transformer)
+        let registered = try await Fixture.run("conformance", ["check", note.path, transformer.path])
+        #expect(registered.status == 0, "\(registered.stdout)\(registered.stderr)")
+        // A folder of sources is not a package missing its manifest (it was MIG-PKG-005, exit 1).
+        let folder = try await Fixture.run("conformance", ["check", scratch.path])
+        #expect(folder.status == 2, "\(folder.stdout)\(folder.stderr)")
+        #expect(folder.stderr.contains("is a folder that is neither a package (no manifest.json, not Backup-{id}) nor a model"), "\(folder.stderr)")
+        #expect(folder.stderr.contains("for SwiftData, pass its .swift files (\(scratch.path)/*.swift)"), "\(folder.stderr)")
         // Source without a @Model class is not a model: the user's mistake.
         let view = scratch.appendingPathComponent("ContentView.swift")
         try Data("struct ContentView { var body: String }\n".utf8).write(to: view)

@@ -36,8 +36,8 @@ struct Check: ParsableCommand {
         "The previous version of a Core Data model, to check schema evolution: an .xcdatamodeld or .xcdatamodel folder, a contents file, the JSON form, or a git revision (REV:PATH, or REV alone for the one model checked, e.g. HEAD~1).",
         valueName: "model|REV[:PATH]")) var previous: String?
     @Option(help: ArgumentHelp(
-        "For an .xcdatamodeld: the first version that reached CloudKit (e.g. \"Model 3\"); an earlier previous version binds nothing, so it is not compared.",
-        valueName: "version")) var firstMirroredVersion: String?
+        "The first version that reached CloudKit: for an .xcdatamodeld a version (e.g. \"Model 3\"); with --previous REV a revision (e.g. v2.0, for SwiftData or a model edited in place). An earlier previous version binds nothing, so it is not compared.",
+        valueName: "version|REV")) var firstMirroredVersion: String?
     @Option(help: ArgumentHelp(
         "The app's Core Data model (.xcdatamodeld, .xcdatamodel, contents, the JSON form, or a SwiftData .swift file): records are checked against the CD_ types it defines (implies --kind mirrored-record).",
         valueName: "model")) var model: String?
@@ -63,6 +63,9 @@ struct Check: ParsableCommand {
             throw ValidationError("--time-zone \(timeZone) is not a time zone identifier (e.g. Asia/Shanghai, UTC)")
         }
         if session != nil, baseline != nil || writeBaseline != nil { throw ValidationError("--baseline and --write-baseline are for documents, not --session") }
+        if firstMirroredVersion != nil, previous == nil, !files.contains(where: { URL(fileURLWithPath: $0).pathExtension == "xcdatamodeld" }) {
+            throw ValidationError("--first-mirrored-version names a version of the .xcdatamodeld checked, or, with --previous REV, the first revision that reached CloudKit")
+        }
         if strictFields, model == nil { throw ValidationError("--strict-fields is about the model named by --model; name one") }
         if let kind, Families.defining(kind: kind) == nil {
             let closest = DocumentChecker.closestNames(to: kind, in: Families.allKinds)
@@ -81,7 +84,13 @@ struct Check: ParsableCommand {
         var results: [DocumentChecker.Result] = []
         let password = try passwordFile.map(readPassword)
         if let password { context["password"] = .string(password) }
-        let previousModel = try previous.map { try PreviousModel.load($0, checking: files) }
+        // A history git holds (SwiftData's, or a model edited in place) names its first mirrored
+        // release as a revision; an .xcdatamodeld names a version of its own.
+        let bundles = files.contains { URL(fileURLWithPath: $0).pathExtension == "xcdatamodeld" }
+        let unmirrored = try previous.flatMap { spec in
+            try firstMirroredVersion.flatMap { bundles ? nil : try PreviousModel.unmirrored(spec, firstMirrored: $0, checking: files) }
+        }
+        let previousModel = try previous.flatMap { unmirrored == nil ? try PreviousModel.load($0, checking: files) : nil }
         if let previousModel { context["previous"] = previousModel }
         if let model, SwiftModelFiles.handles(model) {
             context["model"] = try SwiftModelFiles.load([model]).model
@@ -182,6 +191,7 @@ struct Check: ParsableCommand {
             let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? Families.kind(forFileName: url.lastPathComponent)
             results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
+        if let unmirrored { results = results.map { var r = $0; r.notes.append(unmirrored); return r } }
         if let writeBaseline { try writeOutput(CheckBaseline.render(results), to: writeBaseline) }
         let outcome = accepted?.apply(to: results)
         if let outcome { results = outcome.results }

@@ -59,6 +59,28 @@ enum PreviousModel {
         return try parse(try git.modelContents(), from: "\(revision):\(path)")
     }
 
+    /// The revision `--previous` names, beside the path git runs for; nil for a file on disk.
+    static func revision(_ spec: String, checking files: [String]) -> GitTree? {
+        guard !FileManager.default.fileExists(atPath: spec) else { return nil }
+        if let colon = spec.firstIndex(of: ":"), colon != spec.startIndex {
+            return GitTree(revision: String(spec[..<colon]), path: String(spec[spec.index(after: colon)...]))
+        }
+        return files.first { $0 != "-" }.map { GitTree(revision: spec, path: $0) }
+    }
+
+    /// Whether the previous revision reached CloudKit: `firstMirrored` (a revision, for a
+    /// history git holds: SwiftData has no versions to name) is it or one of its ancestors.
+    /// When not, the note that says why nothing is compared.
+    static func unmirrored(_ spec: String, firstMirrored: String, checking files: [String]) throws -> String? {
+        guard let previous = revision(spec, checking: files) else {
+            throw ValidationError(
+                "--first-mirrored-version names a version of the .xcdatamodeld checked, or, with --previous REV, the first revision that reached CloudKit; --previous \(spec) is a file")
+        }
+        let first = GitTree(revision: firstMirrored, path: previous.path, option: "--first-mirrored-version")
+        guard try !previous.descends(from: first) else { return nil }
+        return "--previous \(previous.revision) came before the first mirrored revision, \(firstMirrored): no evolution check"
+    }
+
     /// A model's bytes: Xcode's XML (first non-blank byte `<`) as text, else the JSON form.
     static func parse(_ bytes: [UInt8], from origin: String) throws -> JSONValue {
         let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
@@ -89,6 +111,8 @@ enum PreviousModel {
 struct GitTree {
     var revision: String
     var path: String
+    /// The option the revision came from, for messages.
+    var option = "--previous"
 
     /// The model's bytes at the revision: for an `.xcdatamodeld`, its current version's
     /// `contents` as `.xccurrentversion` named it then; for an `.xcdatamodel`, its `contents`.
@@ -117,14 +141,21 @@ struct GitTree {
     /// The revision's commit id (40 or 64 hex digits), or why there is none.
     func resolve(in folder: URL) throws -> String {
         guard !revision.isEmpty, !revision.hasBytePrefix("-") else {
-            throw InputError("--previous \(revision): a revision does not begin with '-' (git would read it as an option)")
+            throw InputError("\(option) \(revision): a revision does not begin with '-' (git would read it as an option)")
         }
         let out = try run(["rev-parse", "--verify", "--end-of-options", revision + "^{commit}"], in: folder)
         let id = String(decoding: out, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard [40, 64].contains(id.utf8.count), id.utf8.allSatisfy({ Hex.isDigit($0) }) else {
-            throw InputError("--previous \(revision): git rev-parse answered \(JSONSerializer.quoted(id)), not a commit id")
+            throw InputError("\(option) \(revision): git rev-parse answered \(JSONSerializer.quoted(id)), not a commit id")
         }
         return id
+    }
+
+    /// Whether `earlier` is this revision or one of its ancestors (`merge-base --is-ancestor`).
+    func descends(from earlier: GitTree) throws -> Bool {
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent()
+        let mine = try resolve(in: folder), theirs = try earlier.resolve(in: folder)
+        return try run(["merge-base", "--is-ancestor", theirs, mine], in: folder, answers: [0, 1]).status == 0
     }
 
     /// A file's bytes at the commit: `cat-file blob`, which applies no filter or option.
@@ -133,6 +164,11 @@ struct GitTree {
     }
 
     private func run(_ arguments: [String], in folder: URL) throws -> [UInt8] {
+        try run(arguments, in: folder, answers: [0]).out
+    }
+
+    /// git's output and exit status, an error unless the status is one of `answers`.
+    private func run(_ arguments: [String], in folder: URL, answers: Set<Int32>) throws -> (out: [UInt8], status: Int32) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["git", "-C", folder.path] + arguments
@@ -142,16 +178,16 @@ struct GitTree {
         do {
             try process.run()
         } catch {
-            throw InputError("--previous \(revision):\(path): cannot run git: \(error.localizedDescription)")
+            throw InputError("\(option) \(revision):\(path): cannot run git: \(error.localizedDescription)")
         }
         // Read before waiting: a model larger than the pipe's buffer would otherwise block git.
         let data = out.fileHandleForReading.readDataToEndOfFile()
         let message = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        guard answers.contains(process.terminationStatus) else {
             let why = String(decoding: message, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw InputError("--previous \(revision):\(path): git \(arguments.first ?? "") failed: \(why.isEmpty ? "exit \(process.terminationStatus)" : why)")
+            throw InputError("\(option) \(revision):\(path): git \(arguments.first ?? "") failed: \(why.isEmpty ? "exit \(process.terminationStatus)" : why)")
         }
-        return [UInt8](data)
+        return ([UInt8](data), process.terminationStatus)
     }
 }

@@ -629,6 +629,32 @@ RECEIPT = edit(PHOTO, "fields/CD_moveReceipt", f("AAECAwQ=", "BYTES"))
 mr.accept("move-receipt", "CD_moveReceipt: Core Data's zone-move receipt, on any type (its serializer lists it for every entity).",
           RECEIPT, RECEIPT, ["REC-CD-002"], context=CTX)
 
+# SwiftData's type table (Spec records.md 7): one row per Core Data attribute type a Swift type
+# maps to, each an accepted record of the field type the row names and a refused one of another.
+# The model is the JSON form `@Model final class Solve { var value: T? }` reads as.
+SWIFTDATA_TYPES = [
+    ("string", "String", f("12.5", "STRING"), f(12.5, "DOUBLE")),
+    ("int", "Integer64", f(12, "INT64"), f("12", "STRING")),
+    ("int32", "Integer32", f(12, "INT64"), f(12.0, "DOUBLE")),
+    ("int16", "Integer16", f(12, "INT64"), f(12.0, "DOUBLE")),
+    ("bool", "Boolean", f(1, "INT64"), f("true", "STRING")),
+    ("double", "Double", f(12.5, "DOUBLE"), f("AAECAwQ=", "BYTES")),
+    ("float", "Float", f(12.5, "DOUBLE"), f(12, "INT64")),
+    ("decimal", "Decimal", f("12.50", "STRING"), f(12, "INT64")),
+    ("date", "Date", f(T, "TIMESTAMP"), f(T, "INT64")),
+    ("data", "Binary", f("AAECAwQ=", "BYTES"), f("AAECAwQ=", "STRING")),
+    ("uuid", "UUID", f("8d1f2c3a-51b7-4c09-9e55-0a6f3b2c1d01", "STRING"), f("AAECAwQ=", "BYTES")),
+    ("url", "URI", f("https://example.com/a", "STRING"), f("AAECAwQ=", "BYTES")),
+]
+for slug, attribute, right, wrong in SWIFTDATA_TYPES:
+    solve = {"model": {"entities": [{"name": "Solve", "attributes": [{"name": "value", "type": attribute, "optional": True}]}]}}
+    record = {"recordName": "C0A8E1D2-0000-4000-8000-00000000C0DE", "recordType": "CD_Solve",
+              "fields": {"CD_entityName": f("Solve", "STRING"), "CD_value": right}}
+    mr.accept(f"swiftdata-{slug}", f"SwiftData's type table, row {attribute}: CD_value travels as {right['type']}.", record, record, ["REC-REC-004"],
+              context=solve)
+    mr.reject(f"swiftdata-{slug}-mistyped", f"SwiftData's type table, row {attribute}: CD_value as {wrong['type']} is not its field type.",
+              edit(record, "fields/CD_value", wrong), ("/fields/CD_value/type", "REC-REC-004"), context=solve)
+
 
 def m2m_rel(name, dest, inverse):
     return {"name": name, "destination": dest, "optional": True, "toMany": True, "inverse": inverse, "deleteRule": "Nullify"}

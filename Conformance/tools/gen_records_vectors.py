@@ -645,6 +645,7 @@ SWIFTDATA_TYPES = [
     ("data", "Binary", f("AAECAwQ=", "BYTES"), f("AAECAwQ=", "STRING")),
     ("uuid", "UUID", f("8d1f2c3a-51b7-4c09-9e55-0a6f3b2c1d01", "STRING"), f("AAECAwQ=", "BYTES")),
     ("url", "URI", f("https://example.com/a", "STRING"), f("AAECAwQ=", "BYTES")),
+    ("codable", "Binary", f("W3sibGV2ZWwiOjEsImlkIjoiZmFjZSJ9XQ==", "BYTES"), f('[{"level":1,"id":"face"}]', "STRING")),
 ]
 for slug, attribute, right, wrong in SWIFTDATA_TYPES:
     solve = {"model": {"entities": [{"name": "Solve", "attributes": [{"name": "value", "type": attribute, "optional": True}]}]}}

@@ -32,10 +32,10 @@ struct SwiftDataTypeTableTests {
 
     @Test func everySwiftTypeReadsAsItsRowsAttribute() throws {
         let rows = try Self.rows()
-        #expect(rows.count == 12, "\(rows.map(\.attribute))")
+        #expect(rows.count == 13, "\(rows.map(\.attribute))")
         for row in rows {
             for type in row.swiftTypes {
-                let source = "@Model final class Solve {\n    var value: \(type)?\n}\n"
+                let source = "@Model final class Solve {\n    var value: \(type)?\n}\nstruct Region: Codable {}\nenum Kind: String, Codable { case a }\n"
                 let read = try #require(try SwiftDataModelReader.read([SwiftDataModelReader.SourceFile(name: "Solve.swift", text: source)]))
                 let attribute = read.model["entities"]?.arrayValue?.first?["attributes"]?.arrayValue?.first?["type"]?.stringValue
                 #expect(attribute == row.attribute, "\(type)")

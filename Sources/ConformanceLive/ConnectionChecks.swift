@@ -35,7 +35,7 @@ actor ConnectionChecks {
         let candidates = observer.peerConnections(after: after).filter { $0.closed == nil }
         let targets =
             ids.isEmpty
-            ? Array(candidates.last { c in c.frames.contains { $0.type == "message" } }.map { [$0] } ?? [])
+            ? Array(candidates.last { c in c.frames.contains { $0.classified?.documentKind == .message } }.map { [$0] } ?? [])
             : ids.compactMap { id in candidates.last { $0.registered.contains { $0.bytesEqual(id) } } }.reduce(into: [RelayObserver.Connection]()) { list, c in
                 if !list.contains(where: { $0.id == c.id }) { list.append(c) }
             }
@@ -150,7 +150,7 @@ actor ConnectionChecks {
         func attempts() -> [RelayObserver.Attempt] { observer.attempts(since: dropped).filter { !$0.path.hasBytePrefix(RelayObserver.lanPath) } }
         func next() -> RelayObserver.Connection? { self.next(after: connection, since: dropped, held: held) }
         while ContinuousClock.now < deadline {
-            if attempts().count > refusing, let fresh = next(), fresh.frames.count >= held.count || fresh.frames.contains(where: { $0.type != "register" }) {
+            if attempts().count > refusing, let fresh = next(), fresh.frames.count >= held.count || fresh.frames.contains(where: { $0.classified?.documentKind != .register }) {
                 break
             }
             try? await Task.sleep(for: .milliseconds(20))
@@ -184,7 +184,7 @@ actor ConnectionChecks {
                 Violation(rule: PairingRule.reRegister, path: .root, expected: "a new connection after the drop", found: "none", subject: "reconnection"))
             return
         }
-        let leading = fresh.frames.prefix { $0.type == "register" }.compactMap { $0.json?["peerId"]?.stringValue }
+        let leading = fresh.frames.prefix { $0.classified?.documentKind == .register }.compactMap { $0.json?["peerId"]?.stringValue }
         for id in held where !leading.contains(where: { $0.bytesEqual(id) }) {
             collector.add(
                 Violation(

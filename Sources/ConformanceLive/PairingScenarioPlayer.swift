@@ -324,7 +324,7 @@ struct PairingScenarioPlayer {
         await client.stop()
         // Parsed, not searched: `pairing\u003aconfirmation` is the same type to every JSON reader.
         let confirmations = frames.all.filter { text in
-            (try? JSONParser.parse(Array(text.utf8)))?["payload"]?["type"] == .string(PairingKind.pairingConfirmation.rawValue)
+            (try? JSONParser.parse(Array(text.utf8))).map(PairingFrame.init)?.payloadKind == .pairingConfirmation
         }
         for text in confirmations {
             collector.add(
@@ -384,7 +384,7 @@ struct PairingScenarioPlayer {
         }
         let frames = connections.flatMap { c in c.frames.filter { $0.at >= start }.map { (c.id, $0) } }
         // The peer's own id: a phone's DID (from its ack), a desktop's pcPeerId (from its QR).
-        let acks = frames.compactMap { $0.1.json?["payload"] }.filter { $0["type"]?.stringValue == PairingKind.pairAck.rawValue }
+        let acks = frames.filter { $0.1.classified?.payloadKind == .pairAck }.compactMap { $0.1.json?["payload"] }
         let own =
             scenario.role == .phone
             ? acks.first?["mobileDid"]?.stringValue : connections.lazy.flatMap(\.registered).first { PeerID.aliasCode($0) == nil }
@@ -395,8 +395,9 @@ struct PairingScenarioPlayer {
                 collector.add(Violation(rule: CoreRule.syntax, path: .root, expected: "a JSON text frame", found: FrameJudge.quote(frame.text), subject: subject))
                 continue
             }
-            switch frame.type {
-            case "register":
+            let classified = PairingFrame(json)
+            switch classified.kind {
+            case .document(.register):
                 let context = PairingContext(now: SystemClock().now(), localPeerId: scenario.role == .desktop ? nil : own)
                 do throws(Violation) {
                     let register = try Register.decode(json, context: context)
@@ -411,9 +412,9 @@ struct PairingScenarioPlayer {
                     v.subject = subject
                     collector.add(v)
                 }
-            case "message":
+            case .document(.message):
                 // WebRTC signals are the exchange's (PAIR-RTC-006), not the pairing's messages.
-                if !WebRTCSignal.payloadTypes.contains(json["payload"]?["type"]?.stringValue ?? "") { messages += 1 }
+                if classified.signal == nil { messages += 1 }
                 do throws(Violation) {
                     // With the peer's own id: a signal it sends to itself is the echo loop (PAIR-RTC-004).
                     _ = try SignalMessage.decode(json, context: PairingContext(now: SystemClock().now(), localPeerId: own))
@@ -428,14 +429,15 @@ struct PairingScenarioPlayer {
                             rule: scenario.rules.first ?? PairingRule.relayRouting, path: .root,
                             expected: max == 0 ? "no message" : "at most \(max) message(s)", found: "message \(messages)", subject: subject))
                 }
-            case "ping":
+            case .document(.ping):
                 break
-            case let type? where WebRTCSignal.bareFrameTypes.contains(type):
+            case .bareSignal(let type):
                 collector.add(
                     Violation(
                         rule: PairingRule.rtcBareFrame, path: .root / "type", expected: "a WebRTC signal as the payload of a message",
                         found: "a bare \(JSONSerializer.quoted(type)) frame", subject: subject))
-            default:
+            case .document(.desktopPairing), .document(.pairAck), .document(.devicePairing), .document(.pairingConfirmation), .document(.registered),
+                .document(.peerOffline), .document(.relayError), .document(.pairedDesktop), .document(.pong), .document(.peerStatus), .other:
                 collector.note("\(subject): a frame of a type the Spec does not define for clients (not judged)")
             }
         }

@@ -9,8 +9,8 @@ final class RelayObserver: @unchecked Sendable {
     struct Frame: Sendable {
         var at: ContinuousClock.Instant
         var text: String
-        /// Its `type`, when it is a JSON object with a string `type`.
-        var type: String?
+        /// What it is, read through the kind table, when it is JSON.
+        var classified: PairingFrame?
         var json: JSONValue?
     }
 
@@ -70,10 +70,10 @@ final class RelayObserver: @unchecked Sendable {
                 connections[id] = Connection(id: id, opened: now)
             case .text(let id, let text):
                 let json = try? JSONParser.parse(Array(text.utf8))
-                let type = json?["type"]?.stringValue
-                connections[id]?.frames.append(Frame(at: now, text: text, type: type, json: json))
-                if type == "register", let peerId = json?["peerId"]?.stringValue { connections[id]?.registered.append(peerId) }
-                if type == "ping" { connections[id]?.keepalives.append(now) }
+                let classified = json.map(PairingFrame.init)
+                connections[id]?.frames.append(Frame(at: now, text: text, classified: classified, json: json))
+                if classified?.documentKind == .register, let peerId = json?["peerId"]?.stringValue { connections[id]?.registered.append(peerId) }
+                if classified?.documentKind == .ping { connections[id]?.keepalives.append(now) }
             case .binary(let id, let bytes):
                 connections[id]?.frames.append(Frame(at: now, text: "a binary frame of \(bytes.count) bytes"))
             case .ping(let id):
@@ -109,7 +109,7 @@ final class RelayObserver: @unchecked Sendable {
         let named = { (c: Connection) in c.registered.contains { PeerID.aliasCode($0) == nil } }
         // Registration order alone let a stranger that registered before the phone take its
         // place (2 runs in 6 of LiveRunTests.aStrangerOnTheRunnersRelayIsNotThePhone).
-        let speaking = candidates.first { c in named(c) && c.frames.contains { $0.type == "message" && addressesRunner($0) } }
+        let speaking = candidates.first { c in named(c) && c.frames.contains { $0.classified?.documentKind == .message && addressesRunner($0) } }
         // A desktop may register its code's alias on a connection of its own, and that one may
         // come first: its identity is the first id that is not an alias.
         guard let first = speaking ?? candidates.first(where: named) ?? candidates.first(where: { !$0.registered.isEmpty })

@@ -33,10 +33,6 @@ struct RelayReplay: Sendable {
     static let keepaliveEvery: Duration = .seconds(20)
     /// After the last step, how long to wait for frames nobody asked for.
     static let drain: Duration = .milliseconds(300)
-    /// The kinds a relay sends (Spec pairing.md 3.5): unasked, they break PAIR-RELAY-001.
-    static let relayKinds = PairingKind.types(carriedAs: .relayFrame)
-    /// The kinds a relay may send unasked (a presence broadcast): checked as documents only.
-    static let broadcastKinds = PairingKind.types(carriedAs: .relayBroadcast)
 
     /// Whom a `wss://` relay must prove to be.
     var trust: TLSClientTrust = .system
@@ -244,15 +240,17 @@ struct RelayReplay: Sendable {
         for u in unasked {
             let subject = "connection \(u.connection) (read at step \(u.step))"
             let undefined = "\(subject): \(u.frame.quoted)" + (u.frame.isClose ? "" : " (not a frame the Spec defines; ignored)")
-            guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), case .string(let type)? = document["type"] else {
+            // The kinds a relay sends (Spec pairing.md 3.5) break PAIR-RELAY-001 unasked; a
+            // broadcast may come unasked and is checked as a document only; the rest are noted.
+            guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), let kind = PairingFrame(document).documentKind else {
                 notes.append(undefined)
                 continue
             }
-            if type == "pong", let n = pings[u.connection], n > 0 {
+            if kind == .pong, let n = pings[u.connection], n > 0 {
                 pings[u.connection] = n - 1
                 continue
             }
-            if Self.broadcastKinds.contains(type), let kind = PairingKind.named(type) {
+            if kind.carriers.contains(.relayBroadcast) {
                 do throws(Violation) {
                     _ = try PairingCodec.decode(Array(text.utf8), as: kind, context: PairingContext(now: SystemClock().now()))
                     notes.append("\(subject): \(u.frame.quoted) (sent unasked, which the Spec allows; checked, ignored)")
@@ -263,15 +261,15 @@ struct RelayReplay: Sendable {
                 }
                 continue
             }
-            guard Self.relayKinds.contains(type) else {
+            guard kind.carriers.contains(.relayFrame) else {
                 notes.append(undefined)
                 continue
             }
             // Which message an unasked delivery carries: of those sent by then with its content,
             // one the relay had to refuse (a spent alias's second ack is the first's twin), else
             // the latest. The first such was step 5's delivered ack, blamed for step 6's.
-            let twins = type == "message" ? sent.filter { $0.step <= u.step && JSONDiff.differences(expected: $0.payload, found: document["payload"] ?? .null).isEmpty } : []
-            if type == "message", document["payload"] != nil, let origin = twins.last(where: { $0.refusal != nil }) ?? twins.last {
+            let twins = kind == .message ? sent.filter { $0.step <= u.step && JSONDiff.differences(expected: $0.payload, found: document["payload"] ?? .null).isEmpty } : []
+            if kind == .message, document["payload"] != nil, let origin = twins.last(where: { $0.refusal != nil }) ?? twins.last {
                 let refusal = origin.refusal.map { " (the relay had to answer it with \(JSONSerializer.compact($0.document)))" } ?? ""
                 strays.append(
                     (u.connection, Violation(
@@ -279,7 +277,7 @@ struct RelayReplay: Sendable {
                         expected: "no delivery of step \(origin.step)'s message\(refusal)", found: FrameJudge.quote(text), subject: subject)))
             } else {
                 strays.append(
-                    (u.connection, Violation(rule: PairingRule.relayRouting, path: .root, expected: "no \(type) frame here", found: FrameJudge.quote(text), subject: subject)))
+                    (u.connection, Violation(rule: PairingRule.relayRouting, path: .root, expected: "no \(kind.rawValue) frame here", found: FrameJudge.quote(text), subject: subject)))
             }
         }
         if notes.count > 10 { notes = Array(notes.prefix(10)) + ["and \(notes.count - 10) more"] }
@@ -350,7 +348,7 @@ struct RelayReplay: Sendable {
 extension RelayReplay {
     /// A relay may leave `to` out of a delivery (Spec pairing.md 3.5): then it is not expected.
     static func withoutMissingTo(_ want: JSONValue, _ text: String) -> JSONValue {
-        guard want["type"] == "message", case .object(var o) = want, (try? JSONParser.parse(Array(text.utf8)))?["to"] == nil else { return want }
+        guard PairingFrame(want).documentKind == .message, case .object(var o) = want, (try? JSONParser.parse(Array(text.utf8)))?["to"] == nil else { return want }
         o["to"] = nil
         return .object(o)
     }

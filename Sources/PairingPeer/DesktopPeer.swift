@@ -136,17 +136,21 @@ public actor DesktopPeer {
     /// A frame from the relay: a `message` is the flow's; anything else is not.
     private func frame(_ text: String) async {
         guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
-        if value["type"]?.stringValue == PairingKind.registered.rawValue, let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
+        let frame = PairingFrame(value)
+        if frame.documentKind == .registered, let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
         if negotiation != nil {
-            switch value["type"]?.stringValue {
-            case PairingKind.message.rawValue?: await negotiate(.signal(document: value, at: options.now()))
-            case PairingKind.peerOffline.rawValue?: await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: options.now()))
-            default: break
+            switch frame.documentKind {
+            case .message?: await negotiate(.signal(document: value, at: options.now()))
+            case .peerOffline?: await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: options.now()))
+            // The exchange acts on deliveries and on its peer going offline; the relay's other frames are the connection's.
+            case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .registered?, .relayError?, .pairedDesktop?, .ping?, .pong?,
+                .peerStatus?, nil:
+                break
             }
             return
         }
-        guard value["type"]?.stringValue == PairingKind.message.rawValue else { return }
-        if options.faults.confirmAnyCode, let ack = value["payload"], ack["type"]?.stringValue == PairingKind.pairAck.rawValue,
+        guard frame.documentKind == .message else { return }
+        if options.faults.confirmAnyCode, let ack = value["payload"], frame.payloadKind == .pairAck,
             let code = ack["pairingCode"]?.stringValue, let did = ack["mobileDid"]?.stringValue, case .showing(let qr, _, _) = machine.state,
             code != qr.code
         {

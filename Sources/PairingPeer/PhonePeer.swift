@@ -204,9 +204,10 @@ public actor PhonePeer {
 
     /// A frame from a relay: a confirmation inside a `message`, or `peer-offline`.
     private func frame(_ text: String) async {
-        guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits), let type = value["type"]?.stringValue else { return }
+        guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
         let at = options.now()
-        switch PairingKind.named(type) {
+        let frame = PairingFrame(value)
+        switch frame.documentKind {
         case .registered?:
             if let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
         case .message? where negotiation != nil:
@@ -214,7 +215,7 @@ public actor PhonePeer {
         case .peerOffline? where negotiation != nil:
             await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: at))
         case .message?:
-            if let payload = value["payload"], payload["type"]?.stringValue.flatMap(PairingKind.named) == .pairingConfirmation {
+            if let payload = value["payload"], frame.payloadKind == .pairingConfirmation {
                 confirmedBy = payload["pcPeerId"]?.stringValue
                 if case .display = flow {
                     await handleDisplay(.confirmation(document: payload, at: at))
@@ -224,7 +225,7 @@ public actor PhonePeer {
             }
         case .peerOffline?:
             await handleManual(.peerOffline(at: at))
-        default:
+        case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .relayError?, .pairedDesktop?, .ping?, .pong?, .peerStatus?, nil:
             // Not for the phone's flow: the relay's errors and keepalives are the client's, and a
             // kind a client does not act on is one it ignores (PAIR-RELAY-002: a relay's extensions
             // and presence broadcasts included), so a kind the table gains needs nothing here.

@@ -107,7 +107,7 @@ public actor RelayServer {
         let forged = copiesClientFrom ? (try? JSONParser.parse(text))?["from"] : nil
         for action in relay.handle(.received(id, text: text, at: clock())) {
             guard case .send(let target, var document, let rule) = action else { continue }
-            if let forged, target != id, document["type"] == "message", let changed = (JSONPointer.root / "from").replacing(in: document, with: forged) {
+            if let forged, target != id, PairingFrame(document).documentKind == .message, let changed = (JSONPointer.root / "from").replacing(in: document, with: forged) {
                 document = changed
             }
             let text = JSONSerializer.compact(document)

@@ -41,9 +41,9 @@ struct ExchangeWatch {
 
     /// A WebRTC signal a client sent: `type` to `to` from a connection holding `senderIds`; for an
     /// offer, `pairedPhone` is the paired session whose phone sent it, if any.
-    mutating func signal(_ type: String, to: String, senderIds: [String], on c: Int, at: EpochMillis, pairedPhone: (did: String, session: Int)?) {
+    mutating func signal(_ type: WebRTCSignal.Kind, to: String, senderIds: [String], on c: Int, at: EpochMillis, pairedPhone: (did: String, session: Int)?) {
         func sentBy(_ id: String) -> Bool { senderIds.contains { $0.bytesEqual(id) } }
-        if type == "offer" {
+        if type == .offer {
             guard let (did, session) = pairedPhone,
                 !exchanges.contains(where: { $0.phone.bytesEqual(did) && $0.desktop.bytesEqual(to) })
             else { return }
@@ -58,10 +58,12 @@ struct ExchangeWatch {
         func fromPhone(_ x: Exchange) -> Bool { x.desktop.bytesEqual(to) && sentBy(x.phone) }
         // Late signals count for nothing.
         guard let e = exchanges.lastIndex(where: { at <= $0.offerAt + Self.window && (fromDesktop($0) || fromPhone($0)) }) else { return }
-        if fromDesktop(exchanges[e]) {
-            if type == "answer" { exchanges[e].answerAt = exchanges[e].answerAt ?? at } else if type == "ice-candidate" { exchanges[e].desktopCandidates += 1 }
-        } else if type == "ice-candidate" {
-            exchanges[e].phoneCandidates += 1
+        switch (type, fromDesktop(exchanges[e])) {
+        case (.answer, true): exchanges[e].answerAt = exchanges[e].answerAt ?? at
+        case (.iceCandidate, true): exchanges[e].desktopCandidates += 1
+        case (.iceCandidate, false): exchanges[e].phoneCandidates += 1
+        // An offer opened its exchange above; a phone's answer is not one the exchange waits for.
+        case (.offer, _), (.answer, false): break
         }
         let x = exchanges[e]
         if x.answerAt != nil && x.phoneCandidates > 0 && x.desktopCandidates > 0 { completed = true }

@@ -10,10 +10,6 @@ import WireCore
 /// a connection that registers an alias or confirms is a desktop's, one that sends a `pair-ack`
 /// a phone's, a later connection that registers the same id the same client's.
 public struct PairingWatch: Sendable {
-    /// What a relay sends a client (3.5): judged as documents; anything else is a note.
-    static let relayFrames = PairingKind.types(carriedAs: .relayFrame).union(broadcasts)
-    /// What a relay may send unasked (a presence broadcast): judged as a document, then noted.
-    static let broadcasts = PairingKind.types(carriedAs: .relayBroadcast)
     public struct Options: Sendable {
         /// The keepalive interval the clients state (`--keepalive-ms`); nil: any the Spec allows.
         public var keepaliveInterval: EpochMillis?
@@ -52,7 +48,7 @@ public struct PairingWatch: Sendable {
         /// Its first client frames (their type, the id a register names, when, the frame): who
         /// came back after a drop, and whether it registered first (PAIR-CONN-001), is decided
         /// from these at the end, when every connection's behaviour is known.
-        var opening: [(type: String?, peerId: String?, at: EpochMillis, quoted: String)] = []
+        var opening: [(kind: PairingKind?, type: String?, peerId: String?, at: EpochMillis, quoted: String)] = []
         var keepalives: [EpochMillis] = []
         var latestKeepalive: EpochMillis?
         var keepaliveJudged = false
@@ -67,7 +63,7 @@ public struct PairingWatch: Sendable {
     struct Pending {
         var connection: Int
         var at: EpochMillis
-        var kind: String
+        var kind: PairingKind
         var to: String?
         var peerId: String?
         var payload: JSONValue?
@@ -158,7 +154,7 @@ public struct PairingWatch: Sendable {
             judgeKeepalives(c, until: event.at)
             // A register's answer goes only to its connection: once that is closed, none is due.
             pending.removeAll { p in
-                guard p.connection == c, p.kind == "register" else { return false }
+                guard p.connection == c, p.kind == .register else { return false }
                 notes.append("connection \(c): closed \(event.at - p.at) ms after \(p.frame), before the relay's answer (not judged)")
                 return true
             }
@@ -238,27 +234,28 @@ public struct PairingWatch: Sendable {
             for v in checked.violations { add(c, relay: false, at: at, frame: quoted, v) }
             return
         }
-        let type = json["type"]?.stringValue
+        let frame = PairingFrame(json)
         if (connections[c]?.opening.count ?? 0) < 32 {
-            connections[c]?.opening.append((type, type == "register" ? json["peerId"]?.stringValue : nil, at, quoted))
+            connections[c]?.opening.append((frame.documentKind, json["type"]?.stringValue, frame.documentKind == .register ? json["peerId"]?.stringValue : nil, at, quoted))
         }
-        switch type {
-        case "register":
+        switch frame.kind {
+        case .document(.register):
             register(json, bytes, on: c, at: at, quoted: quoted)
-        case "message":
-            message(json, bytes, on: c, at: at, quoted: quoted)
-        case "ping":
+        case .document(.message):
+            message(json, frame, bytes, on: c, at: at, quoted: quoted)
+        case .document(.ping):
             connections[c]?.keepalives.append(at)
             let latest = connections[c]?.latestKeepalive ?? at
             connections[c]?.latestKeepalive = max(latest, at)
-        case let type? where WebRTCSignal.bareFrameTypes.contains(type):
+        case .bareSignal(let type):
             // Android's default and the desktop's form: the deployed relay drops it without a word.
             add(
                 c, relay: false, at: at, frame: quoted,
                 Violation(
                     rule: PairingRule.rtcBareFrame, path: .root / "type", expected: "a WebRTC signal as the payload of a message (3.7)",
                     found: "a bare \(JSONSerializer.quoted(type)) frame"))
-        default:
+        case .document(.desktopPairing), .document(.pairAck), .document(.devicePairing), .document(.pairingConfirmation), .document(.registered),
+            .document(.peerOffline), .document(.relayError), .document(.pairedDesktop), .document(.pong), .document(.peerStatus), .other:
             notes.append("connection \(c): \(quoted) (not a frame the Spec defines for clients; not judged)")
         }
     }
@@ -290,29 +287,29 @@ public struct PairingWatch: Sendable {
             }
         }
         if PeerID.aliasCode(peerId) != nil { connections[c]?.latestAlias = peerId }
-        if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: "register", to: nil, peerId: peerId, payload: nil, frame: quoted)) }
+        if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: .register, to: nil, peerId: peerId, payload: nil, frame: quoted)) }
     }
 
     private func trap(_ peerId: String, _ expected: String) -> Violation {
         Violation(rule: PairingRule.registerOwnID, path: .root / "peerId", expected: expected, found: JSONSerializer.quoted(peerId))
     }
 
-    private mutating func message(_ json: JSONValue, _ bytes: [UInt8], on c: Int, at: EpochMillis, quoted: String) {
+    private mutating func message(_ json: JSONValue, _ frame: PairingFrame, _ bytes: [UInt8], on c: Int, at: EpochMillis, quoted: String) {
         // The sender's own id (its first registered one that is not an alias) for the echo rule (PAIR-RTC-004).
         var context = JSONObject(["now": .number(JSONNumber(at))])
         if let own = connections[c]?.ownId { context["localPeerId"] = .string(own) }
         let checked = DocumentChecker.check(bytes, name: "", kind: "message", context: .object(context))
-        let session = sessionIndex(for: json, from: c, at: at)
+        let session = sessionIndex(for: json, frame, from: c)
         for v in checked.violations { add(c, relay: false, at: at, frame: quoted, v, session: session) }
         guard checked.violations.isEmpty, let to = json["to"]?.stringValue, let payload = json["payload"] else { return }
         connections[c]?.targets.insert(ByteString(to))
-        if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: "message", to: to, peerId: nil, payload: payload, frame: quoted)) }
-        switch payload["type"]?.stringValue {
-        case PairingKind.pairAck.rawValue?:
+        if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: .message, to: to, peerId: nil, payload: payload, frame: quoted)) }
+        switch frame.payload {
+        case .document(.pairAck)?:
             ack(payload, to: to, on: c, at: at, quoted: quoted)
-        case PairingKind.pairingConfirmation.rawValue?:
+        case .document(.pairingConfirmation)?:
             confirmation(payload, to: to, on: c, at: at, quoted: quoted)
-        case let type? where WebRTCSignal.payloadTypes.contains(type):
+        case .signal(let signal)?:
             let own = connections[c]?.registered ?? []
             // For an offer: the latest session in which this sender is a paired phone. In Flow B
             // the phone is paired once it sent its ack, so an ack the relay has not yet
@@ -320,13 +317,17 @@ public struct PairingWatch: Sendable {
             func pairedForPhone(_ f: Flow) -> Bool {
                 f.session.outcome == "paired" || (f.session.flow == "flow-b" && f.session.outcome == "open" && f.undelivered != nil)
             }
-            let paired = type == "offer"
+            let paired = signal == .offer
                 ? own.compactMap { id in flowsByPhone[ByteString(id)]?.last { pairedForPhone(flows[$0]) } }.max()
                     .flatMap { i in flows[i].mobileDid.map { (did: $0, session: i) } }
                 : nil
-            exchanges.signal(type, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
-        default:
+            exchanges.signal(signal, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
+        // A QR's documents and app messages travel the relay too; the watch judges them above as documents only.
+        case .document(.desktopPairing)?, .document(.devicePairing)?, .opaque?, nil:
             break
+        case .document(.register)?, .document(.message)?, .document(.registered)?, .document(.peerOffline)?, .document(.relayError)?,
+            .document(.pairedDesktop)?, .document(.ping)?, .document(.pong)?, .document(.peerStatus)?:
+            break  // PairingFrame.payload names only the table's payload kinds.
         }
     }
 
@@ -442,13 +443,14 @@ public struct PairingWatch: Sendable {
         }
     }
 
-    private func sessionIndex(for json: JSONValue, from c: Int, at: EpochMillis) -> Int? {
+    private func sessionIndex(for json: JSONValue, _ frame: PairingFrame, from c: Int) -> Int? {
         guard let to = json["to"]?.stringValue else { return nil }
-        switch json["payload"]?["type"]?.stringValue {
-        case PairingKind.pairAck.rawValue?: return flows.count
-        case PairingKind.pairingConfirmation.rawValue?:
-            return latestFlow(ofPhone: to, desktop: c) ?? flows.count
-        default: return nil
+        switch frame.payloadKind {
+        case .pairAck?: return flows.count
+        case .pairingConfirmation?: return latestFlow(ofPhone: to, desktop: c) ?? flows.count
+        // Only an ack opens a session and only a confirmation belongs to one.
+        case .desktopPairing?, .devicePairing?, .register?, .message?, .registered?, .peerOffline?, .relayError?, .pairedDesktop?, .ping?, .pong?, .peerStatus?, nil:
+            return nil
         }
     }
 
@@ -551,7 +553,7 @@ public struct PairingWatch: Sendable {
         }
         for key in closedTouching.keys { closedTouching[key]!.sort { ($0.closed, $0.id) < ($1.closed, $1.id) } }
         for c in connections.keys.sorted() {
-            guard let connection = connections[c], let first = connection.opening.first, first.type == "register", let id = first.peerId else { continue }
+            guard let connection = connections[c], let first = connection.opening.first, first.kind == .register, let id = first.peerId else { continue }
             let key = ByteString(id)
             // A client back after a drop registers again every id it held (PAIR-CONN-001): a
             // connection that held more than this one registers is another client's (a desktop
@@ -636,7 +638,7 @@ public struct PairingWatch: Sendable {
     /// back and registers again every id it held that is still live.
     private mutating func judgeReconnects(trapped: Set<Int>) {
         for c in connections.keys.sorted() {
-            guard let connection = connections[c], let first = connection.opening.first, first.type != "register" else { continue }
+            guard let connection = connections[c], let first = connection.opening.first, first.kind != .register else { continue }
             add(c, relay: false, at: first.at, frame: first.quoted, Violation(rule: PairingRule.reRegister, path: .root, expected: "a register before any other frame", found: "a \(first.type ?? "frame") first"))
         }
         // The connections (not trapped) whose first frame registers each id, by when they opened,
@@ -673,7 +675,7 @@ public struct PairingWatch: Sendable {
             var owed = held
             for frame in next.opening {
                 guard !owed.isEmpty else { break }
-                if frame.type == "register", let id = frame.peerId {
+                if frame.kind == .register, let id = frame.peerId {
                     owed.removeAll { $0.bytesEqual(id) }
                     continue
                 }
@@ -756,7 +758,8 @@ public struct PairingWatch: Sendable {
             add(c, relay: true, at: at, frame: quoted, Violation(rule: CoreRule.syntax, path: .root, expected: "a JSON text frame", found: quoted))
             return
         }
-        if let type = json["type"]?.stringValue, WebRTCSignal.bareFrameTypes.contains(type) {
+        let frame = PairingFrame(json)
+        if case .bareSignal(let type) = frame.kind {
             add(
                 c, relay: true, at: at, frame: quoted,
                 Violation(
@@ -764,32 +767,35 @@ public struct PairingWatch: Sendable {
                     found: "a bare \(JSONSerializer.quoted(type)) frame delivered"))
             return
         }
-        guard let type = json["type"]?.stringValue, Self.relayFrames.contains(type) else {
+        // What a relay sends a client (3.5) is judged as a document; anything else is a note.
+        guard let kind = frame.documentKind, !kind.carriers.isDisjoint(with: [.relayFrame, .relayBroadcast]) else {
             // Presence broadcasts and other extensions: the Spec allows them (3.5).
             notes.append("connection \(c): the relay sent \(quoted) (not a frame the Spec defines; not judged)")
             return
         }
-        let checked = DocumentChecker.check(bytes, name: "", kind: type, context: ["now": .number(JSONNumber(at))])
+        let checked = DocumentChecker.check(bytes, name: "", kind: kind.rawValue, context: ["now": .number(JSONNumber(at))])
         for v in checked.violations { add(c, relay: true, at: at, frame: quoted, v) }
-        switch type {
-        case "registered":
-            if let i = pending.firstIndex(where: { $0.kind == "register" && $0.connection == c && $0.peerId.map { $0.bytesEqual(json["peerId"]?.stringValue ?? "") } == true }) {
+        switch kind {
+        case .registered:
+            if let i = pending.firstIndex(where: { $0.kind == .register && $0.connection == c && $0.peerId.map { $0.bytesEqual(json["peerId"]?.stringValue ?? "") } == true }) {
                 pending.remove(at: i)
             }
-        case "error":
+        case .relayError:
             if let i = pending.firstIndex(where: { $0.connection == c }) { pending.remove(at: i) }
-        case "peer-offline":
-            if let i = pending.firstIndex(where: { $0.kind == "message" && $0.connection == c && $0.to.map { $0.bytesEqual(json["peerId"]?.stringValue ?? "") } == true }) {
+        case .peerOffline:
+            if let i = pending.firstIndex(where: { $0.kind == .message && $0.connection == c && $0.to.map { $0.bytesEqual(json["peerId"]?.stringValue ?? "") } == true }) {
                 pending.remove(at: i)
             }
-        case "message":
+        case .message:
             delivery(json, on: c, at: at, quoted: quoted)
-        case let type where Self.broadcasts.contains(type):
-            // Judged as a document above; no client asked for it, and none acts on it.
+        case .peerStatus:
+            // A broadcast, judged as a document above; no client asked for it, and none acts on it.
             if checked.violations.isEmpty { notes.append("connection \(c): the relay sent \(quoted) (sent unasked, which the Spec allows; checked, ignored)") }
-        default:
-            // A pong answers the client's keepalive: judged as a document above.
+        case .pong:
+            // It answers the client's keepalive: judged as a document above.
             break
+        case .desktopPairing, .pairAck, .devicePairing, .pairingConfirmation, .register, .ping, .pairedDesktop:
+            break  // Not carried by a relay: noted above.
         }
     }
 
@@ -799,7 +805,7 @@ public struct PairingWatch: Sendable {
         let to = json["to"]?.stringValue
         // A relay may leave `to` out of a delivery (3.5); when it is there it must be the target.
         func carries(_ p: Pending) -> Bool {
-            guard p.kind == "message", p.payload == payload else { return false }
+            guard p.kind == .message, p.payload == payload else { return false }
             guard let to else { return true }
             return p.to.map { to.bytesEqual($0) } ?? false
         }
@@ -843,7 +849,7 @@ public struct PairingWatch: Sendable {
                 notes.append("connection \(first.connection): no delivery of \(first.frame); the sender had closed, so peer-offline or error could not reach it (not judged)")
                 continue
             }
-            let expected = first.kind == "register" ? "registered or error within \(options.frameTimeout) ms" : "a delivery, peer-offline or error within \(options.frameTimeout) ms"
+            let expected = first.kind == .register ? "registered or error within \(options.frameTimeout) ms" : "a delivery, peer-offline or error within \(options.frameTimeout) ms"
             add(first.connection, relay: true, at: first.at, frame: first.frame, Violation(rule: PairingRule.relayRouting, path: .root, expected: expected, found: "nothing"))
         }
     }

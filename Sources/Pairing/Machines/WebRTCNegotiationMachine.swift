@@ -99,7 +99,7 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
             return []
         case .signal(let document, _):
             // Another machine's message (a confirmation, an opaque payload): not this one's to judge.
-            guard let type = document["payload"]?["type"]?.stringValue, WebRTCSignal.payloadTypes.contains(type) else { return [] }
+            guard case .signal = PairingFrame.payload(document["payload"]) else { return [] }
             // A delivery names its sender (PAIR-RELAY-001); one without cannot be the paired peer's,
             // and read as a client's message it would be judged by a `to` that names this side.
             guard document["from"] != nil else {

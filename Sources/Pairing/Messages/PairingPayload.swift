@@ -14,21 +14,19 @@ public enum PairingPayload: Sendable, Hashable {
     /// Checks a payload object: when its `type` names a pairing payload kind, as that kind.
     public static func decode(_ value: JSONValue, at path: JSONPointer, context: PairingContext) throws(Violation) -> PairingPayload {
         let reader = try ObjectReader(document: value, path: path)
-        if case .string(let type)? = reader.raw("type"), WebRTCSignal.payloadTypes.contains(type) {
-            return .webRTC(try WebRTCSignal.decode(reader, type: type))
-        }
         // Relay frames and stored records are not payloads: a payload typed so is an app's own.
-        guard case .string(let type)? = reader.raw("type"), let kind = PairingKind.named(type), kind.carriers.contains(.payload) else {
-            return .other(value)
-        }
-        switch kind {
-        case .desktopPairing: return .desktopPairing(try DesktopPairing.decode(reader, context: context))
-        case .pairAck: return .pairAck(try PairAck.decode(reader, context: context))
-        case .devicePairing: return .devicePairing(try DevicePairing.decode(reader, context: context))
-        case .pairingConfirmation: return .pairingConfirmation(try PairingConfirmation.decode(reader, context: context))
-        // Only the kinds above travel as payloads: PairingPayloadKindTests holds every payload row
-        // to a case here, so a kind that is no payload needs no line.
-        default: return .other(value)
+        switch PairingFrame.payload(value) {
+        case .signal(let signal): return .webRTC(try WebRTCSignal.decode(reader, kind: signal))
+        case .opaque: return .other(value)
+        case .document(let kind):
+            switch kind {
+            case .desktopPairing: return .desktopPairing(try DesktopPairing.decode(reader, context: context))
+            case .pairAck: return .pairAck(try PairAck.decode(reader, context: context))
+            case .devicePairing: return .devicePairing(try DevicePairing.decode(reader, context: context))
+            case .pairingConfirmation: return .pairingConfirmation(try PairingConfirmation.decode(reader, context: context))
+            // PairingFrame.payload names only the kinds the table carries as payloads.
+            case .register, .message, .registered, .peerOffline, .relayError, .pairedDesktop, .ping, .pong, .peerStatus: return .other(value)
+            }
         }
     }
 

@@ -7,18 +7,15 @@ public enum WebRTCSignal: Sendable, Hashable {
     case answer(sdp: String)
     case iceCandidate(candidate: String, sdpMid: String, sdpMLineIndex: Int64)
 
-    /// The payload types that are WebRTC signals, compared exactly (PAIR-TYPE-001): `OFFER` is an
-    /// opaque payload, not an offer.
-    public static let payloadTypes: Set<String> = ["offer", "answer", "ice-candidate"]
-    /// Top-level frame types a relay refuses (PAIR-RTC-005): the signals, and the desktop's
-    /// `ice-candidates` batch, which real clients send bare.
-    public static let bareFrameTypes: Set<String> = payloadTypes.union(["ice-candidates"])
+    /// Top-level frame types a relay refuses (PAIR-RTC-005): the signals (`Kind`), and the
+    /// desktop's `ice-candidates` batch, which real clients send bare. Read through PairingFrame.
+    static let bareFrameTypes: [String] = Kind.allCases.map(\.rawValue) + ["ice-candidates"]
 
-    static func decode(_ reader: ObjectReader, type: String) throws(Violation) -> WebRTCSignal {
-        switch type {
-        case "offer": return .offer(sdp: try description(reader, "offer", rule: PairingRule.rtcOffer))
-        case "answer": return .answer(sdp: try description(reader, "answer", rule: PairingRule.rtcAnswer))
-        default: return try candidate(reader)
+    static func decode(_ reader: ObjectReader, kind: Kind) throws(Violation) -> WebRTCSignal {
+        switch kind {
+        case .offer: return .offer(sdp: try description(reader, "offer", rule: PairingRule.rtcOffer))
+        case .answer: return .answer(sdp: try description(reader, "answer", rule: PairingRule.rtcAnswer))
+        case .iceCandidate: return try candidate(reader)
         }
     }
 

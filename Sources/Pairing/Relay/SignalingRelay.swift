@@ -110,28 +110,31 @@ public struct SignalingRelay: Sendable {
         } catch {
             return [self.error(id, error.rule == CoreRule.size ? .tooLarge : .invalidMessage, PairingRule.relayRouting)]
         }
-        switch value["type"] {
-        case .string("ping")?:
+        switch PairingFrame(value).kind {
+        case .document(.ping):
             // PAIR-RELAY-002: the keepalive real clients send; it changes nothing.
             return [.send(id, ["type": "pong"], rule: PairingRule.keepalive)]
-        case .string("register")?:
+        case .document(.register):
             do throws(Violation) {
                 let register = try Register.decode(value, context: PairingContext(now: at))
                 return self.register(register.peerId, on: id, at: at)
             } catch {
                 return [self.error(id, .invalidMessage, PairingRule.relayRouting)]
             }
-        case .string("message")?:
+        case .document(.message):
             do throws(Violation) {
                 let message = try SignalMessage.decode(value, context: PairingContext(now: at))
                 return route(message, from: id, at: at)
             } catch {
                 return [self.error(id, .invalidMessage, PairingRule.relayRouting)]
             }
-        case .string(let type)? where WebRTCSignal.bareFrameTypes.contains(type):
+        case .bareSignal:
             // PAIR-RTC-005: WebRTC signals travel wrapped in a message; say so rather than drop them.
             return [error(id, .invalidMessage, PairingRule.rtcBareFrame)]
-        default:
+        // A client sends only the three above; payloads, the relay's own frames and records are not frames to it.
+        case .document(.desktopPairing), .document(.pairAck), .document(.devicePairing), .document(.pairingConfirmation),
+            .document(.registered), .document(.peerOffline), .document(.relayError), .document(.pairedDesktop), .document(.pong),
+            .document(.peerStatus), .other:
             return [error(id, .invalidMessage, PairingRule.relayRouting)]
         }
     }

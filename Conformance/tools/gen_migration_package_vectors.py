@@ -589,6 +589,58 @@ for name, data in pkg_files.items():
         f.write(data)
 total = write_file(OUT, "migration", "Whole packages (the zip inside the envelope), checked file by file and across files (Spec migration.md 3.1, 3.4).",
                    {}, pkg_cases, kind="package")
-for d in (man, cat, sto, med, st, rel):
+
+# ------------------------------------------------------------------ restored-store (MIG-REST-001)
+rs = DocFile("restored-store", "A receiver's store after a session: the package's files by content once verified, else as it was (Spec migration.md 4, MIG-REST-001).")
+
+
+def sha(text):
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def inv(*pairs):
+    return [{"path": p, "sha256": d} for p, d in pairs]
+
+
+CATS, STORIES, KEY, PHOTO, MANI = sha("categories"), sha("stories"), sha("master key"), sha("photo"), sha("manifest")
+PACKAGE = inv(("manifest.json", MANI), ("coredata/categories.json", CATS), ("coredata/stories.json", STORIES),
+              ("security/master_key.bin", KEY), ("media/Images/2025/01/a.heic", PHOTO), ("media/Images/2025/01/b.heic", PHOTO))
+OLD = inv(("Data/categories.json", sha("old categories")), ("Keychain/MyStory.MasterKey", sha("old key")))
+REFERENCE = inv(("Data/categories.json", CATS), ("Data/stories.json", STORIES), ("Documents/Media/Images/2025/01/a.heic", PHOTO),
+                ("Documents/Media/Images/2025/01/b.heic", PHOTO), ("Keychain/MyStory.MasterKey", KEY))
+AS_PACKAGED = [f for f in PACKAGE]
+
+
+def store(outcome, after, before=OLD):
+    return {"outcome": outcome, "package": PACKAGE, "before": before, "after": after}
+
+
+rs.accept("verified-reference-layout", "The reference's layout (Data/, Documents/Media/, Keychain/): every listed file's content, the two equal photos twice.",
+          store("verified", REFERENCE), store("verified", REFERENCE), ["MIG-REST-001"], ["real-implementation"])
+rs.accept("verified-package-layout", "The package's own paths, the manifest kept: a layout is the app's, content decides.",
+          store("verified", AS_PACKAGED), store("verified", AS_PACKAGED), ["MIG-REST-001"])
+rs.accept("refused-unchanged", "A refused package: the old store exactly as it was.", store("refused", OLD), store("refused", OLD), ["MIG-REST-001"])
+rs.accept("refused-empty-stays-empty", "A phone that never ran the app refuses a package: still nothing.",
+          store("refused", [], before=[]), store("refused", [], before=[]), ["MIG-REST-001"])
+rs.reject_all("verified-restores-nothing", "Complete verified, and the old store still in place: each old file is one the package does not hold, "
+              "and none of the package's files is there (one finding at /package, not one per file).",
+              store("verified", OLD), [("/after/0", "MIG-REST-001"), ("/after/1", "MIG-REST-001"), ("/package", "MIG-REST-001")])
+rs.reject_all("verified-one-photo-once", "Two listed files with one content need two copies: one photo is missing.",
+              store("verified", REFERENCE[:3] + REFERENCE[4:]), [("/package/5", "MIG-REST-001")])
+rs.reject_all("verified-with-an-extra-file", "A file the package does not list (a symlink's target written out, a leftover of the old store).",
+              store("verified", REFERENCE + inv(("Documents/notes.txt", sha("leftover")))), [("/after/5", "MIG-REST-001")])
+rs.reject_all("verified-manifest-twice", "The manifest may be kept once, not twice.",
+              store("verified", REFERENCE + inv(("manifest.json", MANI), ("Backup/manifest.json", MANI))), [("/after/6", "MIG-REST-001")])
+rs.reject_all("refused-half-restored", "A refused package that left a file changed and one added: the store is neither the old one nor the new one.",
+              store("refused", inv(("Data/categories.json", CATS), ("Keychain/MyStory.MasterKey", sha("old key")), ("Data/stories.json", STORIES))),
+              [("/after/0", "MIG-REST-001"), ("/after/2", "MIG-REST-001")])
+rs.reject_all("refused-store-removed", "A refused package that took the old store away.", store("refused", []),
+              [("/before/0", "MIG-REST-001"), ("/before/1", "MIG-REST-001")])
+rs.reject("outcome-unknown", "outcome is verified or refused.", dict(store("verified", REFERENCE), outcome="done"), "/outcome", "MIG-REST-001")
+rs.reject("digest-upper-case", "A digest is 64 lowercase hexadecimal digits.",
+          store("verified", [{"path": "Data/categories.json", "sha256": CATS.upper()}] + REFERENCE[1:]), "/after/0/sha256", "MIG-REST-001")
+rs.reject("package-missing", "The package's inventory is required.", {"outcome": "verified", "before": OLD, "after": REFERENCE}, "/package", "CORE-TYPE-001")
+
+for d in (man, cat, sto, med, st, rel, rs):
     total += d.write()
 print(total, "cases")

@@ -580,3 +580,27 @@ export("relations_story_categories", "3.3 (seed 000 \u00a76.5)",
        ["MIG-ID-001", "MIG-ID-002"], ["storyId", "categoryId"], ["storyId", "categoryId"],
        {"storyId": member(uuid(), True, ["MIG-ID-001", "MIG-ID-002"]),
         "categoryId": member(uuid(), True, ["MIG-ID-001", "MIG-ID-002"])})
+
+# ---------------------------------------------------------------------------------------------
+# The store after a session (migration.md 4, MIG-REST-001): three inventories and how it ended.
+
+
+def inventory(what):
+    return {"type": "array", "description": f"{what}: one element per file.", "x-rules": ["MIG-REST-001"],
+            "items": {"type": "object", "required": ["path", "sha256"], "x-rules": ["MIG-REST-001"],
+                      "properties": {"path": {"type": "string", "description": "The file's path, relative to the package's folder or the store.",
+                                              "x-rules": ["MIG-REST-001"]},
+                                     "sha256": dict(digest("The file's SHA-256"), **{"x-rules": ["MIG-REST-001"]})}}}
+
+
+write("restored-store", "restored-store", "4", "A receiver's store before and after a session, and the package it was sent",
+      ["MIG-REST-001"], ["outcome", "package", "before", "after", "(the store compared by content or as it was)"],
+      {"type": "object", "required": ["outcome", "package", "before", "after"],
+       "properties": {"outcome": {"enum": ["verified", "refused"], "x-rules": ["MIG-REST-001"],
+                                  "description": "verified: Complete with result verified; refused: any other ending."},
+                      "package": inventory("Every file of the package, manifest.json included"),
+                      "before": inventory("The store before the session"),
+                      "after": inventory("The store after it")}},
+      {"MIG-REST-001": ("the comparison itself: the package's files by content once verified, the store path for path "
+                        "and digest for digest otherwise; the members' forms are stated")},
+      {"MIG-REST-001": ["/outcome", "/package/*/sha256", "/before/*/sha256", "/after/*/sha256"]})

@@ -23,6 +23,9 @@ public struct LiveOptions: Sendable {
     public var pinOut: URL?
     /// Role receiver: the file the receiver under test writes its PIN to.
     public var pinFile: URL?
+    /// Role receiver: the store of the receiver under test, held to MIG-REST-001 after each
+    /// scenario (nil: the restore is not checked, and the report says so).
+    public var store: URL?
     /// The migration password: role receiver packs with it; role sender restores with it.
     public var password: String?
     /// Role sender: the fewest PBKDF2 iterations the sender's envelope header may state
@@ -68,8 +71,9 @@ public struct LiveOptions: Sendable {
         self.announce = announce
     }
 
-    /// The package the runner sends a receiver under test: a generated store, packed once per run.
-    func package(_ scratch: URL) throws -> PreparedPackage {
+    /// The package the runner sends a receiver under test: a generated store, packed once per
+    /// run; with every file of the package (for MIG-REST-001).
+    func package(_ scratch: URL) throws -> (PreparedPackage, [RestoredStore.File]) {
         let file = scratch.appendingPathComponent("live-package.enc")
         let store = scratch.appendingPathComponent("live-store")
         var sample = SampleStore.Options()
@@ -78,7 +82,9 @@ public struct LiveOptions: Sendable {
         var random = GeneratorBytes(SystemRandomNumberGenerator())
         let result = try Packer.pack(
             DeviceStore(store), to: file, password: password ?? LiveRunner.defaultPassword, now: SystemClock().now() / 1000, random: &random)
-        return try PreparedPackage(file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: 16 << 10, schemaVersion: 1, appVersion: "1.0.0")
+        let files = try Restorer.files(envelope: file, password: password ?? LiveRunner.defaultPassword, scratch: scratch.appendingPathComponent("live-package-files"))
+        let prepared = try PreparedPackage(file: file, backupId: result.backupId, zipSize: result.zipSize, chunkSize: 16 << 10, schemaVersion: 1, appVersion: "1.0.0")
+        return (prepared, files.map { RestoredStore.File(path: $0.key, sha256: $0.value.sha256) }.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) })
     }
 }
 
@@ -172,13 +178,17 @@ public enum LiveRunner {
             // so a receiver that reconnects early is queued for the next scenario, never lost.
             var listener: WebSocketListener?
             var package: PreparedPackage?
+            var packageFiles: [RestoredStore.File] = []
             if options.role == .receiver, !scenarios.isEmpty {
                 guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
                 if let pinFile = options.pinFile { try? FileManager.default.removeItem(at: pinFile) }
                 listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16, tls: options.tlsIdentity)
-                package = try options.package(scratch)
+                (package, packageFiles) = try options.package(scratch)
+                notes.append(
+                    options.store.map { "restore checked: the store \($0.path) after each scenario (MIG-REST-001, by content)" }
+                        ?? "restore not checked: a receiver that answers verified and restores nothing passes (give --store DIR, the store of the receiver under test)")
             }
-            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package)
+            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package, packageFiles: packageFiles)
             for scenario in scenarios {
                 options.announce("\(scenario.id)")
                 let began = Date()

@@ -16,6 +16,8 @@ struct MigrationScenarioPlayer {
     /// Where a receiver under test connects, and what it is sent (with `--role receiver`).
     var listener: WebSocketListener?
     var package: PreparedPackage?
+    /// Every file of `package`, `manifest.json` included: what a restored store holds (MIG-REST-001).
+    var packageFiles: [RestoredStore.File] = []
     /// Whether the scenario before read the receiver's PIN (`--pin-file` is removed before the
     /// listener opens, so the first scenario starts as if it had).
     var pinTaken = PINTaken()
@@ -38,7 +40,11 @@ struct MigrationScenarioPlayer {
             let state = try await withDeadline(Self.timeout) {
                 switch scenario.role {
                 case .sender: return try await asReceiver(scenario, collector)
-                default: return try await asSender(scenario, collector)
+                default:
+                    let before = try options.store.map(DeviceStore.contents)
+                    let ended = try await asSender(scenario, collector)
+                    if let before { try await checkStore(before: before, ended: ended, collector) }
+                    return ended
                 }
             }
             result = .success(state)
@@ -188,6 +194,29 @@ struct MigrationScenarioPlayer {
             }
         }
         return next
+    }
+
+    /// How long a receiver may take to restore once it answered `verified`.
+    static let restoreWait: Duration = .seconds(20)
+
+    /// MIG-REST-001 on the store under test: once the session ended `done` (the receiver
+    /// verified the package) it holds the package's files, waited for up to `restoreWait`;
+    /// otherwise it is what it was before the scenario.
+    private func checkStore(before: [RestoredStore.File], ended: String, _ collector: Collector) async throws {
+        guard let store = options.store else { return }
+        let outcome: RestoredStore.Outcome = ended == SenderMachine.Phase.done.rawValue ? .verified : .refused
+        let deadline = ContinuousClock.now + Self.restoreWait
+        var found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: try DeviceStore.contents(of: store))
+        while !found.isEmpty, outcome == .verified, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: try DeviceStore.contents(of: store))
+        }
+        let subject = "the store under test (\(store.path))" + (outcome == .verified ? ", \(Self.restoreWait) after the package was verified" : ", the session having restored nothing")
+        for var violation in found.prefix(20) {
+            violation.subject = subject
+            collector.add(violation)
+        }
+        if found.count > 20 { collector.note("and \(found.count - 20) more MIG-REST-001 findings in the store") }
     }
 
     /// The slack in timing MIG-PIN-003's wait from where the runner sees it.

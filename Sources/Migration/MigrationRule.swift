@@ -61,6 +61,8 @@ public enum MigrationRule {
     public static let snapshot: RuleID = "MIG-XFER-008"
     public static let streamedPackage: RuleID = "MIG-XFER-009"
     public static let frames: RuleID = "MIG-WS-001"
+    /// The store after a session: the package's files once verified, else as it was (§4).
+    public static let restore: RuleID = "MIG-REST-001"
 
     public static let transfer: [RuleID] = [
         message, handshake, authPIN, backupMeta, transferControl, chunkAck, cancel, complete, chunkHeader, chunkBounds,
@@ -72,6 +74,6 @@ public enum MigrationRule {
         envelopeMagic, envelopeVersion, envelopeParameters, envelopePassword, envelopeHeaderMAC, envelopeTruncated,
         envelopeExtended, envelopeReordered, envelopeSegment, seconds, uuid, uniqueIDs, backupID, appVersion, schemaVersion,
         entityStats, mediaStats, integrity, brokenMedia, category, story, media, setting, counts, brokenConsistency,
-        references, categoryTree, files, archive, masterKey,
+        references, categoryTree, files, archive, masterKey, restore,
     ]
 }

@@ -34,6 +34,32 @@ public struct DeviceStore: Sendable {
     /// The old store, kept by `--keep-previous` for `rollback` (seed 000 §7.3).
     public var backupBeforeMigration: URL { sibling("BackupBeforeMigration") }
 
+    /// Every entry under `root` as MIG-REST-001 compares a store: regular files by SHA-256; a
+    /// symbolic link (never followed) or another special file by a digest no file has, its path
+    /// saying what it is. An absent folder is an empty store.
+    public static func contents(of root: URL) throws -> [RestoredStore.File] {
+        let manager = FileManager.default
+        guard manager.fileExists(atPath: root.path) else { return [] }
+        let keys: [URLResourceKey] = [.isRegularFileKey, .isSymbolicLinkKey, .isDirectoryKey]
+        guard let enumerator = manager.enumerator(at: root, includingPropertiesForKeys: keys) else { return [] }
+        let base = root.standardizedFileURL.path
+        var files: [RestoredStore.File] = []
+        for case let url as URL in enumerator {
+            let values = try url.resourceValues(forKeys: Set(keys))
+            if values.isDirectory == true && values.isSymbolicLink != true { continue }
+            let relative = url.standardizedFileURL.path.droppingBytePrefix(base + "/") ?? url.lastPathComponent
+            if values.isRegularFile == true, values.isSymbolicLink != true {
+                files.append(RestoredStore.File(path: relative, sha256: try FileSystem.sha256(of: url)))
+            } else if values.isSymbolicLink == true {
+                let target = (try? manager.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
+                files.append(RestoredStore.File(path: relative + " (a symbolic link to \(target))", sha256: "symbolic link"))
+            } else {
+                files.append(RestoredStore.File(path: relative + " (not a regular file)", sha256: "special file"))
+            }
+        }
+        return files.sorted { $0.path.utf8.lexicographicallyPrecedes($1.path.utf8) }
+    }
+
     /// Every regular file of the store, relative to its root, sorted: what "identical stores" compares.
     public func inventory() throws -> [String: String] {
         var result: [String: String] = [:]

@@ -91,6 +91,21 @@ public enum Restorer {
         return try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion).0
     }
 
+    /// Every file of an envelope's package (`manifest.json` included), relative to its folder,
+    /// with size and SHA-256: checked as `check(envelope:)` checks it, unpacked into `scratch`,
+    /// which is removed afterwards. What MIG-REST-001 holds a restored store to.
+    public static func files(
+        envelope: URL, password: String, policy: EnvelopePolicy = .standard, scratch: URL, supportedSchemaVersion: Int64 = 1,
+        limits: PackageArchive.Limits = .init()
+    ) throws -> FileInventory {
+        var bytes = try EnvelopeZip(envelope, password: password, policy: policy)
+        defer { try? FileSystem.removeIfPresent(scratch) }
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        let (folder, files) = try unpack(&bytes, to: scratch, limits: limits, supportedSchemaVersion: supportedSchemaVersion)
+        _ = try validate(scratch, folder: folder, files: files, supportedSchemaVersion: supportedSchemaVersion)
+        return files
+    }
+
     /// Checks an unpacked `Backup-{backupId}/` folder as a receiver would check the zip's content.
     public static func check(folder: URL, supportedSchemaVersion: Int64 = 1) throws -> Manifest {
         var files: FileInventory = [:]

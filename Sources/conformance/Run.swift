@@ -56,6 +56,9 @@ struct Run: AsyncParsableCommand {
     var timeScale: Double = 1
     @Option(help: "With --role sender: write the PIN here (the sender under test reads it).") var pinOut: String?
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
+    @Option(help: ArgumentHelp(
+        "With --role receiver: the store of the receiver under test, checked after each scenario (MIG-REST-001: the package's files by content once verified, else as it was). Without it the restore is not checked.",
+        valueName: "dir")) var store: String?
     @Option(help: ArgumentHelp("With --role receiver: the wait after a locked session the receiver states, ms (test builds only; the Spec's 30000).", visibility: .hidden))
     var pinLockoutMs: Int = 30_000
     @Option(help: ArgumentHelp("With --role desktop: how long the desktop under test keeps a code valid, ms (test builds only; the seed's 300000).", visibility: .hidden))
@@ -220,6 +223,9 @@ struct Run: AsyncParsableCommand {
         if role == .receiver {
             guard let pinFile else { throw ValidationError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
             options.pinFile = URL(fileURLWithPath: pinFile)
+            options.store = store.map { URL(fileURLWithPath: $0) }
+        } else if store != nil {
+            throw ValidationError("--store is the store of a receiver under test: it goes with --role receiver")
         }
         if role == .phone {
             guard let handoffOut else { throw ValidationError("--role phone needs --handoff-out FILE (the phone under test reads the QR text or code there)") }

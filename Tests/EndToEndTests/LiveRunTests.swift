@@ -122,9 +122,11 @@ struct LiveRunTests: LivePeers {
                 "--pin-out", file("pin").path, "--yes", "--sessions", "0", "--max-chunk-size", maxChunkSize,
             ] + (streaming ? ["--streaming"] : []), log: "receive.log")
         defer { receiver.terminate() }
-        let run = try await Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
+        let run = try await Fixture.run(
+            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--store", file("new").path], limit: 150)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("receive.log"))")
         #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("restore checked: the store \(file("new").path) after each scenario (MIG-REST-001, by content)"), "\(run.stdout)")
     }
 
     /// A receiver written from the docs alone (Tests/Fixtures/outsider-receiver) passes every
@@ -137,7 +139,10 @@ struct LiveRunTests: LivePeers {
             "outsider-receiver/receiver.py",
             ["--connect", "ws://127.0.0.1:\(port)", "--out", file("outsider").path, "--pin-out", file("pin").path, "--password-file", file("conformance-password").path])
         defer { receiver.terminate() }
-        let run = try await Fixture.run("conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path], limit: 150)
+        // Its store keeps the package's own paths and the manifest: another layout, the same content.
+        let store = file("outsider").appendingPathComponent("store").path
+        let run = try await Fixture.run(
+            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("pin").path, "--store", store], limit: 150)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
         #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
         #expect(!log("outsider.log").contains("showing the PIN again"), "a PIN file was removed before its scenario read it\n\(log("outsider.log"))")

@@ -33,7 +33,9 @@ struct MatrixTests {
                         "desktop": ["command": .string("\(peer) desktop --relay {url} --qr-file {qr} --scan-file {scan} --sessions 0 --webrtc")],
                         "sender": ["command": .string(send), "runner": ["--password-file", .string(password.path)]],
                         "receiver": [
-                            "command": .string("\(peer) receive --connect {url} --into {dir} --password-file '\(password.path)' --pin-out {pin} --yes --sessions 0")
+                            "command": .string("\(peer) receive --connect {url} --into {dir} --password-file '\(password.path)' --pin-out {pin} --yes --sessions 0"),
+                            // Its store is {dir}: the restore is checked (MIG-REST-001).
+                            "runner": ["--store", "{dir}"],
                         ],
                     ],
                 ],
@@ -58,7 +60,10 @@ struct MatrixTests {
                 [
                     "name": "outsider-receiver",
                     "roles": [
-                        "receiver": ["command": .string("python3 \(fixture("outsider-receiver/receiver.py")) --connect {url} --out {dir} --pin-out {pin} --password-file '\(password.path)'")]
+                        "receiver": [
+                            "command": .string("python3 \(fixture("outsider-receiver/receiver.py")) --connect {url} --out {dir} --pin-out {pin} --password-file '\(password.path)'"),
+                            "runner": ["--store", "{dir}/store"],
+                        ]
                     ],
                 ],
             ],

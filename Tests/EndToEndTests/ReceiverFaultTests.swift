@@ -2,6 +2,7 @@ import Foundation
 import TestFixture
 import Testing
 import WebSocketTransport
+import WireCore
 
 /// The receiver role against the outsider receiver (Tests/Fixtures/outsider-receiver) breaking one
 /// rule on request: each break fails its scenario on its rule, at the path where the receiver's
@@ -15,6 +16,8 @@ struct ReceiverFaultTests {
         var rule: String
         var path: String
         var found: String
+        /// Whether the runner is given the receiver's store (MIG-REST-001 is seen only then).
+        var store = false
         var testDescription: String { faults.joined(separator: "+") }
     }
 
@@ -24,22 +27,34 @@ struct ReceiverFaultTests {
         Break(faults: ["wrong-attempts-left"], scenario: "five-wrong-pins", rule: "MIG-PIN-002", path: "/payload/attemptsLeft", found: "found    4"),
         Break(faults: ["early-lock"], scenario: "five-wrong-pins", rule: "MIG-PIN-002", path: "/payload/result", found: #""locked" at wrong PIN 3"#),
         Break(faults: ["no-lockout"], scenario: "five-wrong-pins", rule: "MIG-PIN-003", path: "", found: "its next Handshake after"),
+        Break(faults: ["no-restore"], scenario: "clean", rule: "MIG-REST-001", path: "/package", found: "none of them", store: true),
+        Break(faults: ["restore-leftover"], scenario: "clean", rule: "MIG-REST-001", path: "/after/5", found: #""leftover.txt", which the package does not hold"#, store: true),
     ]
 
-    @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) async throws {
+    /// The outsider receiver with `faults` against the runner playing `scenario`, with `runner`'s
+    /// extra arguments (`store` adds the receiver's store); the run and the receiver's log.
+    static func play(faults: [String], scenario: String, store: Bool = false, runner: [String] = []) async throws -> (
+        run: (status: Int32, stdout: String, stderr: String), log: String
+    ) {
         let live = try LiveRunTests()
         defer { try? FileManager.default.removeItem(at: live.scratch) }
         let port = try LoopbackPort.free()
         let receiver = try live.outsider(
             "outsider-receiver/receiver.py",
             ["--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file", live.file("conformance-password").path]
-                + broken.faults.flatMap { ["--fault", $0] })
+                + faults.flatMap { ["--fault", $0] })
         defer { receiver.terminate() }
         let run = try await Fixture.run(
             "conformance",
-            ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/\(broken.scenario)"],
+            ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/\(scenario)"]
+                + (store ? ["--store", live.file("outsider").appendingPathComponent("store").path] : []) + runner,
             limit: 100)
-        #expect(run.status == 1, "\(run.stdout)\(run.stderr)\n\(live.log("outsider.log"))")
+        return (run, live.log("outsider.log"))
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) async throws {
+        let (run, log) = try await Self.play(faults: broken.faults, scenario: broken.scenario, store: broken.store)
+        #expect(run.status == 1, "\(run.stdout)\(run.stderr)\n\(log)")
         #expect(run.stdout.contains("FAIL  migration/live-receiver/\(broken.scenario)"), "\(run.stdout)")
         #expect(run.stdout.contains("\(broken.rule) at \"\(broken.path)\""), "\(run.stdout)")
         #expect(run.stdout.contains(broken.found), "\(run.stdout)")
@@ -47,23 +62,20 @@ struct ReceiverFaultTests {
 }
 
 extension ReceiverFaultTests {
+    /// Without --store the runner cannot see the restore: a receiver that restores nothing passes,
+    /// and the report says the restore was not checked.
+    @Test(.timeLimit(.minutes(2))) func withoutTheStoreTheRestoreIsSaidUnchecked() async throws {
+        let (run, log) = try await Self.play(faults: ["no-restore"], scenario: "clean", runner: ["--format", "json"])
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log)")
+        let notes = (try JSONParser.parse(Array(run.stdout.utf8)))["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(notes.contains { $0.hasPrefix("restore not checked: a receiver that answers verified and restores nothing passes (give --store DIR") }, "\(notes)")
+    }
+
     /// A receiver showing 999999 is typed 000000 as the wrong PIN (the shown one plus one modulo
     /// 10^6), a valid six-digit PIN it can reject: the scenario passes.
     @Test(.timeLimit(.minutes(2))) func theWrongPINAfter999999IsSixDigits() async throws {
-        let live = try LiveRunTests()
-        defer { try? FileManager.default.removeItem(at: live.scratch) }
-        let port = try LoopbackPort.free()
-        let receiver = try live.outsider(
-            "outsider-receiver/receiver.py",
-            [
-                "--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file",
-                live.file("conformance-password").path, "--fault", "fixed-pin-999999",
-            ])
-        defer { receiver.terminate() }
-        let run = try await Fixture.run(
-            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", live.file("pin").path, "--case", "migration/live-receiver/five-wrong-pins"],
-            limit: 100)
-        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(live.log("outsider.log"))")
-        #expect(live.log("outsider.log").contains("wrong PIN 000000: 4 attempt(s) left"), "\(live.log("outsider.log"))")
+        let (run, log) = try await Self.play(faults: ["fixed-pin-999999"], scenario: "five-wrong-pins")
+        #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log)")
+        #expect(log.contains("wrong PIN 000000: 4 attempt(s) left"), "\(log)")
     }
 }

@@ -13,6 +13,7 @@ import sys
 
 import msbk_envelope as env
 import msbk_package as pkg
+import msbk_store as store
 import msbk_transfer_machines as machines
 import msbk_transfer_messages as transfer
 
@@ -36,6 +37,8 @@ def validate(request):
             return {"outcome": "accept", "canonical": transfer.backup_chunk(data, meta)}
         if kind == "package":
             return {"outcome": "accept", "canonical": pkg.package(data, supported)}
+        if kind == "restored-store":
+            return {"outcome": "accept", "canonical": store.restored_store(pkg.parse(data))}
         if kind == "manifest":
             value = pkg.parse(data)
             pkg.manifest(value, supported)

@@ -13,7 +13,8 @@ public struct MatrixFile: Sendable {
         /// The testee command, or the command that starts the peer, with `{port}`, `{url}`,
         /// `{handoff}`, `{qr}`, `{scan}`, `{pin}`, `{dir}` replaced (shell-quoted) before it runs.
         public var command: String
-        /// More arguments for the runner in this role (e.g. `--time-scale 0.1`).
+        /// More arguments for the runner in this role (e.g. `--time-scale 0.1`, `--store {dir}/store`),
+        /// placeholders replaced as they are in `command`, unquoted.
         public var runner: [String]
         /// More arguments for `conformance watch` when this phone or desktop is in a pair
         /// (e.g. `--keepalive-ms 1500` for a peer whose timers run faster).
@@ -105,24 +106,32 @@ public struct MatrixCell: Sendable {
     public var peerListens: Bool
     /// The peer's command with its placeholders in place, for a pair through `watch` at `url`.
     public static func command(_ entry: MatrixFile.Entry, url: String, files: [String: String]) -> String {
+        substituted(entry.command, values: placeholders(url: url, files: files), quote: ShellWord.quoted)
+    }
+
+    static func placeholders(url: String, files: [String: String]) -> [String: String] {
         var values = ["url": url, "port": url.split(separator: ":").last.map(String.init) ?? ""]
         for (k, v) in files { values[k] = v }
-        // One pass over the template: a value holding `{qr}` (a folder named so) is not
-        // substituted again inside the word already quoted.
-        var command = ""
-        var rest = Substring(entry.command)
+        return values
+    }
+
+    /// `template` with each known `{name}` replaced by `quote(value)`, in one pass: a value
+    /// holding `{qr}` (a folder named so) is not substituted again inside the word already quoted.
+    static func substituted(_ template: String, values: [String: String], quote: (String) -> String) -> String {
+        var result = ""
+        var rest = Substring(template)
         while let open = rest.unicodeScalars.firstIndex(of: "{") {
-            command += rest[..<open]
+            result += rest[..<open]
             let after = rest[open...].dropFirst()
             if let close = after.unicodeScalars.firstIndex(of: "}"), let value = values[String(after[..<close])] {
-                command += ShellWord.quoted(value)
+                result += quote(value)
                 rest = after[close...].dropFirst()
             } else {
-                command += "{"
+                result += "{"
                 rest = after
             }
         }
-        return command + rest
+        return result + rest
     }
 
     /// `files` maps `handoff`, `qr`, `scan`, `pin` and `dir` (a folder of the peer's own) to
@@ -154,7 +163,10 @@ public struct MatrixCell: Sendable {
             peerCommand = command
             runnerArguments = ["run", "--role", "receiver", "--listen", listen, "--pin-file", file("pin")]
         }
-        runnerArguments += entry.runner
+        // The runner's arguments are words, not shell text: placeholders in them are not quoted
+        // (`--store {dir}/store` names the receiver's store).
+        let values = Self.placeholders(url: url, files: files)
+        runnerArguments += entry.runner.map { Self.substituted($0, values: values, quote: { $0 }) }
         peerListens = entry.role == .relay || entry.role == .sender
     }
 

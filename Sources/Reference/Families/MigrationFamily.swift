@@ -23,7 +23,7 @@ public struct MigrationFamily: ConformanceFamily {
         ]
         return r
     }
-    public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package", "control-message", "backup-chunk"] }
+    public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package", "control-message", "backup-chunk", "restored-store"] }
     public let machines = ["sender", "receiver", "pin-lockout"]
     public var rules: [RuleID] { MigrationRule.all }
 
@@ -79,6 +79,13 @@ public struct MigrationFamily: ConformanceFamily {
             return json(document) { value throws(Violation) in try ControlMessage.decode(value).json }
         case "manifest":
             return all(document) { Manifest.check($0, supportedSchemaVersion: supported).map(\.canonical) }
+        case "restored-store":
+            do throws(Violation) {
+                let (canonical, violations) = try RestoredStore.check(try JSONParser.parse(document, limits: PackageDocument.limits))
+                return violations.isEmpty ? .accept(canonical: canonical) : .reject(violations)
+            } catch {
+                return .reject([error])
+            }
         default:
             guard let export = ExportKind(rawValue: kind) else { return .unsupported(reason: "the migration family has no kind \(kind)") }
             return all(document) { Export.check($0, as: export).map(\.canonical) }

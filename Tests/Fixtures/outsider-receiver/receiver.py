@@ -68,7 +68,7 @@ TYPES = ("Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "
 WHITE_SPACE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 FAULTS = ("ack-corrupt", "skip-final-digest", "accept-any-pin", "wrong-attempts-left",
-          "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock")
+          "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock", "no-restore", "restore-leftover")
 
 
 def log(*a):
@@ -1317,10 +1317,15 @@ class Receiver:
                    f"window={self.window} retransmits-asked={self.complaints} resumes={self.resumes}")
         if self.password is None:
             return f"success {summary} verified; not opened (no --password-file)"
+        if "no-restore" in self.fault:
+            return f"success {summary} verified; not restored (fault no-restore)"
         zip_path = os.path.join(self.args.out, f".backup-{bid.lower()}.zip.tmp")
         try:
             open_envelope(final, zip_path, self.password)
             restored = restore(zip_path, bid, self.args.out)
+            if "restore-leftover" in self.fault:
+                with open(os.path.join(self.args.out, "store", "leftover.txt"), "w") as f:
+                    f.write("a file the package does not hold\n")
         except (EnvelopeError, PackageError) as e:
             shutil.rmtree(os.path.join(self.args.out, f".staging-{bid}"), ignore_errors=True)
             raise Ended(f"failed: verified but not restored: {e}", pin_settled=True)

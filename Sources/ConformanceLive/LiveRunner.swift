@@ -188,7 +188,7 @@ public enum LiveRunner {
                     options.store.map { "restore checked: the store \($0.path) after each scenario (MIG-REST-001, by content)" }
                         ?? "restore not checked: a receiver that answers verified and restores nothing passes (give --store DIR, the store of the receiver under test)")
             }
-            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package, packageFiles: packageFiles)
+            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package, packageFiles: packageFiles, root: repository.root)
             for scenario in scenarios {
                 options.announce("\(scenario.id)")
                 let began = Date()

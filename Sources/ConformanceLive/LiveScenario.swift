@@ -56,6 +56,8 @@ struct MigrationScenario: Sendable {
     /// The rules the runner's machine reports, in order: faults the runner injected itself
     /// (a corrupted chunk it was sent, five wrong PINs it typed) are reported, and expected.
     var expectRejects: [String]
+    /// A package that breaks a rule, sent in place of the runner's good one (issue 39.2).
+    var hostile: HostilePackage?
 
     var vector: VectorCase {
         VectorCase(
@@ -73,10 +75,11 @@ struct MigrationScenario: Sendable {
         }
         guard let list = root["scenarios"]?.arrayValue else { throw LiveError("\(file.lastPathComponent): no scenarios array") }
         return try list.enumerated().map { i, s in
+            let hostile = try HostilePackage(s, in: file)
             guard let id = s["id"]?.stringValue, let roleName = s["role"]?.stringValue, let role = LiveRole(rawValue: roleName), role == .sender || role == .receiver,
-                let state = s["expect"]?["state"]?.stringValue
+                let state = s["expect"]?["state"]?.stringValue ?? hostile.map({ _ in "" })
             else {
-                throw LiveError("\(file.lastPathComponent): scenario \(i) needs id, role (sender or receiver) and expect.state")
+                throw LiveError("\(file.lastPathComponent): scenario \(i) needs id, role (sender or receiver) and expect.state (or a hostile package and expect.refused)")
             }
             var faults = ChunkFaults()
             for member in s["faults"]?.objectValue?.members ?? [] {
@@ -97,7 +100,49 @@ struct MigrationScenario: Sendable {
                 id: id, comment: s["comment"]?.stringValue ?? "", role: role,
                 rules: (s["rules"]?.arrayValue ?? []).compactMap(\.stringValue).map { RuleID($0) }, faults: faults,
                 pins: (s["pins"]?.arrayValue ?? [.string("right")]).compactMap(\.stringValue), lockout: s["lockout"] == .bool(true), expectState: state,
-                expectRejects: (s["expect"]?["rejects"]?.arrayValue ?? []).compactMap(\.stringValue))
+                expectRejects: (s["expect"]?["rejects"]?.arrayValue ?? []).compactMap(\.stringValue), hostile: hostile)
+        }
+    }
+}
+
+/// A receiver scenario's hostile package: a package vector's zip (Vectors/migration/package/),
+/// sealed by the runner with the receiver's password, perhaps with a broken envelope or another
+/// `backupId` announced. The receiver must refuse it: a streaming receiver by cancelling, a
+/// file-first one by restoring nothing (MIG-REST-001, seen with `--store`).
+struct HostilePackage: Sendable {
+    enum EnvelopeFault: String, Sendable {
+        /// The last segment's bytes cut off (MIG-ENV-006); the announced digest is the cut file's.
+        case truncated
+        /// 1000 PBKDF2 iterations, below the floor (MIG-ENV-003).
+        case weak
+    }
+
+    /// The package vector's id, `migration/package/NAME`: its zip is `Vectors/migration/package/NAME.zip`.
+    var vector: String
+    var backupId: String
+    var envelope: EnvelopeFault?
+    /// The rule the package breaks.
+    var refused: RuleID
+
+    var zipPath: String { "Vectors/migration/package/" + (vector.droppingBytePrefix("migration/package/") ?? vector) + ".zip" }
+
+    /// nil for a scenario without `package`.
+    init?(_ scenario: JSONValue, in file: URL) throws {
+        guard let package = scenario["package"] else { return nil }
+        let name = "\(file.lastPathComponent): scenario \(scenario["id"]?.stringValue ?? "?")"
+        // A name of letters, digits and '-': the zip is read from Vectors/, never from elsewhere.
+        guard let vector = package["vector"]?.stringValue, let stem = vector.droppingBytePrefix("migration/package/"), !stem.isEmpty,
+            stem.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x7A).contains($0) || $0 == 0x2D }), let backupId = package["backupId"]?.stringValue,
+            let refused = scenario["expect"]?["refused"]?.stringValue
+        else {
+            throw LiveError("\(name): a package names its vector (migration/package/NAME) and backupId, and expect.refused the rule it breaks")
+        }
+        self.vector = vector
+        self.backupId = backupId
+        self.refused = RuleID(refused)
+        if let fault = package["envelope"]?.stringValue {
+            guard let envelope = EnvelopeFault(rawValue: fault) else { throw LiveError("\(name): package.envelope is truncated or weak, not \(fault)") }
+            self.envelope = envelope
         }
     }
 }

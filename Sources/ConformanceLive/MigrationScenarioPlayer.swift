@@ -18,6 +18,8 @@ struct MigrationScenarioPlayer {
     var package: PreparedPackage?
     /// Every file of `package`, `manifest.json` included: what a restored store holds (MIG-REST-001).
     var packageFiles: [RestoredStore.File] = []
+    /// The checkout's root: hostile scenarios read their package vectors under it.
+    var root: URL
     /// Whether the scenario before read the receiver's PIN (`--pin-file` is removed before the
     /// listener opens, so the first scenario starts as if it had).
     var pinTaken = PINTaken()
@@ -41,9 +43,14 @@ struct MigrationScenarioPlayer {
                 switch scenario.role {
                 case .sender: return try await asReceiver(scenario, collector)
                 default:
-                    let before = try options.store.map(DeviceStore.contents)
+                    var before: [RestoredStore.File]?
+                    if let store = options.store { before = try await Self.contents(of: store, until: .now + Self.restoreWait) }
                     let ended = try await asSender(scenario, collector)
-                    if let before { try await checkStore(before: before, ended: ended, collector) }
+                    if let before {
+                        try await checkStore(before: before, restores: ended == SenderMachine.Phase.done.rawValue && scenario.hostile == nil, collector)
+                    } else if scenario.hostile != nil, ended == SenderMachine.Phase.done.rawValue {
+                        collector.note("the receiver verified the transfer; that it restored nothing of this package is not checked (give --store DIR)")
+                    }
                     return ended
                 }
             }
@@ -75,6 +82,15 @@ struct MigrationScenarioPlayer {
         // A receiver that never greeted is that violation alone, not also a wrong final state.
         let neverGreeted = reported.contains { $0.rule == MigrationRule.greeting } && !scenario.expectRejects.contains(MigrationRule.greeting.rawValue)
         switch result {
+        case .success(let state) where scenario.hostile != nil:
+            // Refused either way: cancelled in the transfer (a streaming receiver), or verified
+            // and nothing restored (a file-first one; its store is checked with --store).
+            if let hostile = scenario.hostile, state != SenderMachine.Phase.done.rawValue, state != SenderMachine.Phase.failed.rawValue {
+                violations.append(
+                    Violation(
+                        rule: hostile.refused, path: .root, expected: "the package refused: the transfer cancelled, or verified and nothing restored",
+                        found: "final state \(state)", subject: "the runner's machine at the end"))
+            }
         case .success(let state) where state != scenario.expectState && !neverGreeted:
             violations.append(
                 Violation(rule: rule, path: .root, expected: "final state \(scenario.expectState)", found: state, subject: "the runner's machine at the end"))
@@ -134,13 +150,14 @@ struct MigrationScenarioPlayer {
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.
     private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
-        guard let listener, let package, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
+        guard let listener, let good = package, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
         guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
         // A receiver may connect, and show its PIN, before its scenario starts (its connection
         // waits on the listener): the file is a leftover only when the scenario before read none.
         if !pinTaken.reset() { try? FileManager.default.removeItem(at: pinFile) }
         let pinTaken = self.pinTaken
         options.announce("waiting for the receiver under test on \(options.tlsIdentity == nil ? "ws" : "wss")://\(host):\(listener.port) (\(scenario.id))")
+        let package = try scenario.hostile.map { try Self.hostilePackage($0, root: root, password: self.options.password ?? LiveRunner.defaultPassword, scratch: scratch) } ?? good
         var peer = SenderPeer.Options()
         peer.configuration.chunkSize = 16 << 10
         peer.configuration.ackTimeout = 2000
@@ -196,20 +213,57 @@ struct MigrationScenarioPlayer {
         return next
     }
 
+    /// A package vector's zip sealed with the receiver's password, its envelope broken as the
+    /// scenario says, announced with the scenario's `backupId`.
+    static func hostilePackage(_ hostile: HostilePackage, root: URL, password: String, scratch: URL) throws -> PreparedPackage {
+        guard let zip = FileManager.default.contents(atPath: root.appendingPathComponent(hostile.zipPath).path) else {
+            throw LiveError("cannot read \(hostile.zipPath) (the package of \(hostile.vector))")
+        }
+        var random = GeneratorBytes(SystemRandomNumberGenerator())
+        var envelope = try Envelope.seal(
+            [UInt8](zip), password: password, iterations: hostile.envelope == .weak ? 1000 : EnvelopePolicy.defaultIterations, random: &random)
+        // Part of the last segment's tag: the file ends before the header says it does.
+        if hostile.envelope == .truncated { envelope.removeLast(20) }
+        let file = scratch.appendingPathComponent("hostile-\(UUID().uuidString).enc")
+        try Data(envelope).write(to: file)
+        return try PreparedPackage(file: file, backupId: hostile.backupId, zipSize: Int64(zip.count), chunkSize: 16 << 10, schemaVersion: 1, appVersion: "1.0.0")
+    }
+
     /// How long a receiver may take to restore once it answered `verified`.
     static let restoreWait: Duration = .seconds(20)
+    /// How long a store must stay the same to be taken as settled: a file-first receiver
+    /// opens and checks a package after its `Complete`, and may restore one it should refuse
+    /// a moment later (its key derivation alone takes most of a second).
+    static let settle: Duration = .milliseconds(1500)
+
+    /// The store's inventory; a store read while the receiver moves files is read again.
+    static func contents(of store: URL, until deadline: ContinuousClock.Instant) async throws -> [RestoredStore.File] {
+        while true {
+            do {
+                return try DeviceStore.contents(of: store)
+            } catch where ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+        }
+    }
 
     /// MIG-REST-001 on the store under test: once the session ended `done` (the receiver
-    /// verified the package) it holds the package's files, waited for up to `restoreWait`;
-    /// otherwise it is what it was before the scenario.
-    private func checkStore(before: [RestoredStore.File], ended: String, _ collector: Collector) async throws {
+    /// verified the package) with a good package it holds the package's files, waited for up
+    /// to `restoreWait`; otherwise (a hostile package too) it is what it was before the
+    /// scenario, read once it has stayed the same for `settle`.
+    private func checkStore(before: [RestoredStore.File], restores: Bool, _ collector: Collector) async throws {
         guard let store = options.store else { return }
-        let outcome: RestoredStore.Outcome = ended == SenderMachine.Phase.done.rawValue ? .verified : .refused
+        let outcome: RestoredStore.Outcome = restores ? .verified : .refused
         let deadline = ContinuousClock.now + Self.restoreWait
-        var found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: try DeviceStore.contents(of: store))
-        while !found.isEmpty, outcome == .verified, ContinuousClock.now < deadline {
+        var after = try await Self.contents(of: store, until: deadline)
+        var found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: after)
+        var sameSince = ContinuousClock.now
+        while ContinuousClock.now < deadline, outcome == .verified ? !found.isEmpty : ContinuousClock.now - sameSince < Self.settle {
             try await Task.sleep(for: .milliseconds(200))
-            found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: try DeviceStore.contents(of: store))
+            let now = try await Self.contents(of: store, until: deadline)
+            if now != after { sameSince = ContinuousClock.now }
+            after = now
+            found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: after)
         }
         let subject = "the store under test (\(store.path))" + (outcome == .verified ? ", \(Self.restoreWait) after the package was verified" : ", the session having restored nothing")
         for var violation in found.prefix(20) {

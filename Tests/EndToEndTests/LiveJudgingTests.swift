@@ -242,7 +242,7 @@ struct LiveJudgingTests: LivePeers {
             ], log: "receive.log")
         defer { receiver.terminate() }
         let asReceiver = try await Fixture.run(
-            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("receiver-pin").path])
+            "conformance", ["run", "--role", "receiver", "--listen", "127.0.0.1:\(port)", "--pin-file", file("receiver-pin").path, "--exclude", "*/hostile-*"])
         await receiverProxy.close()
         #expect(asReceiver.status == 0, "\(asReceiver.stdout)\(asReceiver.stderr)\n\(log("receive.log"))")
         #expect(asReceiver.stdout.contains("PASS  8 passed, 0 failed"), "\(asReceiver.stdout)")

@@ -40,13 +40,16 @@ extension LivePeers {
     func log(_ name: String) -> String { (try? String(contentsOf: file(name), encoding: .utf8)) ?? "" }
 
     /// Starts a Python peer of Tests/Fixtures, its log in `log`.
-    func outsider(_ script: String, _ arguments: [String], log: String = "outsider.log") throws -> Process {
+    /// `withResults`: its standard output (a line per session) goes to the log too.
+    func outsider(_ script: String, _ arguments: [String], log: String = "outsider.log", withResults: Bool = false) throws -> Process {
         _ = FileManager.default.createFile(atPath: file(log).path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Fixture.root.appendingPathComponent("Tests/Fixtures/" + script).path] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = try FileHandle(forWritingTo: file(log))
+        let handle = try FileHandle(forWritingTo: file(log))
+        // One handle, one file offset: the two streams interleave, neither overwrites the other.
+        process.standardOutput = withResults ? handle : FileHandle.nullDevice
+        process.standardError = handle
         try process.run()
         return process
     }

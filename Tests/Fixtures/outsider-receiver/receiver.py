@@ -68,7 +68,8 @@ TYPES = ("Handshake", "AuthPIN", "StartBackup", "BackupMeta", "StartTransfer", "
 WHITE_SPACE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 FAULTS = ("ack-corrupt", "skip-final-digest", "accept-any-pin", "wrong-attempts-left",
-          "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock", "no-restore", "restore-leftover")
+          "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock", "no-restore", "restore-leftover",
+          "restore-refused")
 
 
 def log(*a):
@@ -450,7 +451,7 @@ def read_central_directory(f, size):
                         else:
                             off = v
             i += 4 + elen
-        entries.append({"name": name, "method": method, "flags": flags, "csize": csize, "usize": usize,
+        entries.append({"name": name, "raw_name": raw_name, "method": method, "flags": flags, "csize": csize, "usize": usize,
                         "offset": off, "attr": attr, "made_by": made_by, "crc": crc})
         pos += 46 + nlen + xlen + clen
     if pos - cd_off > cd_size:
@@ -501,6 +502,22 @@ def check_archive(f, size, backup_id):
         if len(lh) < 30 or lh[:4] != b"PK\x03\x04":
             raise PackageError("MIG-PKG-006", p, "no local header at its offset")
         nlen, xlen = struct.unpack("<HH", lh[26:30])
+        # migration.md MIG-PKG-006: the local header agrees with the central directory: name bytes,
+        # method, flags 0, 3 and 11, and (without a data descriptor) the sizes, ZIP64 included.
+        lflags, lmethod = struct.unpack("<HH", lh[6:10])
+        lcsize, lusize = struct.unpack("<II", lh[18:26])
+        local = f.read(nlen + xlen)
+        if local[:nlen] != e["raw_name"] or lmethod != e["method"] or (lflags ^ e["flags"]) & 0x809:
+            raise PackageError("MIG-PKG-006", p, "local header disagrees with the central directory")
+        if not lflags & 0x8:
+            lx, i = local[nlen:], 0
+            while i + 4 <= len(lx):
+                eid, elen = struct.unpack("<HH", lx[i:i + 4])
+                if eid == 1 and lusize == 0xFFFFFFFF and elen >= 16:
+                    lusize, lcsize = struct.unpack("<QQ", lx[i + 4:i + 20])
+                i += 4 + elen
+            if (lcsize, lusize) != (e["csize"], e["usize"]):
+                raise PackageError("MIG-PKG-006", p, "local header sizes disagree with the central directory")
         e["data"] = e["offset"] + 30 + nlen + xlen
         end = e["data"] + e["csize"]
         if end > cd[0] or end > size:
@@ -549,6 +566,74 @@ def entry_chunks(f, e):
         raise PackageError("MIG-PKG-006", p, "deflate stream ends early")
     if produced != e["usize"]:
         raise PackageError("MIG-PKG-006", p, "fewer bytes than the entry declares")
+
+
+def naive_extract(zip_path, store):
+    """The fault restore-refused: every entry below its folder, a symbolic link as a link."""
+    import zipfile
+    with zipfile.ZipFile(zip_path) as z:
+        for info in z.infolist():
+            rel = info.filename.split("/", 1)[1] if "/" in info.filename else info.filename
+            if not rel or rel.endswith("/"):
+                continue
+            dest = os.path.join(store, *[p for p in rel.split("/") if p not in ("", ".", "..")])
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            if (info.external_attr >> 16) & 0o170000 == 0o120000:
+                if os.path.lexists(dest):
+                    os.remove(dest)
+                os.symlink(z.read(info).decode("utf-8", "replace"), dest)
+            else:
+                with open(dest, "wb") as out:
+                    out.write(z.read(info))
+
+
+def cross_file(staging, manifest):
+    """migration.md 3.4, MIG-PKG-002..004, on the unpacked exports."""
+    def load(export):
+        with open(os.path.join(staging, "coredata", export + ".json"), "rb") as fh:
+            value = parse(fh.read(), MAX_DOC)
+        return value if isinstance(value, list) else []
+    cats, stories, media, relations = (load(e) for e in ("categories", "stories", "media", "relations_story_categories"))
+    options = manifest.get("options") if isinstance(manifest.get("options"), dict) else {}
+    broken = manifest.get("brokenMedia") if isinstance(manifest.get("brokenMedia"), list) else []
+    count = options.get("brokenMediaCount", 0)
+    if bool(options.get("hasBrokenMedia")) != (isinstance(count, int) and count > 0):
+        raise PackageError("MIG-PKG-002", "/manifest.json/options/hasBrokenMedia", "disagrees with brokenMediaCount")
+    if count != len(broken):
+        raise PackageError("MIG-PKG-002", "/manifest.json/options/brokenMediaCount", f"{count}, the list has {len(broken)}")
+    media_ids = {str(m.get("id", "")).lower() for m in media if isinstance(m, dict)}
+    for i, b in enumerate(broken):
+        if not isinstance(b, dict) or str(b.get("mediaId", "")).lower() not in media_ids:
+            raise PackageError("MIG-PKG-002", f"/manifest.json/brokenMedia/{i}/mediaId", "names no media element")
+    cat_ids = {str(c.get("id", "")).lower(): c for c in cats if isinstance(c, dict)}
+    story_ids = {str(x.get("id", "")).lower() for x in stories if isinstance(x, dict)}
+    for i, c in enumerate(cats):
+        parent = c.get("parentId") if isinstance(c, dict) else None
+        if parent is not None and str(parent).lower() not in cat_ids:
+            raise PackageError("MIG-PKG-003", f"/coredata/categories.json/{i}/parentId", "names no category")
+    for i, m in enumerate(media):
+        if isinstance(m, dict) and m.get("storyId") is not None and str(m["storyId"]).lower() not in story_ids:
+            raise PackageError("MIG-PKG-003", f"/coredata/media.json/{i}/storyId", "names no story")
+    for i, r in enumerate(relations):
+        if not isinstance(r, dict) or str(r.get("storyId", "")).lower() not in story_ids:
+            raise PackageError("MIG-PKG-003", f"/coredata/relations_story_categories.json/{i}/storyId", "names no story")
+        if str(r.get("categoryId", "")).lower() not in cat_ids:
+            raise PackageError("MIG-PKG-003", f"/coredata/relations_story_categories.json/{i}/categoryId", "names no category")
+    index = {str(c.get("id", "")).lower(): i for i, c in enumerate(cats) if isinstance(c, dict)}
+    for i, c in enumerate(cats):
+        if not isinstance(c, dict):
+            continue
+        seen, cur = set(), c
+        while cur.get("parentId") is not None:   # a forest: no chain of parents comes back
+            key = str(cur["parentId"]).lower()
+            if key in seen:
+                raise PackageError("MIG-PKG-004", f"/coredata/categories.json/{i}/parentId", "a cycle of parents")
+            seen.add(key)
+            cur = cat_ids[key]
+        parent = c.get("parentId")
+        want = 1 if parent is None else (cat_ids[str(parent).lower()].get("level", 0) + 1)
+        if c.get("level") != want:
+            raise PackageError("MIG-PKG-004", f"/coredata/categories.json/{i}/level", f"{c.get('level')}, expected {want}")
 
 
 def restore(zip_path, backup_id, out_dir):
@@ -644,6 +729,7 @@ def restore(zip_path, backup_id, out_dir):
             raise PackageError("MIG-PKG-001", f"/manifest.json/entityStats/{ent}/count",
                                f"{count!r}, the export has {len(arr) if isinstance(arr, list) else '?'}")
         entities += len(arr)
+    cross_file(staging, manifest)
     # the switch: the store is the old one or the new one, never a mix
     store = os.path.join(out_dir, "store")
     old = os.path.join(out_dir, f".store-previous-{os.getpid()}")
@@ -1326,7 +1412,14 @@ class Receiver:
             if "restore-leftover" in self.fault:
                 with open(os.path.join(self.args.out, "store", "leftover.txt"), "w") as f:
                     f.write("a file the package does not hold\n")
-        except (EnvelopeError, PackageError) as e:
+        except PackageError as e:
+            if "restore-refused" in self.fault:
+                # the fault: what the checks refused is written out as it is, links included
+                naive_extract(zip_path, os.path.join(self.args.out, "store"))
+                return f"success {summary} restored a refused package ({e}) (fault restore-refused)"
+            shutil.rmtree(os.path.join(self.args.out, f".staging-{bid}"), ignore_errors=True)
+            raise Ended(f"failed: verified but not restored: {e}", pin_settled=True)
+        except EnvelopeError as e:
             shutil.rmtree(os.path.join(self.args.out, f".staging-{bid}"), ignore_errors=True)
             raise Ended(f"failed: verified but not restored: {e}", pin_settled=True)
         finally:

@@ -84,6 +84,8 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("maxWindow") { configuration.maxWindow = Int(v) }
         if let v = try c.integer("maxChunkSize") { configuration.maxChunkSize = Int(v) }
         if let v = try c.integer("maxRetransmitsPerChunk") { configuration.maxRetransmitsPerChunk = Int(v) }
+        // The Spec's defaults paragraph names it among those a vector may set.
+        if let v = try c.integer("stallTimeout") { configuration.stallTimeout = v }
         let machine = ReceiverMachine(configuration: configuration, random: &random)
         return try MachineDriver.run(
             machine, events: events,

@@ -437,6 +437,15 @@ files, m = variant(no_key)
 pkg("master-key-missing", "Without the master key the media cannot be read.", make_zip(files, m), bad("/security/master_key.bin", "MIG-PKG-007"), ["MIG-PKG-007"])
 
 
+def no_settings(f):
+    del f["coredata/settings.json"]
+
+
+files, m = variant(no_settings)
+pkg("export-missing", "No coredata/settings.json, nor in the listing: an export is missing (its path the file's, two tokens).", make_zip(files, m),
+    bad("/coredata/settings.json", "MIG-PKG-005"), ["MIG-PKG-005"])
+
+
 def empty_key(f):
     f["security/master_key.bin"] = b""
 

@@ -81,6 +81,8 @@ struct MigrationScenarioPlayer {
         }
         // A receiver that never greeted is that violation alone, not also a wrong final state.
         let neverGreeted = reported.contains { $0.rule == MigrationRule.greeting } && !scenario.expectRejects.contains(MigrationRule.greeting.rawValue)
+        // So is one that began a new session where it had to resume.
+        let neverResumed = reported.contains { $0.rule == MigrationRule.resume } && !scenario.expectRejects.contains(MigrationRule.resume.rawValue)
         switch result {
         case .success(let state) where scenario.hostile != nil:
             // Refused either way: cancelled in the transfer (a streaming receiver), or verified
@@ -91,7 +93,7 @@ struct MigrationScenarioPlayer {
                         rule: hostile.refused, path: .root, expected: "the package refused: the transfer cancelled, or verified and nothing restored",
                         found: "final state \(state)", subject: "the runner's machine at the end"))
             }
-        case .success(let state) where state != scenario.expectState && !neverGreeted:
+        case .success(let state) where state != scenario.expectState && !neverGreeted && !neverResumed:
             violations.append(
                 Violation(rule: rule, path: .root, expected: "final state \(scenario.expectState)", found: state, subject: "the runner's machine at the end"))
         case .failure(let error):
@@ -162,6 +164,8 @@ struct MigrationScenarioPlayer {
         peer.configuration.chunkSize = 16 << 10
         peer.configuration.ackTimeout = 2000
         peer.faults = scenario.faults
+        // The runner drops the connection itself: the receiver must come back resuming.
+        let resumes = scenario.faults.disconnectAfterChunks.isEmpty ? nil : ResumeWatch()
         let typed = PINSequence(scenario.pins)
         // A receiver that connects and never greets is closed after 10 s (MIG-XFER-007), and the
         // sender keeps listening; nobody else will come, so the scenario ends there instead of at
@@ -170,12 +174,17 @@ struct MigrationScenarioPlayer {
         let asked = FirstCall()
         let session: @Sendable (PINSequence) async throws -> String = { typed in
             let (idle, closedIdle) = AsyncStream<Void>.makeStream()
+            // A receiver that began a new session where it had to resume keeps coming back with
+            // new ones, each closed 10 s after its Handshake: the verdict is in after the first.
+            resumes?.whenFound { closedIdle.yield() }
             let report: @Sendable (PeerEvent) -> Void = { event in
                 collector.report(event)
                 if case .violation(let v) = event, v.rule == MigrationRule.greeting { closedIdle.yield() }
             }
             return try await withThrowingTaskGroup(of: String?.self) { group in
-                group.addTask { try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, asked, report, wire: collector.wire) }
+                group.addTask {
+                    try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, asked, report, wire: collector.wire, resumes: resumes)
+                }
                 group.addTask {
                     for await _ in idle { return nil }
                     return nil
@@ -186,6 +195,7 @@ struct MigrationScenarioPlayer {
             }
         }
         let ended = try await session(typed)
+        if let violation = resumes?.violation() { collector.add(violation) }
         guard scenario.lockout else { return ended }
         guard ended == SenderMachine.Phase.locked.rawValue else {
             collector.add(
@@ -278,7 +288,7 @@ struct MigrationScenarioPlayer {
 
     private static func sender(
         on listener: WebSocketListener, _ package: PreparedPackage, _ peer: SenderPeer.Options, _ typed: PINSequence, _ pinFile: URL, _ pinTaken: PINTaken,
-        _ asked: FirstCall, _ report: @escaping @Sendable (PeerEvent) -> Void, wire: WireRecorder
+        _ asked: FirstCall, _ report: @escaping @Sendable (PeerEvent) -> Void, wire: WireRecorder, resumes: ResumeWatch?
     ) async throws -> String {
         var hooks = SenderPeer.Hooks(
                 enterPIN: { _ in
@@ -293,7 +303,10 @@ struct MigrationScenarioPlayer {
                 },
                 prepare: { package },
                 report: report)
-        hooks.frame = { wire.record($0, runner: .server) }
+        hooks.frame = {
+            wire.record($0, runner: .server)
+            resumes?.observe($0)
+        }
         let state = try await SenderPeer.run(on: listener, options: peer, hooks: hooks)
         return state.phase.rawValue
     }

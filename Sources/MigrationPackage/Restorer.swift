@@ -192,7 +192,7 @@ public enum Restorer {
 
     static func document(_ root: URL, _ path: String) throws -> JSONValue {
         let url = root.appendingPathComponent(path)
-        let absent = PackageError.invalid(Violation(rule: MigrationRule.files, path: .root / path, expected: "the file", found: "absent"))
+        let absent = PackageError.invalid(Violation(rule: MigrationRule.files, path: pointer(path), expected: "the file", found: "absent"))
         guard let size = try? FileSystem.size(of: url) else { throw absent }
         // Refused by its size before it is read: a listed export may be as large as the package.
         if let tooLarge = JSONParser.sizeViolation(Int(clamping: size), limits: PackageDocument.limits) {

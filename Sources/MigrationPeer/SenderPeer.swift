@@ -81,6 +81,9 @@ public enum SenderPeer {
             // Chunks whose last frame went out corrupted on purpose: an `ok` for one is the
             // receiver accepting bytes its digest refuses (MIG-CHUNK-004).
             var corruptedLast: Set<Int> = []
+            // A drop the faults ask for waits for the ack of the chunk it follows: the receiver
+            // then holds an acknowledged chunk, which its ResumeTransfer must list (MIG-XFER-003).
+            var dropOnceAcked: Int?
             var announcedDigest: String?
             // Set once a chunk could not be produced: no chunk goes out after it.
             var changedFile: String?
@@ -150,6 +153,11 @@ public enum SenderPeer {
                 }
                 if case .received = input {
                     Self.judgeAcceptance(of: &corruptedLast, announcedDigest, machine, hooks.report)
+                    if let index = dropOnceAcked, machine.state.transfer?.acked.contains(index) == true, let writer = current?.writer {
+                        dropOnceAcked = nil
+                        hooks.report(.log("dropping the connection after \(line.count) chunks, chunk \(index) acknowledged (fault injection)"))
+                        writer.abort()
+                    }
                 }
                 for action in actions {
                     switch action {
@@ -175,10 +183,7 @@ public enum SenderPeer {
                             hooks.frame(.sentChunk(frame))
                             try? await writer.send(binary: frame)
                         }
-                        if disconnect {
-                            hooks.report(.log("dropping the connection after \(line.count) chunks (fault injection)"))
-                            writer.abort()
-                        }
+                        if disconnect { dropOnceAcked = index }
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {
                             let meta = reader.package.meta
                             let acked = Int64(machine.state.transfer?.acked.count ?? 0)

@@ -27,6 +27,8 @@ struct ReceiverFaultTests {
         Break(faults: ["wrong-attempts-left"], scenario: "five-wrong-pins", rule: "MIG-PIN-002", path: "/payload/attemptsLeft", found: "found    4"),
         Break(faults: ["early-lock"], scenario: "five-wrong-pins", rule: "MIG-PIN-002", path: "/payload/result", found: #""locked" at wrong PIN 3"#),
         Break(faults: ["no-lockout"], scenario: "five-wrong-pins", rule: "MIG-PIN-003", path: "", found: "its next Handshake after"),
+        Break(faults: ["no-resume"], scenario: "disconnect-and-resume", rule: "MIG-XFER-003", path: "", found: "a Handshake and no ResumeTransfer: a new session"),
+        Break(faults: ["forget-have"], scenario: "disconnect-and-resume", rule: "MIG-XFER-003", path: "/payload/have", found: "0 chunk(s), without chunk 0"),
         Break(faults: ["no-restore"], scenario: "clean", rule: "MIG-REST-001", path: "/package", found: "none of them", store: true),
         Break(faults: ["restore-refused"], scenario: "hostile-symlink-entry", rule: "MIG-REST-001", path: "/after/10", found: #""media/link (a symbolic link to /etc)" added"#, store: true),
         Break(faults: ["restore-leftover"], scenario: "clean", rule: "MIG-REST-001", path: "/after/5", found: #""leftover.txt", which the package does not hold"#, store: true),

@@ -69,7 +69,7 @@ WHITE_SPACE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u
                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 FAULTS = ("ack-corrupt", "skip-final-digest", "accept-any-pin", "wrong-attempts-left",
           "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock", "no-restore", "restore-leftover",
-          "restore-refused")
+          "restore-refused", "no-resume", "forget-have")
 
 
 def log(*a):
@@ -1328,6 +1328,9 @@ class Receiver:
         ResumeTransfer with the token and the chunks held."""
         self.resumes += 1
         self.state = "disconnected"
+        if "no-resume" in self.fault:
+            # the fault: the journal forgotten, the next connection begins a new session
+            raise Ended("failed: dropped; starting a new session instead of resuming (fault no-resume)", pin_settled=True)
         give_up = time.monotonic() + RECONNECT_GIVE_UP_S
         while True:
             time.sleep(0.3)
@@ -1357,7 +1360,7 @@ class Receiver:
                 raise Ended("failed: protocol-error: another sender answered the reconnection (MIG-XFER-003)",
                             pin_settled=True)
             self.window = min(self.window, hs["maxWindow"], RESUME_WINDOW)
-            have = self.ranges()
+            have = self.ranges() if "forget-have" not in self.fault else []   # the fault: held chunks left out
             self.resumed_have = set()
             for a, b in have:
                 if b - a <= 1_000_000:

@@ -21,6 +21,8 @@ public struct LiveOptions: Sendable {
     public var listen: (String, Int)?
     /// Role sender: the file the runner writes the PIN to (the sender under test reads it there).
     public var pinOut: URL?
+    /// Role sender: the maxChunkSize the runner's receiver states (nil: the machine's 1 MiB).
+    public var maxChunkSize: Int?
     /// Role receiver: the file the receiver under test writes its PIN to.
     public var pinFile: URL?
     /// Role receiver: the store of the receiver under test, held to MIG-REST-001 after each

@@ -118,6 +118,7 @@ struct MigrationScenarioPlayer {
         var peer = ReceiverPeer.Options(url: url, incoming: IncomingPackage(folder: folder.appendingPathComponent("incoming")))
         peer.trust = options.trust
         peer.faults = scenario.faults
+        if let maxChunkSize = options.maxChunkSize { peer.configuration.maxChunkSize = maxChunkSize }
         let password = options.password
         let policy = EnvelopePolicy(iterations: options.minimumIterations...EnvelopePolicy.standard.iterations.upperBound)
         let pins = scenario.pins
@@ -145,7 +146,7 @@ struct MigrationScenarioPlayer {
         if let needed = scenario.faults.lastFrame, ending.chunkFrames < needed {
             // Not a pass, and not the sender's fault: the scenario never happened.
             throw SkipScenario(
-                "its fault needs chunk frame \(needed), and the sender sent \(ending.chunkFrames): nothing was injected (send smaller chunks, or a larger store, to play it)")
+                "its fault needs chunk frame \(needed), and the sender sent \(ending.chunkFrames): nothing was injected (send smaller chunks, a larger store, or give the runner --max-chunk-size 16384 to play it)")
         }
         return ending.state.phase.rawValue
     }

@@ -57,6 +57,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --role sender: write the PIN here (the sender under test reads it).") var pinOut: String?
     @Option(help: "With --role receiver: read the PIN the receiver under test writes here.") var pinFile: String?
     @Option(help: ArgumentHelp(
+        "With --role sender: the maxChunkSize the runner states in its Handshake (bytes, 1024 to 1048576; default 1048576). A small one gives a small store the chunks every scenario's fault needs.",
+        valueName: "bytes")) var maxChunkSize: Int?
+    @Option(help: ArgumentHelp(
         "With --role receiver: the store of the receiver under test, checked after each scenario (MIG-REST-001: the package's files by content once verified, else as it was). Without it the restore is not checked.",
         valueName: "dir")) var store: String?
     @Option(help: ArgumentHelp("With --role receiver: the wait after a locked session the receiver states, ms (test builds only; the Spec's 30000).", visibility: .hidden))
@@ -219,6 +222,12 @@ struct Run: AsyncParsableCommand {
         if role == .sender {
             guard let pinOut else { throw ValidationError("--role sender needs --pin-out FILE (the sender under test reads its PIN there)") }
             options.pinOut = URL(fileURLWithPath: pinOut)
+            if let maxChunkSize {
+                guard (1024...(1 << 20)).contains(maxChunkSize) else { throw ValidationError("--max-chunk-size is 1024 to 1048576 bytes, not \(maxChunkSize)") }
+                options.maxChunkSize = maxChunkSize
+            }
+        } else if maxChunkSize != nil {
+            throw ValidationError("--max-chunk-size is what the runner states as a receiver: it goes with --role sender")
         }
         if role == .receiver {
             guard let pinFile else { throw ValidationError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }

@@ -88,6 +88,19 @@ struct LiveWatchTests: LivePeers {
         let replay = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", "json"])
         #expect(replay.stdout == live, "\(replay.stderr)")
         try expectHostedAndForwardedAgree()
+        // Every format renders the log with the same verdict (issue 39.5: HTML once crashed on
+        // every migration log), and the HTML page loads in a browser.
+        let watch = try Self.watchReport(replay.stdout)
+        for format in ["text", "junit", "html"] {
+            let out = file("session.\(format)")
+            let run = try await Fixture.run("conformance", ["check", "--session", file("session.jsonl").path, "--format", format, "--output", out.path])
+            #expect(run.status == replay.status, "\(format): \(run.stderr)")
+            #expect(((try? Data(contentsOf: out)) ?? Data()).count > 100, "\(format): \(run.stderr)")
+        }
+        if HTMLReportTests.chromium() != nil {
+            let dom = try await HTMLReportTests.renderedDOM(file("session.html"))
+            #expect(dom.contains("<h1>conformance watch: \(watch["family"]?.stringValue ?? "?")</h1>"), "\(dom.prefix(500))")
+        }
     }
 
     /// Hosting and forwarding see one exchange; a client's verdicts must not depend on which

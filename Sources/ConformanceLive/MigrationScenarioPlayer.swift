@@ -44,10 +44,12 @@ struct MigrationScenarioPlayer {
                 case .sender: return try await asReceiver(scenario, collector)
                 default:
                     var before: [RestoredStore.File]?
-                    if let store = options.store { before = try await Self.contents(of: store, until: .now + Self.restoreWait) }
+                    var stamps: [String: DeviceStore.Stamp] = [:]
+                    if let store = options.store { before = try await Self.contents(of: store, until: .now + Self.restoreWait, stamps: &stamps) }
                     let ended = try await asSender(scenario, collector)
                     if let before {
-                        try await checkStore(before: before, restores: ended == SenderMachine.Phase.done.rawValue && scenario.hostile == nil, collector)
+                        try await checkStore(
+                            before: before, restores: ended == SenderMachine.Phase.done.rawValue && scenario.hostile == nil, stamps: &stamps, collector)
                     } else if scenario.hostile != nil, ended == SenderMachine.Phase.done.rawValue {
                         collector.note("the receiver verified the transfer; that it restored nothing of this package is not checked (give --store DIR)")
                     }
@@ -248,10 +250,12 @@ struct MigrationScenarioPlayer {
     static let settle: Duration = .milliseconds(1500)
 
     /// The store's inventory; a store read while the receiver moves files is read again.
-    static func contents(of store: URL, until deadline: ContinuousClock.Instant) async throws -> [RestoredStore.File] {
+    static func contents(
+        of store: URL, until deadline: ContinuousClock.Instant, stamps: inout [String: DeviceStore.Stamp]
+    ) async throws -> [RestoredStore.File] {
         while true {
             do {
-                return try DeviceStore.contents(of: store)
+                return try DeviceStore.contents(of: store, stamps: &stamps)
             } catch where ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(100))
             }
@@ -262,16 +266,16 @@ struct MigrationScenarioPlayer {
     /// verified the package) with a good package it holds the package's files, waited for up
     /// to `restoreWait`; otherwise (a hostile package too) it is what it was before the
     /// scenario, read once it has stayed the same for `settle`.
-    private func checkStore(before: [RestoredStore.File], restores: Bool, _ collector: Collector) async throws {
+    private func checkStore(before: [RestoredStore.File], restores: Bool, stamps: inout [String: DeviceStore.Stamp], _ collector: Collector) async throws {
         guard let store = options.store else { return }
         let outcome: RestoredStore.Outcome = restores ? .verified : .refused
         let deadline = ContinuousClock.now + Self.restoreWait
-        var after = try await Self.contents(of: store, until: deadline)
+        var after = try await Self.contents(of: store, until: deadline, stamps: &stamps)
         var found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: after)
         var sameSince = ContinuousClock.now
         while ContinuousClock.now < deadline, outcome == .verified ? !found.isEmpty : ContinuousClock.now - sameSince < Self.settle {
             try await Task.sleep(for: .milliseconds(200))
-            let now = try await Self.contents(of: store, until: deadline)
+            let now = try await Self.contents(of: store, until: deadline, stamps: &stamps)
             if now != after { sameSince = ContinuousClock.now }
             after = now
             found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: after)

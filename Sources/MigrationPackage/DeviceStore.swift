@@ -34,13 +34,22 @@ public struct DeviceStore: Sendable {
     /// The old store, kept by `--keep-previous` for `rollback` (seed 000 §7.3).
     public var backupBeforeMigration: URL { sibling("BackupBeforeMigration") }
 
+    /// A file's size and modification time, and the digest read when it had them.
+    public struct Stamp: Sendable, Equatable {
+        var size: Int
+        var modified: Date
+        var sha256: String
+    }
+
     /// Every entry under `root` as MIG-REST-001 compares a store: regular files by SHA-256; a
     /// symbolic link (never followed) or another special file by a digest no file has, its path
-    /// saying what it is. An absent folder is an empty store.
-    public static func contents(of root: URL) throws -> [RestoredStore.File] {
+    /// saying what it is. An absent folder is an empty store. A file whose size and modification
+    /// time are those `stamps` holds keeps its digest: a store polled while a receiver restores
+    /// is hashed once, not on every look.
+    public static func contents(of root: URL, stamps: inout [String: Stamp]) throws -> [RestoredStore.File] {
         let manager = FileManager.default
         guard manager.fileExists(atPath: root.path) else { return [] }
-        let keys: [URLResourceKey] = [.isRegularFileKey, .isSymbolicLinkKey, .isDirectoryKey]
+        let keys: [URLResourceKey] = [.isRegularFileKey, .isSymbolicLinkKey, .isDirectoryKey, .fileSizeKey, .contentModificationDateKey]
         guard let enumerator = manager.enumerator(at: root, includingPropertiesForKeys: keys) else { return [] }
         let base = root.standardizedFileURL.path
         var files: [RestoredStore.File] = []
@@ -49,7 +58,13 @@ public struct DeviceStore: Sendable {
             if values.isDirectory == true && values.isSymbolicLink != true { continue }
             let relative = url.standardizedFileURL.path.droppingBytePrefix(base + "/") ?? url.lastPathComponent
             if values.isRegularFile == true, values.isSymbolicLink != true {
-                files.append(RestoredStore.File(path: relative, sha256: try FileSystem.sha256(of: url)))
+                let (size, modified) = (values.fileSize ?? -1, values.contentModificationDate ?? .distantPast)
+                var stamp = stamps[relative]
+                if stamp?.size != size || stamp?.modified != modified {
+                    stamp = Stamp(size: size, modified: modified, sha256: try FileSystem.sha256(of: url))
+                    stamps[relative] = stamp
+                }
+                files.append(RestoredStore.File(path: relative, sha256: stamp?.sha256 ?? ""))
             } else if values.isSymbolicLink == true {
                 let target = (try? manager.destinationOfSymbolicLink(atPath: url.path)) ?? "?"
                 files.append(RestoredStore.File(path: relative + " (a symbolic link to \(target))", sha256: "symbolic link"))

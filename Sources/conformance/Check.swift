@@ -209,13 +209,18 @@ struct Check: ParsableCommand {
 
     /// An unpacked package: `Backup-{id}/` or a folder holding its manifest.
     static func looksLikePackage(_ folder: URL) -> Bool {
-        folder.lastPathComponent.hasBytePrefix("Backup-") || FileManager.default.fileExists(atPath: folder.appendingPathComponent("manifest.json").path)
+        folder.lastPathComponent.hasBytePrefix("Backup-") || FileManager.default.fileExists(atPath: folder.appendingPathComponent(PackagePath.manifest).path)
+    }
+
+    /// Where a text's content begins: after blanks and a byte order mark's bytes.
+    static func contentStart(_ bytes: [UInt8]) -> Int? {
+        bytes.firstIndex { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
     }
 
     /// What follows blanks (and a byte order mark) can begin a JSON value: `{`, `[`, `"`, a
     /// number, or a whole `true`, `false` or `null` (YAML's `type: x` begins with a `t`).
     static func beginsLikeJSON(_ bytes: [UInt8]) -> Bool {
-        guard let start = bytes.firstIndex(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) else { return true }
+        guard let start = contentStart(bytes) else { return true }
         if Array("{[\"-0123456789".utf8).contains(bytes[start]) { return true }
         let rest = bytes[start...].prefix(5)
         return ["true", "false", "null"].contains { rest.starts(with: $0.utf8) }

@@ -83,8 +83,7 @@ enum PreviousModel {
 
     /// A model's bytes: Xcode's XML (first non-blank byte `<`) as text, else the JSON form.
     static func parse(_ bytes: [UInt8], from origin: String) throws -> JSONValue {
-        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if first == UInt8(ascii: "<") {
+        if let start = Check.contentStart(bytes), bytes[start] == UInt8(ascii: "<") {
             do {
                 _ = try CoreDataModelXML.read(bytes)
             } catch {

@@ -285,6 +285,18 @@ rc.steps("reconnect-other-sender", "Whoever listens after a disconnect is not tr
 rc.steps("stall-timeout", "30 s without data: the connection is dropped, to be resumed.", ["MIG-XFER-005"], ["MIG-XFER-005"],
          to_transfer + [chunk0, ({"event": "tick", "at": T + 6 + 30000}, s("transferring", have=[[0, 1]]), []),
                         ({"event": "tick", "at": T + 6 + 30001}, s("disconnected", have=[[0, 1]]), [{"action": "close"}, reject("MIG-XFER-005")])], flags=["boundary"])
+rc.steps("sender-never-greets", "A sender that accepts the connection and never sends its Handshake holds no receiver: 10 s, then the connection is closed and the session ends.",
+         ["MIG-XFER-007"], ["MIG-XFER-007"],
+         [({"event": "connected", "at": T}, s("awaitingHandshake"), [send(RHS)]),
+          ({"event": "tick", "at": T + 10000}, s("awaitingHandshake"), []),
+          ({"event": "tick", "at": T + 10001}, s("failed", reason="timeout"), [{"action": "close"}, reject("MIG-XFER-007")])], flags=["boundary"])
+rc.steps("resumed-sender-never-greets", "After a reconnect the sender's Handshake is waited for 10 s too; the journal is kept for a receiver started again.",
+         ["MIG-XFER-007", "MIG-XFER-003"], ["MIG-XFER-007"],
+         to_transfer + [chunk0, ({"event": "disconnected", "at": T + 7}, s("disconnected", have=[[0, 1]]), []),
+                        ({"event": "connected", "at": T + 8}, s("resuming", have=[[0, 1]]), [send(RHS)]),
+                        ({"event": "tick", "at": T + 8 + 10000}, s("resuming", have=[[0, 1]]), []),
+                        ({"event": "tick", "at": T + 8 + 10001}, s("failed", reason="timeout", have=[[0, 1]]), [{"action": "close"}, reject("MIG-XFER-007")])],
+         flags=["boundary"])
 rc.steps("pin-draw-discards-high-words", "A word at or above 4,294,000,000 is discarded, not reduced: 0xfffffff0 would give PIN 967280.",
          ["MIG-PIN-001"], [], to_meta[:2], context={"random": "fffffff0" + "0000bc4b" + "11" * 16 + "22" * 16}, flags=["boundary", "interop-trap"])
 rc.steps("random-ran-out", "A random source that runs out gives no PIN; the receiver must not fall back to a fixed one.",
@@ -511,6 +523,9 @@ sd.steps("window-of-two", "At most two chunks unacknowledged; a retransmit reque
                       [send(msg("Complete", {"backupId": BID, "chunkCount": 3, "envelopeSHA256": SHA}))]),
                      ({"event": "message", "at": T + 11, "document": msg("Complete", {"backupId": BID, "result": "verified"})}, ss("done", 2, [[0, 3]], []), [{"action": "close"}])],
          flags=["seed-example"])
+sd.steps("ack-past-the-end", "A ChunkAck for a chunk the backup does not have ends the session at its index.", ["MIG-XFER-006"], ["MIG-XFER-006"],
+         to_start + [({"event": "message", "at": T + 6, "document": sack(1000000000)}, ss("failed", 2, [], [0, 1], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-006", "/payload/index")])])
 sd.steps("resume-skips-acknowledged", "After a reconnect only what the receiver lacks is sent.", ["MIG-XFER-003"], [],
          to_start + [({"event": "message", "at": T + 6, "document": sack(0)}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 2}]),
                      ({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [[0, 1]], []), []),
@@ -526,6 +541,15 @@ sd.steps("resume-forgets-acknowledged",
                      ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": []})},
                       ss("failed", 2, [[0, 1]], [], reason="protocol-error"),
                       [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003", "/payload/have")])])
+sd.steps("resume-have-past-the-end",
+         "A resume whose have lists chunks past the backup's last is refused at that range: a receiver cannot hold what does not exist (a sender that clamped it would take the lie).",
+         ["MIG-XFER-003"], ["MIG-XFER-003"],
+         to_start + [({"event": "message", "at": T + 6, "document": sack(0)}, ss("transferring", 2, [[0, 1]], [1, 2]), [{"action": "send-chunk", "index": 2}]),
+                     ({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [[0, 1]], []), []),
+                     ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [[0, 1]], []), [send(SH)]),
+                     ({"event": "message", "at": T + 9, "document": msg("ResumeTransfer", {"backupId": BID, "resumeToken": TOKEN, "have": [[0, 1], [5, 1000000]]})},
+                      ss("failed", 2, [[0, 1]], [], reason="protocol-error"),
+                      [send(msg("CancelTransfer", {"backupId": BID, "reason": "protocol-error"})), {"action": "close"}, reject("MIG-XFER-003", "/payload/have/1")])])
 sd.steps("resume-wrong-token", "A resume without the session's token is refused.", ["MIG-XFER-003"], ["MIG-XFER-003"],
          to_start + [({"event": "disconnected", "at": T + 7}, ss("waitingReconnect", 2, [], []), []),
                      ({"event": "message", "at": T + 8, "document": RH2}, ss("waitingReconnect", 2, [], []), [send(SH)]),

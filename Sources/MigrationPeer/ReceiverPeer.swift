@@ -91,10 +91,13 @@ public enum ReceiverPeer {
     enum Input: Sendable {
         case connected(WebSocketWriter, UUID)
         case connectFailed(String)
-        /// The sender's certificate is not trusted: retrying changes nothing.
-        case refused(TLSFailure)
+        /// The sender's certificate is not trusted, or it answered the upgrade with a 4xx:
+        /// retrying changes nothing.
+        case refused(any Error)
         case received(WebSocketMessage, UUID)
         case disconnected(UUID, String?)
+        /// The connection refused a frame (MIG-WS-001) and closed; `disconnected` follows.
+        case frameRefused(UUID, WebSocketFrameRefused)
         case confirmed(Bool)
         case passwordChecked(ReceiverMachine.PasswordCheck)
         case tick
@@ -133,6 +136,9 @@ public enum ReceiverPeer {
             } catch let failure as TLSFailure {
                 mailbox.yield(.refused(failure))
                 return
+            } catch let refusal as WebSocketUpgradeRefused where refusal.isPermanent {
+                mailbox.yield(.refused(refusal))
+                return
             } catch {
                 mailbox.yield(.connectFailed("\(error)"))
                 return
@@ -143,6 +149,9 @@ public enum ReceiverPeer {
                 do {
                     for try await message in inbound { mailbox.yield(.received(message, id)) }
                     mailbox.yield(.disconnected(id, nil))
+                } catch let refused as WebSocketFrameRefused {
+                    mailbox.yield(.frameRefused(id, refused))
+                    mailbox.yield(.disconnected(id, "\(refused)"))
                 } catch {
                     mailbox.yield(.disconnected(id, "\(error)"))
                 }
@@ -158,8 +167,13 @@ public enum ReceiverPeer {
             }
 
             var current: (writer: WebSocketWriter, id: UUID)?
+            // A sender that stops reading would hold the loop in a send, where no tick reaches the
+            // machine: a send waiting longer than the stall limit is the sender gone (MIG-XFER-005).
+            let stallLimit = TimeAmount.milliseconds(configuration.stallTimeout)
             var file = resumedFile
             var failedConnects = 0
+            // The first failure of a run of them: often the cause, where the last is only its echo.
+            var firstFailure: String?
             var line = FaultyLine<[UInt8]>(options.faults) { frame in
                 var frame = frame
                 if let last = frame.indices.last { frame[last] ^= 0xFF }
@@ -174,15 +188,19 @@ public enum ReceiverPeer {
                 case .connected(let writer, let id):
                     current = (writer, id)
                     hooks.frame(.connected)
-                    failedConnects = 0
                     hooks.report(.log("connected to \(options.url)"))
                     pending.append(.connected(at: now))
                 case .refused(let failure):
                     throw failure
                 case .connectFailed(let why):
                     failedConnects += 1
+                    if firstFailure == nil {
+                        firstFailure = why
+                        hooks.report(.log("cannot connect (trying again): \(why)"))
+                    }
                     guard failedConnects < options.maxFailedConnects else {
-                        throw TransferFailure("cannot reach the sender after \(failedConnects) attempts: \(why)")
+                        let first = firstFailure.map { $0 == why ? "" : "; the first attempt: \($0)" } ?? ""
+                        throw TransferFailure("cannot reach the sender after \(failedConnects) attempts: \(why)\(first)")
                     }
                     group.addTask { await connect(after: options.reconnectDelay) }
                 case .received(let message, let id):
@@ -205,9 +223,22 @@ public enum ReceiverPeer {
                             current?.writer.abort()
                         }
                     }
+                case .frameRefused(let id, let refused):
+                    guard current?.id == id else { continue }
+                    pending.append(.malformed(ControlFrame.refused(refused.description), at: now))
                 case .disconnected(let id, let error):
                     guard current?.id == id else { continue }
                     current = nil
+                    if machine.phase == .resuming {
+                        // A sender that takes the connection and drops it before greeting is no
+                        // better than one that refuses it: counted, or the loop would never end.
+                        failedConnects += 1
+                        let why = "the sender closed the connection before its Handshake"
+                        if firstFailure == nil { firstFailure = why }
+                        guard failedConnects < options.maxFailedConnects else {
+                            throw TransferFailure("cannot resume after \(failedConnects) attempts: \(why)")
+                        }
+                    }
                     hooks.frame(.disconnected)
                     lostConnection = true
                     hooks.report(.log("disconnected" + (error.map { ": \($0)" } ?? "")))
@@ -225,7 +256,7 @@ public enum ReceiverPeer {
                         case .send(let message):
                             let text = ControlFrame.encode(message)
                         hooks.frame(.sent(.text(text)))
-                        try? await current?.writer.send(text: text)
+                        try? await current?.writer.send(text: text, stallLimit: stallLimit)
                         case .showPIN(let pin):
                             hooks.showPIN(pin)
                         case .confirmWipe(let meta):
@@ -267,6 +298,7 @@ public enum ReceiverPeer {
                                 hooks.restoredStream(try stream!.restore.finish())
                             } catch {
                                 hooks.report(.log("restore refused: \(error)"))
+                                if let violation = (error as? PackageError)?.violation { hooks.report(.violation(violation)) }
                                 throw error
                             }
                             stream = nil
@@ -291,6 +323,14 @@ public enum ReceiverPeer {
                             continue
                         }
                     }
+                }
+                switch machine.phase {
+                case .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .transferring, .paused, .verifying:
+                    // The sender greeted: whatever failed before is behind us.
+                    failedConnects = 0
+                    firstFailure = nil
+                case .idle, .awaitingHandshake, .resuming, .disconnected, .done, .failed, .locked:
+                    break
                 }
                 switch machine.phase {
                 case .done, .failed, .locked:

@@ -39,6 +39,8 @@ public enum SenderPeer {
         case connected(WebSocketWriter, UUID)
         case received(WebSocketMessage, UUID)
         case disconnected(UUID, String?)
+        /// The connection refused a frame (MIG-WS-001) and closed; `disconnected` follows.
+        case frameRefused(UUID, WebSocketFrameRefused)
         case pin(String)
         case ready(PreparedPackage)
         case failed(String)
@@ -63,6 +65,9 @@ public enum SenderPeer {
                         do {
                             for try await message in inbound { mailbox.yield(.received(message, id)) }
                             mailbox.yield(.disconnected(id, nil))
+                        } catch let refused as WebSocketFrameRefused {
+                            mailbox.yield(.frameRefused(id, refused))
+                            mailbox.yield(.disconnected(id, "\(refused)"))
                         } catch {
                             mailbox.yield(.disconnected(id, "\(error)"))
                         }
@@ -76,6 +81,9 @@ public enum SenderPeer {
             }
 
             var current: (writer: WebSocketWriter, id: UUID)?
+            // A receiver that stops reading would hold the loop in a send, where no tick reaches
+            // the machine: a send waiting longer than an ack may is the receiver gone (MIG-XFER-005).
+            let stallLimit = TimeAmount.milliseconds(options.configuration.ackTimeout)
             var reader: ChunkReader?
             var sentAfterAck = 0
             // Chunks whose last frame went out corrupted on purpose: an `ok` for one is the
@@ -120,6 +128,9 @@ public enum SenderPeer {
                     case .binary(let bytes):
                         actions = machine.handle(.malformed(ControlFrame.binaryToSender(length: bytes.count), at: now))
                     }
+                case .frameRefused(let id, let refused):
+                    guard current?.id == id else { continue }
+                    actions = machine.handle(.malformed(ControlFrame.refused(refused.description), at: now))
                 case .disconnected(let id, let error):
                     guard current?.id == id else { continue }
                     current = nil
@@ -164,7 +175,7 @@ public enum SenderPeer {
                     case .send(let message):
                         let text = ControlFrame.encode(message)
                         hooks.frame(.sent(.text(text)))
-                        try? await current?.writer.send(text: text)
+                        try? await current?.writer.send(text: text, stallLimit: stallLimit)
                     case .sendChunk(let index):
                         guard let reader, let writer = current?.writer, changedFile == nil else { continue }
                         let frame: ByteBuffer
@@ -181,7 +192,7 @@ public enum SenderPeer {
                         let (frames, disconnect) = line.pass(frame)
                         for frame in frames {
                             hooks.frame(.sentChunk(frame))
-                            try? await writer.send(binary: frame)
+                            try? await writer.send(binary: frame, stallLimit: stallLimit)
                         }
                         if disconnect { dropOnceAcked = index }
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {

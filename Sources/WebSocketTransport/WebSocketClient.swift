@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -29,6 +30,7 @@ public enum WebSocketClient {
         let port = components.port ?? (secure ? 443 : 80)
 
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        let answer = NIOLockedValueBox<String?>(nil)
         let upgrade: EventLoopFuture<Upgrade>
         do {
             var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -42,6 +44,7 @@ public enum WebSocketClient {
                             try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first)
                         }
                         if secure { try channel.pipeline.syncOperations.addHandler(try trust.handler(host: host)) }
+                        try channel.pipeline.syncOperations.addHandler(StatusLineRecorder(answer))
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
                             maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
                             upgradePipelineHandler: { channel, _ in
@@ -49,9 +52,11 @@ public enum WebSocketClient {
                                     .websocket(try ProtocolErrorCloser.configure(channel, maxFrameSize: maxFrameSize, masksFrames: true))
                                 }
                             })
+                        // No Content-Length: a GET has no body, and servers such as Python's
+                        // websockets 12 refuse an upgrade request that declares one (measured: a
+                        // sender written with it refused every reference receiver with HTTP 400).
                         var headers = HTTPHeaders()
                         headers.add(name: "Host", value: "\(host):\(port)")
-                        headers.add(name: "Content-Length", value: "0")
                         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: path, headers: headers)
                         var configuration = NIOUpgradableHTTPClientPipelineConfiguration<Upgrade>(
                             upgradeConfiguration: .init(
@@ -74,7 +79,7 @@ public enum WebSocketClient {
             throw await TLSFailure.diagnose(host: host, port: port, trust: trust, error: error)
         }
         guard case .websocket(let ws) = result else {
-            throw WebSocketError("\(url) did not accept a WebSocket upgrade")
+            throw WebSocketUpgradeRefused(url: url, statusLine: answer.withLockedValue { $0 } ?? "")
         }
         return WebSocketConnection(channel: ws, masksFrames: true)
     }

@@ -40,12 +40,30 @@ public struct WebSocketWriter: Sendable {
         }
     }
 
-    public func send(text: String) async throws { try await send(opcode: .text, ByteBuffer(string: text)) }
+    /// With `stallLimit`, a frame that waits that long for room (the peer stopped reading) drops
+    /// the connection: the reader then ends with the reason, and the caller's loop is not held.
+    public func send(text: String, stallLimit: TimeAmount? = nil) async throws {
+        try await send(opcode: .text, ByteBuffer(string: text), stallLimit: stallLimit)
+    }
 
-    public func send(binary: ByteBuffer) async throws { try await send(opcode: .binary, binary) }
+    /// `stallLimit` as for `send(text:stallLimit:)`.
+    public func send(binary: ByteBuffer, stallLimit: TimeAmount? = nil) async throws {
+        try await send(opcode: .binary, binary, stallLimit: stallLimit)
+    }
 
-    func send(opcode: WebSocketOpcode, _ data: ByteBuffer) async throws {
-        try await outbound.write(WebSocketFrame(fin: true, opcode: opcode, maskKey: masksFrames ? .random() : nil, data: data))
+    func send(opcode: WebSocketOpcode, _ data: ByteBuffer, stallLimit: TimeAmount? = nil) async throws {
+        let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: masksFrames ? .random() : nil, data: data)
+        // Armed for every frame: the writer's backpressure lags `isWritable`, so a frame let
+        // through as writable could still wait. A scheduled task on the loop is cheap.
+        guard let stallLimit else { return try await outbound.write(frame) }
+        let channel = self.channel
+        let stalled = channel.eventLoop.scheduleTask(in: stallLimit) {
+            channel.pipeline.fireErrorCaught(
+                WebSocketError("the peer read nothing for \(stallLimit.nanoseconds / 1_000_000) ms while a frame waited to be sent: connection dropped"))
+            channel.close(promise: nil)
+        }
+        defer { stalled.cancel() }
+        try await outbound.write(frame)
     }
 
     /// The closing handshake (RFC 6455 §7): a close frame, then nothing more is sent.

@@ -36,6 +36,8 @@ struct Receive: AsyncParsableCommand {
     var stopAfterChunks: Int?
     @Option(help: ArgumentHelp("The wait after a first locked session, in ms (tests only; the Spec's 30000).", visibility: .hidden))
     var lockoutFirstWaitMs: Int64 = 30_000
+    @Option(help: ArgumentHelp("End the session when the sender sends no Handshake within this many ms (tests only; the Spec's 10000).", visibility: .hidden))
+    var handshakeTimeoutMs: Int64 = 10_000
 
     func run() async throws {
         MemoryPolicy.returnLargeBlocks()
@@ -48,6 +50,7 @@ struct Receive: AsyncParsableCommand {
         options.trust = try tls.trust()
         options.configuration.maxChunkSize = Int(maxChunkSize.bytes)
         options.configuration.maxWindow = window
+        options.configuration.handshakeTimeout = handshakeTimeoutMs
         options.configuration.freeSpace = FreeSpace.bytes(near: store.root)
         if let list = disconnectAfterChunks {
             options.faults.disconnectAfterChunks = Set(list.split(separator: ",").compactMap { Int($0) })
@@ -82,6 +85,8 @@ struct Receive: AsyncParsableCommand {
                     console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
                 } catch let error as PackageError {
                     console.say("receive: restore refused: \(error)")
+                    // The sender's package broke a rule: named like any other violation.
+                    if let violation = error.violation { console.report(.violation(violation)) }
                     throw error
                 }
             },

@@ -25,7 +25,7 @@ DEFAULTS = {
                "handshakeTimeout": 10_000, "reconnectTimeout": 120_000},
     "receiver": {"appVersion": "1.0.0", "deviceName": "New iPhone", "schemaVersion": SCHEMA_VERSION,
                  "maxWindow": 16, "maxChunkSize": 1 << 20, "freeSpace": math.inf, "streaming": False, "stallTimeout": 30_000,
-                 "maxRetransmitsPerChunk": 4},
+                 "maxRetransmitsPerChunk": 4, "handshakeTimeout": 10_000},
 }
 
 
@@ -392,7 +392,7 @@ class Sender(Machine):
         self.same_backup(p)
         i = p["index"]
         if i >= self.meta["chunkCount"]:
-            self.protocol_error("MIG-XFER-006")
+            self.protocol_error("MIG-XFER-006", "/payload/index")   # no such chunk
         if p["status"] == "ok":
             if i in self.in_flight:
                 del self.in_flight[i]
@@ -413,9 +413,11 @@ class Sender(Machine):
             self.protocol_error("MIG-XFER-003", "/payload/backupId")
         if p["resumeToken"] != self.token:
             self.protocol_error("MIG-XFER-003", "/payload/resumeToken")
+        for n, (_, to) in enumerate(p["have"]):
+            if to > self.meta["chunkCount"]:
+                # a receiver cannot hold a chunk past the backup's last
+                self.protocol_error("MIG-XFER-003", f"/payload/have/{n}")
         have = from_ranges(p["have"])
-        if any(i >= self.meta["chunkCount"] for i in have):
-            self.protocol_error("MIG-XFER-006")
         if not self.acked <= have:
             # an acknowledged chunk is on disk: a have without it would send it again
             self.protocol_error("MIG-XFER-003", "/payload/have")
@@ -466,6 +468,7 @@ class Receiver(Machine):
         self.have = set()
         self.held = set()   # 5.5: good chunks ahead of a gap, kept aside by the edge, not yet acknowledged
         self.last_heard = 0
+        self.connected_at = 0   # MIG-XFER-007: the sender's Handshake is waited for from here
         self.sender_session = None
         self.declared = set()
         self.asked = {}   # index -> retransmits asked for so far (MIG-XFER-002, the receiver's bound)
@@ -507,10 +510,12 @@ class Receiver(Machine):
             except OutOfRandom:
                 self.end("failed", reason="no-random")
             self.own_handshake()
+            self.connected_at = at
             self.name = "awaitingHandshake"
         elif self.name == "disconnected":
             # MIG-XFER-003: greet, and keep the token until the same sender answers.
             self.own_handshake()
+            self.connected_at = at
             self.name = "resuming"
 
     def on_disconnected(self, event, at):
@@ -591,12 +596,18 @@ class Receiver(Machine):
             self.end("failed", reason="digest-mismatch", close=False, rule="MIG-XFER-004")
 
     def next_deadline(self):
-        """MIG-XFER-005: while transferring, the stall limit past the last frame or the transfer's start or resume."""
+        """MIG-XFER-005: while transferring, the stall limit past the last frame or the transfer's start or resume.
+        MIG-XFER-007: on a connection, the wait for the sender's Handshake."""
         if self.name == "transferring":
             return self.last_heard + self.cfg["stallTimeout"] + 1
+        if self.name in ("awaitingHandshake", "resuming"):
+            return self.connected_at + self.cfg["handshakeTimeout"] + 1
         return None
 
     def on_tick(self, event, at):
+        if self.name in ("awaitingHandshake", "resuming") and at - self.connected_at > self.cfg["handshakeTimeout"]:
+            # a connection that has not greeted is only closed (MIG-MSG-007); the journal stays
+            self.end("failed", reason="timeout", rule="MIG-XFER-007")
         if self.name == "transferring" and at - self.last_heard > self.cfg["stallTimeout"]:
             self.name = "disconnected"
             self.emit("close")

@@ -22,4 +22,11 @@ public enum ControlFrame {
     public static func binaryToSender(length: Int) -> Violation {
         Violation(rule: MigrationRule.frames, path: .root, expected: "control messages in text frames", found: "a binary frame of \(length) bytes")
     }
+
+    /// What a frame the connection refused to read is (over the size limit, malformed): the
+    /// edge closed the connection, and the machine ends the session on it as on any break of
+    /// MIG-WS-001. `why` is the edge's account, e.g. "a frame over 65536 bytes".
+    public static func refused(_ why: String) -> Violation {
+        Violation(rule: MigrationRule.frames, path: .root, expected: "frames within MIG-WS-001's limits", found: why)
+    }
 }

@@ -29,7 +29,8 @@ public struct ReceiverMachine: SansIOMachine {
 
     public enum State: Sendable, Hashable {
         case idle
-        case awaitingHandshake
+        /// Greeted; waiting for the sender's Handshake since the connection opened (MIG-XFER-007).
+        case awaitingHandshake(since: EpochMillis)
         case awaitingPIN(attemptsLeft: Int)
         case awaitingMeta
         case confirming(Reception)
@@ -40,7 +41,8 @@ public struct ReceiverMachine: SansIOMachine {
         case verifying(Reception)
         case done(Reception)
         case disconnected(Reception)
-        /// Reconnected: waiting for the same sender's Handshake before presenting the token.
+        /// Reconnected: waiting for the same sender's Handshake before presenting the token
+        /// (since the reception's `lastActivity`, the connection's opening).
         case resuming(Reception)
         case failed(SessionFailure, Reception?)
         case locked
@@ -133,6 +135,8 @@ public struct ReceiverMachine: SansIOMachine {
         public var unpacksAsItArrives = false
         /// No chunk for this long while transferring: the connection is presumed dead (MIG-XFER-005).
         public var stallTimeout: EpochMillis = 30_000
+        /// No Handshake from the sender for this long after connecting: the session ends (MIG-XFER-007).
+        public var handshakeTimeout: EpochMillis = 10_000
         /// Retransmit requests for one chunk before the transfer is cancelled (MIG-XFER-002):
         /// with the first copy, the sender's 5 sends.
         public var maxRetransmitsPerChunk = 4
@@ -194,11 +198,16 @@ public struct ReceiverMachine: SansIOMachine {
 
     public var phase: Phase { state.phase }
 
-    /// The earliest time at which `tick` has something to do: the stall limit while
-    /// transferring (MIG-XFER-005, "more than", so one millisecond past it).
+    /// The earliest time at which `tick` has something to do ("more than", so one millisecond
+    /// past each limit): the stall limit while transferring (MIG-XFER-005), the wait for the
+    /// sender's Handshake on a connection (MIG-XFER-007).
     public var nextDeadline: EpochMillis? {
-        guard case .transferring(let r) = state else { return nil }
-        return r.lastActivity + configuration.stallTimeout + 1
+        switch state {
+        case .transferring(let r): return r.lastActivity + configuration.stallTimeout + 1
+        case .awaitingHandshake(let since): return since + configuration.handshakeTimeout + 1
+        case .resuming(let r): return r.lastActivity + configuration.handshakeTimeout + 1
+        case .idle, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .paused, .verifying, .done, .disconnected, .failed, .locked: return nil
+        }
     }
 
     public var journal: TransferJournal? {
@@ -224,7 +233,7 @@ public struct ReceiverMachine: SansIOMachine {
                     .reject(violation(MigrationRule.pinDraw, "random bytes for the PIN, the resume token and the session id", "a source that ran out")),
                 ]
             }
-            state = .awaitingHandshake
+            state = .awaitingHandshake(since: at)
             return [hello]
         case .message(let document, let at):
             guard state.isOpen else { return [] }
@@ -325,13 +334,31 @@ public struct ReceiverMachine: SansIOMachine {
             }
             return []
         case .tick(let at):
-            if case .transferring(let r) = state, at - r.lastActivity > configuration.stallTimeout {
+            switch state {
+            case .transferring(let r) where at - r.lastActivity > configuration.stallTimeout:
                 state = .disconnected(r)
                 return [.close(reason: "no data for \(configuration.stallTimeout) ms"),
                         .reject(Violation(rule: MigrationRule.timeouts, path: .root, expected: "data within \(configuration.stallTimeout) ms", found: "\(at - r.lastActivity) ms of silence"))]
+            case .awaitingHandshake(let since) where at - since > configuration.handshakeTimeout:
+                return ungreeted(since: since, at: at, nil)
+            case .resuming(let r) where at - r.lastActivity > configuration.handshakeTimeout:
+                return ungreeted(since: r.lastActivity, at: at, r)
+            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .transferring, .paused, .verifying, .done,
+                .disconnected, .resuming, .failed, .locked:
+                return []
             }
-            return []
         }
+    }
+
+    /// MIG-XFER-007: a sender that accepts the connection and never greets holds no receiver. A
+    /// connection that has not greeted is only closed (MIG-MSG-007); the journal stays, so a
+    /// receiver started again still resumes.
+    private mutating func ungreeted(since: EpochMillis, at: EpochMillis, _ reception: Reception?) -> [TransferAction] {
+        state = .failed(.cancelled(.timeout), reception)
+        return [
+            .close(reason: "no Handshake within \(configuration.handshakeTimeout) ms"),
+            .reject(violation(MigrationRule.greeting, "the sender's Handshake within \(configuration.handshakeTimeout) ms of connecting", "\(at - since) ms without one")),
+        ]
     }
 
     /// The sender was heard from at `at` (MIG-XFER-005 counts silence from here).

@@ -341,7 +341,15 @@ public struct SenderMachine: SansIOMachine {
                         rule: MigrationRule.resume, path: .root / "payload" / "resumeToken", expected: "the token the PIN's acceptance gave",
                         found: r.resumeToken == nil ? "absent (a resume after a pause, not after a reconnect)" : "another token"))
             }
-            let held = ChunkSet(have.map { $0.clamped(to: 0..<t.meta.chunkCount) })
+            // A receiver cannot hold a chunk past the backup's last: clamping the range would take the lie.
+            if let past = have.firstIndex(where: { $0.upperBound > t.meta.chunkCount }) {
+                return fail(
+                    .protocolError,
+                    Violation(
+                        rule: MigrationRule.resume, path: .root / "payload" / "have" / past,
+                        expected: "ranges within the backup's \(t.meta.chunkCount) chunks", found: "[\(have[past].lowerBound), \(have[past].upperBound))"))
+            }
+            let held = ChunkSet(have)
             // An acknowledged chunk is on disk (written, journalled, then acknowledged): a `have`
             // without it would take acknowledged chunks over the wire again.
             if let lost = t.acked.ranges.lazy.flatMap({ $0 }).first(where: { !held.contains($0) }) {
@@ -359,8 +367,13 @@ public struct SenderMachine: SansIOMachine {
             return fill(at: at)
         case (.transferring(var t), .chunkAck(let id, let index, let status)), (.paused(var t), .chunkAck(let id, let index, let status)),
             (.completing(var t), .chunkAck(let id, let index, let status)):
-            guard id == t.meta.backupId, index < t.meta.chunkCount else {
-                return fail(.protocolError, violation(MigrationRule.chunkAck, "an index of this backup", "\(index)"))
+            guard id == t.meta.backupId else {
+                return fail(.protocolError, violation(MigrationRule.chunkAck, "an ack for backup \(t.meta.backupId)", id))
+            }
+            guard index < t.meta.chunkCount else {
+                return fail(
+                    .protocolError,
+                    Violation(rule: MigrationRule.order, path: .root / "payload" / "index", expected: "an index below chunkCount \(t.meta.chunkCount)", found: "\(index)"))
             }
             if status == .retransmit {
                 // A late complaint about a chunk already acknowledged (a corrupted duplicate) changes nothing.

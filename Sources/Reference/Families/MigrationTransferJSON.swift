@@ -86,6 +86,7 @@ public enum MigrationTransferJSON {
         if let v = try c.integer("maxRetransmitsPerChunk") { configuration.maxRetransmitsPerChunk = Int(v) }
         // The Spec's defaults paragraph names it among those a vector may set.
         if let v = try c.integer("stallTimeout") { configuration.stallTimeout = v }
+        if let v = try c.integer("handshakeTimeout") { configuration.handshakeTimeout = v }
         let machine = ReceiverMachine(configuration: configuration, random: &random)
         return try MachineDriver.run(
             machine, events: events,

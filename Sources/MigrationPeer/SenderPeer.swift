@@ -190,10 +190,8 @@ public enum SenderPeer {
                         if machine.state.transfer?.acked.contains(index) == true { sentAfterAck += 1 }
                         if options.faults.corruptChunks.contains(line.count + 1) { corruptedLast.insert(index) } else { corruptedLast.remove(index) }
                         let (frames, disconnect) = line.pass(frame)
-                        for frame in frames {
-                            hooks.frame(.sentChunk(frame))
-                            try? await writer.send(binary: frame, stallLimit: stallLimit)
-                        }
+                        for frame in frames { hooks.frame(.sentChunk(frame)) }
+                        try? await writer.send(binaries: frames, stallLimit: stallLimit)
                         if disconnect { dropOnceAcked = index }
                         if index % 16 == 0 || index == reader.package.meta.chunkCount - 1 {
                             let meta = reader.package.meta

@@ -51,11 +51,24 @@ public struct WebSocketWriter: Sendable {
         try await send(opcode: .binary, binary, stallLimit: stallLimit)
     }
 
+    /// Several binary frames written and flushed together, so they leave back to back (a
+    /// duplicate a fault sends must not wait for the peer's answer to the first copy).
+    /// `stallLimit` as for `send(text:stallLimit:)`.
+    public func send(binaries: [ByteBuffer], stallLimit: TimeAmount? = nil) async throws {
+        let frames = binaries.map { WebSocketFrame(fin: true, opcode: .binary, maskKey: masksFrames ? .random() : nil, data: $0) }
+        try await guarded(stallLimit) { try await outbound.write(contentsOf: frames) }
+    }
+
     func send(opcode: WebSocketOpcode, _ data: ByteBuffer, stallLimit: TimeAmount? = nil) async throws {
         let frame = WebSocketFrame(fin: true, opcode: opcode, maskKey: masksFrames ? .random() : nil, data: data)
+        try await guarded(stallLimit) { try await outbound.write(frame) }
+    }
+
+    /// Runs `write`, dropping the connection when it waits longer than `stallLimit`.
+    private func guarded(_ stallLimit: TimeAmount?, _ write: () async throws -> Void) async throws {
         // Armed for every frame: the writer's backpressure lags `isWritable`, so a frame let
         // through as writable could still wait. A scheduled task on the loop is cheap.
-        guard let stallLimit else { return try await outbound.write(frame) }
+        guard let stallLimit else { return try await write() }
         let channel = self.channel
         let stalled = channel.eventLoop.scheduleTask(in: stallLimit) {
             channel.pipeline.fireErrorCaught(
@@ -63,7 +76,7 @@ public struct WebSocketWriter: Sendable {
             channel.close(promise: nil)
         }
         defer { stalled.cancel() }
-        try await outbound.write(frame)
+        try await write()
     }
 
     /// The closing handshake (RFC 6455 §7): a close frame, then nothing more is sent.

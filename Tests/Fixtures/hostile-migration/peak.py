@@ -17,7 +17,17 @@ if child == 0:
         os.execvp(command[0], command)
     finally:
         os._exit(127)
-signal.signal(signal.SIGTERM, lambda *_: os.kill(child, signal.SIGTERM))
+
+
+def pass_on(*_):
+    # A TERM sent to the whole group has often ended (and wait4 reaped) the child already.
+    try:
+        os.kill(child, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+
+
+signal.signal(signal.SIGTERM, pass_on)
 while True:
     try:
         _, status, usage = os.wait4(child, 0)

@@ -49,7 +49,7 @@ STALL_S = 25.0                 # drops a transferring connection silent for more
 LOCKOUT_S = 45.0               # first wait after a locked session, doubling, at most 1 h (Spec: >= 30 s)
 RECONNECT_GIVE_UP_S = 150.0    # the sender keeps a session 120 s after a drop
 CONNECT_BACKOFF_S = [0.25, 0.5, 1.0, 2.0]
-HANDSHAKE_WAIT_S = 15.0        # for the sender's Handshake after ours
+HANDSHAKE_WAIT_S = 10.0        # for the sender's Handshake after ours (MIG-XFER-007: at most handshakeTimeout)
 PIN_WAIT_S = 180.0             # for the sender's user to type the PIN
 META_WAIT_S = 300.0            # for the sender to pack its store
 PAUSE_WAIT_S = 600.0           # a pause longer than this ends the session

@@ -568,6 +568,8 @@ pkg("zip64-local-headers", "Every local header with a ZIP64 extra field, though 
 # (A comment that holds the end record's signature is legal too, but Python's zipfile then reads
 # the comment as the record: not a case to hold other readers to.)
 pkg("archive-comment", "An archive comment after the end record.", archiver_zip(files, m, comment="备份 2025-01-07, 10 files".encode()), ok(files, m), ["MIG-PKG-006"], ["interop-trap"])
+pkg("bytes-after-end-record", "Sixteen bytes appended after the end record: the end record is the one whose comment ends the file, and here none does.",
+    archiver_zip(files, m) + bytes(16), bad("", "MIG-PKG-006"), ["MIG-PKG-006"], ["interop-trap"])
 pkg("encrypted-entry", "An entry flagged as encrypted (traditional PKWARE encryption): its bytes are not the file.",
     patch_entry(make_zip(files, m), HEIC, flags_or=1), bad(HEIC_ENTRY, "MIG-PKG-006"), ["MIG-PKG-006"])
 pkg("unsupported-method", "An entry compressed with bzip2 (method 12): only stored and deflated are read.",

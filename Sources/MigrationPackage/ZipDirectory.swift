@@ -91,11 +91,14 @@ struct ZipDirectory {
     private static func endRecord(_ bytes: inout some ZipBytes) throws -> EndRecord {
         let tailLength = min(bytes.length, 22 + 0xFFFF)
         let tail = try bytes.read((bytes.length - tailLength)..<bytes.length)
-        // The record whose comment ends the file; a comment may itself hold the signature, or a
-        // whole record. Failing that, the last one that fits (bytes appended after the archive).
+        // The record whose comment ends the file (MIG-PKG-006); a comment may itself hold the
+        // signature, or a whole record. Bytes appended after the archive are refused: a reader
+        // that took the last record that fits would read an archive other readers do not.
         let candidates = stride(from: tail.count - 22, through: 0, by: -1).lazy.filter { tail.u32($0) == 0x0605_4B50 }
-        let exact = candidates.first { $0 + 22 + Int(tail.u16($0 + 20)) == tail.count }
-        guard let at = exact ?? candidates.first(where: { $0 + 22 + Int(tail.u16($0 + 20)) <= tail.count }) else {
+        guard let at = candidates.first(where: { $0 + 22 + Int(tail.u16($0 + 20)) == tail.count }) else {
+            if let last = candidates.first(where: { $0 + 22 + Int(tail.u16($0 + 20)) < tail.count }) {
+                throw PackageArchive.unreadable("bytes after the archive: \(tail.count - last - 22 - Int(tail.u16(last + 20))) follow its end record")
+            }
             throw PackageArchive.unreadable("no end of central directory record")
         }
         let position = bytes.length - tailLength + Int64(at)

@@ -461,8 +461,22 @@ def local_header_agrees(data, info):
     return size == info.file_size and csize == info.compress_size
 
 
+def ends_with_end_record(data):
+    """MIG-PKG-006: the end record is the one whose comment ends the file (zipfile takes the last
+    one that fits, and so reads archives with bytes appended after them)."""
+    tail = data[-(22 + 0xFFFF):]
+    at = tail.rfind(b"PK\x05\x06")
+    while at >= 0:
+        if at + 22 <= len(tail) and at + 22 + int.from_bytes(tail[at + 20:at + 22], "little") == len(tail):
+            return True
+        at = tail.rfind(b"PK\x05\x06", 0, at)
+    return False
+
+
 def package(data, supported=1):
     """Checks a whole package zip; returns the summary the vectors' canonical form states."""
+    if not ends_with_end_record(data):
+        raise Violation("MIG-PKG-006", "")
     try:
         z = zipfile.ZipFile(io.BytesIO(data))
         infos = z.infolist()

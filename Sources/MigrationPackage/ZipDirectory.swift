@@ -95,9 +95,10 @@ struct ZipDirectory {
         // signature, or a whole record. Bytes appended after the archive are refused: a reader
         // that took the last record that fits would read an archive other readers do not.
         let candidates = stride(from: tail.count - 22, through: 0, by: -1).lazy.filter { tail.u32($0) == 0x0605_4B50 }
-        guard let at = candidates.first(where: { $0 + 22 + Int(tail.u16($0 + 20)) == tail.count }) else {
-            if let last = candidates.first(where: { $0 + 22 + Int(tail.u16($0 + 20)) < tail.count }) {
-                throw PackageArchive.unreadable("bytes after the archive: \(tail.count - last - 22 - Int(tail.u16(last + 20))) follow its end record")
+        let end = { (at: Int) in at + 22 + Int(tail.u16(at + 20)) }  // past the record's comment
+        guard let at = candidates.first(where: { end($0) == tail.count }) else {
+            if let last = candidates.first(where: { end($0) < tail.count }) {
+                throw PackageArchive.unreadable("bytes after the archive: \(tail.count - end(last)) follow its end record")
             }
             throw PackageArchive.unreadable("no end of central directory record")
         }

@@ -1,5 +1,6 @@
 import NIOConcurrencyHelpers
 import NIOCore
+import WireCore
 
 /// The server answered the upgrade request with something other than 101: it is there, and
 /// it said no. Its status line is kept (escaped) because it is the only cause a user sees.
@@ -39,9 +40,8 @@ final class StatusLineRecorder: ChannelInboundHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let buffer = unwrapInboundIn(data)
         let head = buffer.readableBytesView.prefix(200).prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
-        // Peer text reaching a terminal: anything but printable ASCII is escaped.
-        let escaped = head.map { (32...126).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
-        line.withLockedValue { $0 = escaped }
+        // Peer text reaching a terminal (Spec security.md).
+        line.withLockedValue { $0 = TerminalText.escaped(String(decoding: head, as: UTF8.self)) }
         context.fireChannelRead(data)
         context.pipeline.syncOperations.removeHandler(self, promise: nil)
     }

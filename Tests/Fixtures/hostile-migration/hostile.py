@@ -201,13 +201,17 @@ def listen(spec, ready_file):
     return server
 
 
-def upgrade(server, timeout=20.0, status=None):
-    """Accepts one connection and answers its upgrade (or refuses it with `status`)."""
+def upgrade(server, timeout=20.0, status=None, strict=False):
+    """Accepts one connection and answers its upgrade: refused with `status`, or, `strict`, with
+    400 when the request declares a body, as Python's websockets 12 does."""
     server.settimeout(timeout)
     sock, _ = server.accept()
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     request, headers, rest = read_head(sock)
     note("upgrade request", line=request, contentLength=headers.get("content-length"))
+    if strict and ("content-length" in headers or "transfer-encoding" in headers):
+        note("request body refused")
+        status = "400 Bad Request"
     if status:
         sock.sendall(f"HTTP/1.1 {status}\r\nContent-Type: text/plain\r\nContent-Length: 14\r\n\r\nnot a sender.\n".encode())
         sock.close()
@@ -288,20 +292,10 @@ def sender_attack(args):
             note("no second attempt")
         return
     if attack == "strict-upgrade":
-        # A server that refuses a request body on the upgrade, as Python's websockets 12 does.
-        server.settimeout(20)
-        sock, _ = server.accept()
-        request, headers, _ = read_head(sock)
-        if "content-length" in headers or "transfer-encoding" in headers:
-            note("request body refused", contentLength=headers.get("content-length"))
-            sock.sendall(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 26\r\n\r\nunsupported request body\r\n")
-            sock.close()
-            return
-        sock.sendall(("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                      f"Sec-WebSocket-Accept: {accept_value(headers['sec-websocket-key'])}\r\n\r\n").encode())
-        ws = WS(sock, client=False)
-        ws.expect("Handshake")
-        note("upgraded and greeted")
+        ws = upgrade(server, strict=True)
+        if ws:
+            ws.expect("Handshake")
+            note("upgraded and greeted")
         return
     if attack == "pin-storm":
         # Five wrong PINs per session, session after session (MIG-PIN-002, MIG-PIN-003).

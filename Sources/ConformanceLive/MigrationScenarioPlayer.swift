@@ -244,10 +244,13 @@ struct MigrationScenarioPlayer {
 
     /// How long a receiver may take to restore once it answered `verified`.
     static let restoreWait: Duration = .seconds(20)
-    /// How long a store must stay the same to be taken as settled: a file-first receiver
-    /// opens and checks a package after its `Complete`, and may restore one it should refuse
-    /// a moment later (its key derivation alone takes most of a second).
+    /// How long a store must stay the same to be taken as settled once the receiver came back
+    /// for its next session (a receiver serves one session at a time: its restore is over).
     static let settle: Duration = .milliseconds(1500)
+    /// How long it must stay the same when the receiver does not come back: a file-first
+    /// receiver opens and checks a package after its `Complete`, and may restore one it should
+    /// refuse seconds later (its key derivation alone takes most of a second, more under load).
+    static let unattendedSettle: Duration = .seconds(8)
 
     /// The store's inventory; a store read while the receiver moves files is read again.
     static func contents(
@@ -265,7 +268,8 @@ struct MigrationScenarioPlayer {
     /// MIG-REST-001 on the store under test: once the session ended `done` (the receiver
     /// verified the package) with a good package it holds the package's files, waited for up
     /// to `restoreWait`; otherwise (a hostile package too) it is what it was before the
-    /// scenario, read once it has stayed the same for `settle`.
+    /// scenario, read once settled: unchanged for `settle` with the receiver back on the
+    /// listener, or for `unattendedSettle` without.
     private func checkStore(before: [RestoredStore.File], restores: Bool, stamps: inout [String: DeviceStore.Stamp], _ collector: Collector) async throws {
         guard let store = options.store else { return }
         let outcome: RestoredStore.Outcome = restores ? .verified : .refused
@@ -273,7 +277,14 @@ struct MigrationScenarioPlayer {
         var after = try await Self.contents(of: store, until: deadline, stamps: &stamps)
         var found = RestoredStore.judge(outcome: outcome, package: packageFiles, before: before, after: after)
         var sameSince = ContinuousClock.now
-        while ContinuousClock.now < deadline, outcome == .verified ? !found.isEmpty : ContinuousClock.now - sameSince < Self.settle {
+        while ContinuousClock.now < deadline {
+            if outcome == .verified {
+                if found.isEmpty { break }
+            } else {
+                let quiet = ContinuousClock.now - sameSince
+                if quiet >= Self.unattendedSettle { break }
+                if quiet >= Self.settle, await listener?.hasWaiting() == true { break }
+            }
             try await Task.sleep(for: .milliseconds(200))
             let now = try await Self.contents(of: store, until: deadline, stamps: &stamps)
             if now != after { sameSince = ContinuousClock.now }

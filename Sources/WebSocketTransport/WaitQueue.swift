@@ -60,6 +60,9 @@ public actor WaitQueue<Element: Sendable> {
         }
     }
 
+    /// How many items arrived and are not taken yet.
+    public var waiting: Int { ready.count - head }
+
     /// Items that arrived and were never taken.
     public func leftovers() -> [Element] {
         defer {

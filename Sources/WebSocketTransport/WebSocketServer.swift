@@ -153,6 +153,12 @@ public struct WebSocketListener: Sendable {
         }
     }
 
+    /// Whether an upgraded connection waits that nobody has accepted yet: the peer came back
+    /// between two sessions.
+    public func hasWaiting() async -> Bool {
+        await queue.waiting > 0
+    }
+
     /// Stops listening. Connections already handed out stay open.
     public func close() async {
         try? await channel.close()

@@ -31,6 +31,10 @@ struct ReceiverFaultTests {
         Break(faults: ["forget-have"], scenario: "disconnect-and-resume", rule: "MIG-XFER-003", path: "/payload/have", found: "0 chunk(s), without chunk 0"),
         Break(faults: ["no-restore"], scenario: "clean", rule: "MIG-REST-001", path: "/package", found: "none of them", store: true),
         Break(faults: ["restore-refused"], scenario: "hostile-symlink-entry", rule: "MIG-REST-001", path: "/after/10", found: #""media/link (a symbolic link to /etc)" added"#, store: true),
+        // Restored 3 s after Complete: the store is read once the receiver came back, not at the first quiet moment.
+        Break(
+            faults: ["restore-refused", "slow-restore"], scenario: "hostile-symlink-entry", rule: "MIG-REST-001", path: "/after/10",
+            found: #""media/link (a symbolic link to /etc)" added"#, store: true),
         Break(faults: ["restore-leftover"], scenario: "clean", rule: "MIG-REST-001", path: "/after/5", found: #""leftover.txt", which the package does not hold"#, store: true),
     ]
 

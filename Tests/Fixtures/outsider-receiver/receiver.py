@@ -69,7 +69,7 @@ WHITE_SPACE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u
                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 FAULTS = ("ack-corrupt", "skip-final-digest", "accept-any-pin", "wrong-attempts-left",
           "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock", "no-restore", "restore-leftover",
-          "restore-refused", "no-resume", "forget-have")
+          "restore-refused", "no-resume", "forget-have", "slow-restore")
 
 
 def log(*a):
@@ -1409,6 +1409,8 @@ class Receiver:
         if "no-restore" in self.fault:
             return f"success {summary} verified; not restored (fault no-restore)"
         zip_path = os.path.join(self.args.out, f".backup-{bid.lower()}.zip.tmp")
+        if "slow-restore" in self.fault:
+            time.sleep(3)  # a phone opening a large package: the store changes seconds after Complete
         try:
             open_envelope(final, zip_path, self.password)
             restored = restore(zip_path, bid, self.args.out)

@@ -181,16 +181,25 @@ public enum LiveRunner {
             var listener: WebSocketListener?
             var package: PreparedPackage?
             var packageFiles: [RestoredStore.File] = []
+            var hostilePackages: [String: PreparedPackage] = [:]
             if options.role == .receiver, !scenarios.isEmpty {
                 guard let (host, port) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
                 if let pinFile = options.pinFile { try? FileManager.default.removeItem(at: pinFile) }
-                listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16, tls: options.tlsIdentity)
+                // Every package is sealed before the listener opens: a receiver that connects is
+                // greeted at once (MIG-XFER-007 gives it 10 s), however long the sealing takes.
                 (package, packageFiles) = try options.package(scratch)
+                for scenario in scenarios {
+                    guard let hostile = scenario.hostile else { continue }
+                    hostilePackages[scenario.id] = try MigrationScenarioPlayer.hostilePackage(
+                        hostile, root: repository.root, password: options.password ?? LiveRunner.defaultPassword, scratch: scratch)
+                }
+                listener = try await WebSocketListener.bind(host: host, port: port, maxFrameSize: 1 << 16, tls: options.tlsIdentity)
                 notes.append(
                     options.store.map { "restore checked: the store \($0.path) after each scenario (MIG-REST-001, by content)" }
                         ?? "restore not checked: a receiver that answers verified and restores nothing passes (give --store DIR, the store of the receiver under test)")
             }
-            let player = MigrationScenarioPlayer(options: options, scratch: scratch, listener: listener, package: package, packageFiles: packageFiles, root: repository.root)
+            let player = MigrationScenarioPlayer(
+                options: options, scratch: scratch, listener: listener, package: package, hostilePackages: hostilePackages, packageFiles: packageFiles, root: repository.root)
             for scenario in scenarios {
                 options.announce("\(scenario.id)")
                 let began = Date()

@@ -16,6 +16,10 @@ struct MigrationScenarioPlayer {
     /// Where a receiver under test connects, and what it is sent (with `--role receiver`).
     var listener: WebSocketListener?
     var package: PreparedPackage?
+    /// Each hostile scenario's package by scenario id, sealed before the listener opened: a
+    /// receiver waiting on the listener is greeted within MIG-XFER-007's 10 s, however slow the
+    /// sealing is.
+    var hostilePackages: [String: PreparedPackage] = [:]
     /// Every file of `package`, `manifest.json` included: what a restored store holds (MIG-REST-001).
     var packageFiles: [RestoredStore.File] = []
     /// The checkout's root: hostile scenarios read their package vectors under it.
@@ -47,13 +51,18 @@ struct MigrationScenarioPlayer {
                     var stamps: [String: DeviceStore.Stamp] = [:]
                     if let store = options.store { before = try await Self.contents(of: store, until: .now + Self.restoreWait, stamps: &stamps) }
                     let ended = try await asSender(scenario, collector)
+                    if let hostile = scenario.hostile, let failure = ended.failedUnoffered, collector.violations.isEmpty {
+                        // Nothing was there to refuse: not a pass, and no rule of the receiver's seen broken.
+                        throw SkipScenario(
+                            "the session ended (\(failure)) before the runner offered its package: the hostile package was never sent, so its refusal (\(hostile.refused)) was not seen")
+                    }
                     if let before {
                         try await checkStore(
-                            before: before, restores: ended == SenderMachine.Phase.done.rawValue && scenario.hostile == nil, stamps: &stamps, collector)
-                    } else if scenario.hostile != nil, ended == SenderMachine.Phase.done.rawValue {
+                            before: before, restores: ended.phase == SenderMachine.Phase.done.rawValue && scenario.hostile == nil, stamps: &stamps, collector)
+                    } else if scenario.hostile != nil, ended.phase == SenderMachine.Phase.done.rawValue {
                         collector.note("the receiver verified the transfer; that it restored nothing of this package is not checked (give --store DIR)")
                     }
-                    return ended
+                    return ended.phase
                 }
             }
             result = .success(state)
@@ -154,7 +163,19 @@ struct MigrationScenarioPlayer {
     }
 
     /// The peer under test is a receiver: listen, and send it a package when it connects.
-    private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> String {
+    /// How a session of the runner's sender ended: its phase, and the failure when it failed
+    /// before its BackupMeta offered the package.
+    struct Ending {
+        var phase: String
+        var failedUnoffered: SessionFailure?
+
+        init(_ state: SenderMachine.State?) {
+            phase = (state?.phase ?? .listening).rawValue
+            if case .failed(let failure, nil)? = state { failedUnoffered = failure }
+        }
+    }
+
+    private func asSender(_ scenario: MigrationScenario, _ collector: Collector) async throws -> Ending {
         guard let listener, let good = package, let (host, _) = options.listen else { throw LiveError("--role receiver needs --listen HOST:PORT") }
         guard let pinFile = options.pinFile else { throw LiveError("--role receiver needs --pin-file FILE (the receiver under test writes its PIN there)") }
         // A receiver may connect, and show its PIN, before its scenario starts (its connection
@@ -162,7 +183,7 @@ struct MigrationScenarioPlayer {
         if !pinTaken.reset() { try? FileManager.default.removeItem(at: pinFile) }
         let pinTaken = self.pinTaken
         options.announce("waiting for the receiver under test on \(options.tlsIdentity == nil ? "ws" : "wss")://\(host):\(listener.port) (\(scenario.id))")
-        let package = try scenario.hostile.map { try Self.hostilePackage($0, root: root, password: self.options.password ?? LiveRunner.defaultPassword, scratch: scratch) } ?? good
+        guard let package = scenario.hostile == nil ? good : hostilePackages[scenario.id] else { throw LiveError("no package was sealed for \(scenario.id)") }
         var peer = SenderPeer.Options()
         peer.configuration.chunkSize = 16 << 10
         peer.configuration.ackTimeout = 2000
@@ -175,7 +196,7 @@ struct MigrationScenarioPlayer {
         // its 90 s limit.
         let options = peer
         let asked = FirstCall()
-        let session: @Sendable (PINSequence) async throws -> String = { typed in
+        let session: @Sendable (PINSequence) async throws -> Ending = { typed in
             let (idle, closedIdle) = AsyncStream<Void>.makeStream()
             // A receiver that began a new session where it had to resume keeps coming back with
             // new ones, each closed 10 s after its Handshake: the verdict is in after the first.
@@ -184,7 +205,7 @@ struct MigrationScenarioPlayer {
                 collector.report(event)
                 if case .violation(let v) = event, v.rule == MigrationRule.greeting { closedIdle.yield() }
             }
-            return try await withThrowingTaskGroup(of: String?.self) { group in
+            return try await withThrowingTaskGroup(of: SenderMachine.State?.self) { group in
                 group.addTask {
                     try await Self.sender(on: listener, package, options, typed, pinFile, pinTaken, asked, report, wire: collector.wire, resumes: resumes)
                 }
@@ -193,17 +214,16 @@ struct MigrationScenarioPlayer {
                     return nil
                 }
                 defer { group.cancelAll() }
-                let first = try await group.next() ?? nil
-                return first ?? SenderMachine.Phase.listening.rawValue
+                return Ending(try await group.next() ?? nil)
             }
         }
         let ended = try await session(typed)
         if let violation = resumes?.violation() { collector.add(violation) }
         guard scenario.lockout else { return ended }
-        guard ended == SenderMachine.Phase.locked.rawValue else {
+        guard ended.phase == SenderMachine.Phase.locked.rawValue else {
             collector.add(
                 Violation(
-                    rule: MigrationRule.pinAttempts, path: .root, expected: "the session locked after \(scenario.pins.count) wrong PINs", found: "it ended \(ended)",
+                    rule: MigrationRule.pinAttempts, path: .root, expected: "the session locked after \(scenario.pins.count) wrong PINs", found: "it ended \(ended.phase)",
                     subject: "the receiver under test"))
             return ended
         }
@@ -305,7 +325,7 @@ struct MigrationScenarioPlayer {
     private static func sender(
         on listener: WebSocketListener, _ package: PreparedPackage, _ peer: SenderPeer.Options, _ typed: PINSequence, _ pinFile: URL, _ pinTaken: PINTaken,
         _ asked: FirstCall, _ report: @escaping @Sendable (PeerEvent) -> Void, wire: WireRecorder, resumes: ResumeWatch?
-    ) async throws -> String {
+    ) async throws -> SenderMachine.State {
         var hooks = SenderPeer.Hooks(
                 enterPIN: { _ in
                     asked.mark()
@@ -323,8 +343,7 @@ struct MigrationScenarioPlayer {
             wire.record($0, runner: .server)
             resumes?.observe($0)
         }
-        let state = try await SenderPeer.run(on: listener, options: peer, hooks: hooks)
-        return state.phase.rawValue
+        return try await SenderPeer.run(on: listener, options: peer, hooks: hooks)
     }
 }
 

@@ -231,6 +231,15 @@ struct Bench {
         print(row("JSONDecoder into Codable (no checks)", codable, nil, unit: "records/s"))
         print("  records validated per second / JSONDecoder decodes per second: " + String(format: "%.2fx", (ours?.median ?? 0) / max(codable?.median ?? 1, 1)))
         _ = decoded
+        // One object of many members (security review D1): linear parsing keeps the rate per
+        // member whatever the object's size; the quadratic parser fell 10x per 10x members.
+        var rates: [Int: Sample] = [:]
+        for members in [20_000, 200_000] {
+            let text = Array(("{" + (0..<members).map { "\"m\($0)\":\($0)" }.joined(separator: ",") + "}").utf8)
+            rates[members] = (try? measure(items: members) { _ = try JSONParser.parse(text, limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64)) }) ?? nil
+            print(row("one object of \(members) members", rates[members], nil, unit: "members/s"))
+        }
+        print("  members/s at 200,000 / at 20,000 (linear: near 1x, caches aside; quadratic: 0.1x): " + String(format: "%.2fx", (rates[200_000]?.median ?? 0) / max(rates[20_000]?.median ?? 1, 1)))
     }
 
     /// Pack or unpack in this process, so the parent reads its peak memory alone.

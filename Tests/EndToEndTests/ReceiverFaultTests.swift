@@ -49,7 +49,7 @@ struct ReceiverFaultTests {
         let receiver = try live.outsider(
             "outsider-receiver/receiver.py",
             ["--connect", "ws://127.0.0.1:\(port)", "--out", live.file("outsider").path, "--pin-out", live.file("pin").path, "--password-file", live.file("conformance-password").path]
-                + faults.flatMap { ["--fault", $0] })
+                + faults.flatMap { ["--fault", $0] }, withResults: true)
         defer { receiver.terminate() }
         let run = try await Fixture.run(
             "conformance",
@@ -61,10 +61,12 @@ struct ReceiverFaultTests {
 
     @Test(.timeLimit(.minutes(2)), arguments: breaks) func aBreakFailsItsScenario(_ broken: Break) async throws {
         let (run, log) = try await Self.play(faults: broken.faults, scenario: broken.scenario, store: broken.store)
-        #expect(run.status == 1, "\(run.stdout)\(run.stderr)\n\(log)")
-        #expect(run.stdout.contains("FAIL  migration/live-receiver/\(broken.scenario)"), "\(run.stdout)")
-        #expect(run.stdout.contains("\(broken.rule) at \"\(broken.path)\""), "\(run.stdout)")
-        #expect(run.stdout.contains(broken.found), "\(run.stdout)")
+        // The receiver's log too: a failure seen only in CI is read from its output.
+        let context = "\(run.stdout)\(run.stderr)\n\(log)"
+        #expect(run.status == 1, "\(context)")
+        #expect(run.stdout.contains("FAIL  migration/live-receiver/\(broken.scenario)"), "\(context)")
+        #expect(run.stdout.contains("\(broken.rule) at \"\(broken.path)\""), "\(context)")
+        #expect(run.stdout.contains(broken.found), "\(context)")
     }
 }
 
@@ -76,6 +78,25 @@ extension ReceiverFaultTests {
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log)")
         let notes = (try JSONParser.parse(Array(run.stdout.utf8)))["notes"]?.arrayValue?.compactMap(\.stringValue) ?? []
         #expect(notes.contains { $0.hasPrefix("restore not checked: a receiver that answers verified and restores nothing passes (give --store DIR") }, "\(notes)")
+    }
+
+    /// A hostile scenario whose session ends before the runner offered its package never sent
+    /// the package: not a pass (nothing was refused), and no rule seen broken, so skipped with
+    /// that reason. The same hang-up fails the clean scenario, where the package was due.
+    @Test(.timeLimit(.minutes(2))) func aHostilePackageNeverOfferedIsNotAPass() async throws {
+        let (run, log) = try await Self.play(faults: ["hang-up-at-pin"], scenario: "hostile-symlink-entry", store: true, runner: ["--format", "json"])
+        // Exit 2: a run whose every case went unplayed judged nothing.
+        #expect(run.status == 2, "\(run.stdout)\(run.stderr)\n\(log)")
+        let report = try JSONParser.parse(Array(run.stdout.utf8))
+        let only = report["cases"]?.arrayValue?.first
+        #expect(only?["status"]?.stringValue == "skipped", "\(run.stdout)")
+        #expect(
+            only?["reason"]?.stringValue
+                == "the session ended (disconnected) before the runner offered its package: the hostile package was never sent, so its refusal (MIG-PKG-006) was not seen",
+            "\(run.stdout)")
+        let clean = try await Self.play(faults: ["hang-up-at-pin"], scenario: "clean", store: true)
+        #expect(clean.run.status == 1, "\(clean.run.stdout)\(clean.run.stderr)\n\(clean.log)")
+        #expect(clean.run.stdout.contains("FAIL  migration/live-receiver/clean"), "\(clean.run.stdout)")
     }
 
     /// A receiver showing 999999 is typed 000000 as the wrong PIN (the shown one plus one modulo

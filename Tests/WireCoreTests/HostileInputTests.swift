@@ -3,19 +3,18 @@ import Testing
 import WireCore
 
 /// Inputs built to make the parser or a report slow or huge (security review D1, D8). Bounds are
-/// on work, generous for a debug build on a busy machine, and missed by the old code by far more
-/// than 100x (it copied the member-name set for every member: quadratic).
+/// on work and size, never on measured time: the old code missed them by far more than 100x (it
+/// copied the member-name set for every member: quadratic).
 @Suite("Hostile inputs stay cheap")
 struct HostileInputTests {
     @Test(.timeLimit(.minutes(1))) func manyMembersParseInLinearTime() throws {
         var text = "{"
         for i in 0..<200_000 { text += (i == 0 ? "" : ",") + "\"m\(i)\":\(i)" }
         text += "}"
-        let started = Date()
+        // The quadratic parser needed about 6 s for 20,000 members, so hours for these: the time
+        // limit catches it, and `bench --records` prints the rate against 20,000 members.
         let value = try JSONParser.parse(Array(text.utf8), limits: JSONLimits(maxBytes: 64 << 20, maxDepth: 64))
         #expect(value.objectValue?.members.count == 200_000)
-        // The quadratic parser needed about 6 s for 20,000 members, so hours for these.
-        #expect(Date().timeIntervalSince(started) < 10)
         // A repeated name at the very end is still found.
         let repeated = String(text.dropLast()) + ",\"m7\":0}"
         let offset = repeated.utf8.count - #""m7":0}"#.utf8.count

@@ -69,7 +69,7 @@ WHITE_SPACE = set("\t\n\x0b\x0c\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u
                   "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000")
 FAULTS = ("ack-corrupt", "skip-final-digest", "accept-any-pin", "wrong-attempts-left",
           "bad-resume-token", "no-lockout", "fixed-pin-999999", "early-lock", "no-restore", "restore-leftover",
-          "restore-refused", "no-resume", "forget-have", "slow-restore")
+          "restore-refused", "no-resume", "forget-have", "slow-restore", "hang-up-at-pin")
 
 
 def log(*a):
@@ -1122,6 +1122,8 @@ class Receiver:
             self.pin_settled = True
             self.remove_pin()
             token = self.token
+            if "hang-up-at-pin" in self.fault:
+                raise Ended("failed: hung up at the right PIN (fault hang-up-at-pin)", pin_settled=True)
             self.send("AuthPIN", {"resumeToken": token, "result": "accepted"})
 
             self.state = "awaitingMeta"

@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 import PackageDescription
 
 let package = Package(
@@ -17,6 +17,12 @@ let package = Package(
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "reference-peer", targets: ["reference-peer"]),
         .executable(name: "bench", targets: ["bench"]),
+    ],
+    // Off by default: `swift run conformance`, the first command of a fresh clone, builds no
+    // swift-syntax (it was half of that build's time). The tests, the bundle and anyone checking
+    // `.swift` models enable it (`--traits SwiftModels`).
+    traits: [
+        .trait(name: "SwiftModels", description: "conformance check reads SwiftData @Model classes from .swift files (builds swift-syntax)")
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -94,7 +100,8 @@ let package = Package(
         .executableTarget(
             name: "conformance",
             dependencies: [
-                "ConformanceKit", "ConformanceLive", "Migration", "Pairing", "Records", "SwiftDataModel", "WebSocketTransport", "WireCore",
+                "ConformanceKit", "ConformanceLive", "Migration", "Pairing", "Records", "WebSocketTransport", "WireCore",
+                .target(name: "SwiftDataModel", condition: .when(traits: ["SwiftModels"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

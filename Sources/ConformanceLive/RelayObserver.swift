@@ -66,7 +66,7 @@ final class RelayObserver: @unchecked Sendable {
         let now = ContinuousClock.now
         lock.withLock {
             switch event {
-            case .connected(let id, _):
+            case .connected(let id, _, _):
                 connections[id] = Connection(id: id, opened: now)
             case .text(let id, let text):
                 let json = try? JSONParser.parse(Array(text.utf8))

@@ -34,6 +34,9 @@ public struct WatchOptions: Sendable {
     public var echo: (@Sendable (String) -> Void)?
     /// Migration: the envelope's password; its segments are then authenticated as they pass.
     public var password: String?
+    /// Lines `PID LABEL` naming the programs the kit started (the matrix): a connection whose
+    /// socket one of them (or a process it started) holds is that program's (`SocketOwner`).
+    public var owners: URL?
 
     public init(family: String, listen: (host: String, port: Int)) {
         self.family = family
@@ -75,7 +78,13 @@ public enum Watcher {
         if let upstream = options.upstream {
             serving = Task { await proxy(listener, to: upstream, options, sink, backlog, forwarding) }
         } else {
-            let relay = RelayServer(clock: SystemClock().now, log: { _ in }, tap: { event in sink.yield(.event(Self.event(event))) })
+            let (owners, port) = (options.owners, listener.port)
+            let relay = RelayServer(
+                clock: SystemClock().now, log: { _ in },
+                tap: { event in
+                    sink.yield(.event(Self.event(event)))
+                    if let owners, case .connected(let id, _, let client?) = event { bind(id, clientPort: client, serverPort: port, owners: owners, sink) }
+                })
             serving = Task { try? await relay.serve(listener) }
         }
         let (ends, end) = AsyncStream.makeStream(of: Void.self)
@@ -164,12 +173,22 @@ public enum Watcher {
     static func event(_ tap: RelayTapEvent) -> WireEvent {
         let now = SystemClock().now()
         switch tap {
-        case .connected(let id, let source): return WireEvent(at: now, connection: id, .open(peer: source, path: "/"))
+        case .connected(let id, let source, _): return WireEvent(at: now, connection: id, .open(peer: source, path: "/"))
         case .text(let id, let text): return WireEvent(at: now, connection: id, .text(from: .client, text))
         case .binary(let id, let bytes): return WireEvent(at: now, connection: id, .binary(from: .client, .init(bytes, cap: 4096)))
         case .ping(let id): return WireEvent(at: now, connection: id, .ping(from: .client))
         case .closed(let id, let byClient): return WireEvent(at: now, connection: id, .close(by: byClient ? .client : nil, code: nil))
         case .sent(let id, let text): return WireEvent(at: now, connection: id, .text(from: .server, text))
+        }
+    }
+
+    /// Connection `id` is the program's whose process holds its client socket: found now, while
+    /// the socket is open; labelled once `owners` names that process.
+    static func bind(_ id: Int, clientPort: Int, serverPort: Int, owners: URL, _ sink: AsyncStream<Observed>.Continuation) {
+        let chain = SocketOwner.processes(clientPort: clientPort, serverPort: serverPort)
+        Task {
+            guard let label = await SocketOwner.label(owners: owners, chain: chain) else { return }
+            sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .owner(label))))
         }
     }
 
@@ -184,6 +203,7 @@ public enum Watcher {
         await listener.accept { client in
             let id = numbers.next()
             sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .open(peer: client.remoteAddress, path: "/"))))
+            if let owners = options.owners, let port = client.remotePort { bind(id, clientPort: port, serverPort: listener.port, owners: owners, sink) }
             let server: WebSocketConnection
             do {
                 server = try await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust)

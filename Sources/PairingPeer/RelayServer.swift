@@ -5,7 +5,8 @@ import WireCore
 
 /// What a relay saw on one connection, for an observer (the runner's live checks).
 public enum RelayTapEvent: Sendable {
-    case connected(SignalingRelay.ConnectionID, source: String)
+    /// A client connected from `source` (its host), from `port` when known.
+    case connected(SignalingRelay.ConnectionID, source: String, port: Int?)
     case text(SignalingRelay.ConnectionID, String)
     case binary(SignalingRelay.ConnectionID, [UInt8])
     /// A WebSocket ping frame (answered by the transport; a keepalive all the same).
@@ -51,10 +52,11 @@ public actor RelayServer {
     public func serve(_ listener: WebSocketListener) async throws {
         await listener.accept { connection in
             let source = Self.host(of: connection.remoteAddress)
+            let port = connection.remotePort
             let id = await self.nextConnectionID()
             let tap = self.tap
             try? await connection.run(onPing: Self.pingHandler(tap, id)) { inbound, writer in
-                await self.connected(id, writer, source: source)
+                await self.connected(id, writer, source: source, port: port)
                 var byClient = false
                 var iterator = inbound.makeAsyncIterator()
                 do {
@@ -96,9 +98,9 @@ public actor RelayServer {
         return nextID
     }
 
-    func connected(_ id: SignalingRelay.ConnectionID, _ writer: WebSocketWriter, source: String) {
+    func connected(_ id: SignalingRelay.ConnectionID, _ writer: WebSocketWriter, source: String, port: Int?) {
         writers[id] = writer
-        tap?(.connected(id, source: source))
+        tap?(.connected(id, source: source, port: port))
         _ = relay.handle(.connected(id, source: source, at: clock()))
         log("connection \(id) from \(source)")
     }

@@ -215,7 +215,7 @@ struct Matrix: AsyncParsableCommand {
             return p
         }
         // Stale files of an earlier matrix in the same folder go first (the HTML is written last).
-        let (ready, json, log) = (path("url"), path("json"), path("jsonl"))
+        let (ready, json, log, owners) = (path("url"), path("json"), path("jsonl"), path("owners"))
         _ = path("html")
         var peers: [Process] = []
         defer { peers.reversed().forEach(Self.stop) }
@@ -246,7 +246,7 @@ struct Matrix: AsyncParsableCommand {
         }
         let watchArguments =
             ["watch", "--family", "pairing", "--listen", "127.0.0.1:\(watchPort)", "--ready-file", ready, "--log", log]
-            + ["--format", "json", "--output", json, "--repo", repositoryRoot] + phone.1.watch + desktop.1.watch + upstream
+            + ["--format", "json", "--output", json, "--repo", repositoryRoot, "--owners", owners] + phone.1.watch + desktop.1.watch + upstream
         let watch: Process
         do {
             watch = try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log")
@@ -268,7 +268,9 @@ struct Matrix: AsyncParsableCommand {
         let phoneFiles = ["handoff": handoff, "qr": path("phone-qr"), "scan": path("phone-scan"), "pin": path("phone-pin"), "dir": path("phone-dir")]
         do {
             peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(desktop.1, url: url, files: desktopFiles)], log: base.path + ".desktop.log"))
+            try Self.own(peers[peers.count - 1], as: "\(desktop.0) (desktop)", in: owners)
             peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(phone.1, url: url, files: phoneFiles)], log: base.path + ".phone.log"))
+            try Self.own(peers[peers.count - 1], as: "\(phone.0) (phone)", in: owners)
         } catch {
             return failed("a peer did not start: \(error)")
         }
@@ -308,7 +310,7 @@ struct Matrix: AsyncParsableCommand {
             try? FileManager.default.removeItem(atPath: p)
             return p
         }
-        let (ready, json, log, pin) = (path("url"), path("json"), path("jsonl"), path("pin"))
+        let (ready, json, log, pin, owners) = (path("url"), path("json"), path("jsonl"), path("pin"), path("owners"))
         _ = path("html")
         var processes: [Process] = []
         defer { processes.reversed().forEach(Self.stop) }
@@ -336,7 +338,7 @@ struct Matrix: AsyncParsableCommand {
         let watchArguments =
             ["watch", "--family", "migration", "--listen", "127.0.0.1:\(watchPort)", "--upstream", "ws://127.0.0.1:\(port)", "--ready-file", ready, "--log", log]
             + ["--sessions", "1", "--duration", "\(Int(cellTimeout))", "--format", "json", "--output", json]
-            + ["--repo", repositoryRoot] + sender.1.watch + receiver.1.watch
+            + ["--repo", repositoryRoot, "--owners", owners] + sender.1.watch + receiver.1.watch
         let watch: Process
         do {
             watch = try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log")
@@ -355,6 +357,7 @@ struct Matrix: AsyncParsableCommand {
         do {
             let files = ["pin": pin, "dir": path("receiver-dir"), "handoff": path("receiver-handoff"), "qr": path("receiver-qr"), "scan": path("receiver-scan")]
             processes.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(receiver.1, url: url, files: files)], log: base.path + ".receiver.log"))
+            try Self.own(processes[processes.count - 1], as: "\(receiver.0) (receiver)", in: owners)
         } catch {
             return failed("the receiver did not start: \(error)")
         }
@@ -394,6 +397,17 @@ struct Matrix: AsyncParsableCommand {
             if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") { return path }
         #endif
         return Bundle.main.executablePath ?? CommandLine.arguments[0]
+    }
+
+    /// Names `process` in the watch's `--owners` file: the connections its sockets make are
+    /// that implementation's, whatever ids they register (issue 38.4).
+    static func own(_ process: Process, as label: String, in owners: String) throws {
+        // Appended in one write; the watch reads only lines that end (`SocketOwner.label(in:for:)`).
+        if !FileManager.default.fileExists(atPath: owners) { _ = FileManager.default.createFile(atPath: owners, contents: nil) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: owners))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\(process.processIdentifier) \(label)\n".utf8))
     }
 
     /// Starts a program with its standard error (and output, unless `output` names a file of

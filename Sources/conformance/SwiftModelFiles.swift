@@ -3,8 +3,11 @@ import ConformanceKit
 import Dispatch
 import Foundation
 import Reference
-import SwiftDataModel
 import WireCore
+
+#if SwiftModels
+import SwiftDataModel
+#endif
 
 /// `check Models/*.swift`: SwiftData's `@Model` classes, read from source by swift-syntax into
 /// the model form and checked as one model (relationships cross files), each finding with the
@@ -18,6 +21,28 @@ enum SwiftModelFiles {
         let folders = Set(paths.map { URL(fileURLWithPath: $0).deletingLastPathComponent().relativePath })
         return folders.count == 1 ? "\(folders.first!)/*.swift" : "*.swift (\(paths.count) files)"
     }
+}
+
+#if !SwiftModels
+/// Built without the `SwiftModels` trait (`swift run conformance` leaves swift-syntax out of its
+/// first build): a Swift source is exit 2 saying how to get a build that reads it.
+extension SwiftModelFiles {
+    struct Read { var model: JSONValue }
+
+    static var unavailable: InputError {
+        InputError(
+            lines: [
+                "this build of conformance reads no Swift sources (swift-syntax is left out of its default build)",
+                "run it as: swift run --traits SwiftModels conformance check ... (or use the standalone bundle, which reads them)",
+            ])
+    }
+
+    static func read(_ sources: [(name: String, bytes: [UInt8])], origin: String) throws -> Read { throw unavailable }
+    static func load(_ paths: [String]) throws -> Read { throw unavailable }
+    static func check(_ paths: [String], previous: JSONValue?, allowUnresolved: Bool) throws -> DocumentChecker.Result { throw unavailable }
+}
+#else
+extension SwiftModelFiles {
 
     /// The model the files declare; a file that cannot be read, or files declaring no
     /// `@Model` class, are usage errors.
@@ -92,3 +117,4 @@ enum SwiftModelFiles {
         return result
     }
 }
+#endif

@@ -45,6 +45,8 @@ struct Watch: AsyncParsableCommand {
     @Option(help: "Migration: the fewest PBKDF2 iterations a sender's envelope header may state (test senders only; default the Spec's 600000).")
     var minimumIterations: UInt32?
     @Option(help: "Write the listening URL to this file once bound.") var readyFile: String?
+    @Option(help: "A file of lines 'PID LABEL': a connection whose socket that process (or one it started) holds is LABEL's, whatever ids it registers (Linux; read as connections open).")
+    var owners: String?
     @Option(help: "Binary frames up to this many bytes are logged whole (default 4096; longer ones by length and digest).") var logBinaryBytes = 4096
     @Option(help: "With a wss:// upstream: trust only the CA(s) in this PEM file.") var caFile: String?
     @Option(help: "With a wss:// upstream: trust only the server key whose SubjectPublicKeyInfo has this SHA-256 (base64).") var pinSha256: String?
@@ -81,6 +83,7 @@ struct Watch: AsyncParsableCommand {
         options.logLimit = logLimitMb << 20
         options.binaryCap = max(0, logBinaryBytes)
         options.password = try passwordFile.map(readPassword)
+        options.owners = owners.map { URL(fileURLWithPath: $0) }
         options.trust = try tlsTrust(caFile: caFile, pin: pinSha256, insecure: insecureSkipVerify)
         switch (cert, key) {
         case (let cert?, let key?): options.tlsIdentity = TLSServerIdentity(certificateFile: cert, keyFile: key)

@@ -115,6 +115,11 @@ struct MatrixTests {
         let bare = try JSONParser.parse(Array(try Data(contentsOf: out.appendingPathComponent("pairs/bare-offer-phone--reference.json"))))
         let found = bare["watch"]?["violations"]?.arrayValue ?? []
         #expect(found.map { "\($0["side"]?.stringValue ?? "") \($0["rule"]?.stringValue ?? "") \($0["path"]?.stringValue ?? "")" } == ["phone PAIR-RTC-005 /type"], "\(found)")
+        // Charged to the program whose process holds the connection, not to an id it registered (issue 38.4).
+        let owners = (try? String(contentsOf: out.appendingPathComponent("pairs/bare-offer-phone--reference.owners"), encoding: .utf8)) ?? "no owners file"
+        #expect(found.map { $0["name"]?.stringValue } == ["bare-offer-phone (phone)"], "\(found)\n\(owners)")
+        let lanes = Set((bare["watch"]?["connections"]?.arrayValue ?? []).compactMap { $0["name"]?.stringValue })
+        #expect(lanes == ["bare-offer-phone (phone)", "reference (desktop)"], "\(bare["watch"]?["connections"] ?? nil)")
 
         let dom = try await HTMLReportTests.renderedDOM(out.appendingPathComponent("matrix.html"))
         #expect(dom.contains(#"<p id="verdict">FAIL: 15 of 23 cells passed</p>"#), "\(dom.prefix(600))")

@@ -91,6 +91,8 @@ public struct MigrationWatch: WireJudge, Sendable {
             segments(opened: opened, refused: refused, on: c, at: event.at)
         case .ping, .pong:
             break
+        case .owner(let label):
+            connections[c]?.name = label
         case .close:
             connections[c]?.closed = event.at
             if let s = current[c], records[s].endedAt == nil, sessions[s].meta == nil {

@@ -57,6 +57,9 @@ public struct PairingWatch: Sendable {
         /// The ids it registered while another open connection held them (a takeover or an
         /// impersonation): it claims them, and does not inherit their `--name` label.
         var claimedHeld: Set<ByteString> = []
+        /// The implementation whose process holds its socket (`WireEvent.Body.owner`): its
+        /// label, whatever ids it registers.
+        var owner: String?
     }
 
     /// A client frame the relay must answer or deliver (judged with `--upstream`).
@@ -148,6 +151,8 @@ public struct PairingWatch: Sendable {
             connections[c]?.latestKeepalive = max(latest, event.at)
         case .ping(.server), .pong, .envelope, .segments:
             break
+        case .owner(let label):
+            connections[c]?.owner = label
         case .close(let by, _):
             connections[c]?.closed = event.at
             connections[c]?.closedByClient = by == .client
@@ -865,17 +870,24 @@ public struct PairingWatch: Sendable {
 
     private func result() -> WatchResult {
         let sides = connections.mapValues { $0.role ?? "unknown" }
-        // A label follows the first named id a connection registered; one it took from a live
-        // holder is shown as claimed (two connections never share a label).
-        let labels = connections.compactMapValues { connection in
-            connection.registered.lazy.compactMap { id in
+        // A connection whose process the kit started is that implementation's. Otherwise a label
+        // follows the first named id it registered; one it took from a live holder is shown as
+        // claimed (two connections never share a label).
+        let claimed = connections.compactMapValues { connection -> String? in
+            guard connection.owner == nil else { return nil }
+            return connection.registered.lazy.compactMap { id in
                 options.names[id].map { connection.claimedHeld.contains(ByteString(id)) ? "claiming \($0)'s id" : $0 }
             }.first
         }
+        let owned = connections.compactMapValues(\.owner)
+        let labels = claimed.merging(owned) { _, owner in owner }
         func label(_ c: Int) -> String? { labels[c] }
         var notes = notes
-        if !labels.isEmpty {
+        if !claimed.isEmpty {
             notes.append("labels from --name follow the ids each connection registered: what a connection claims, not a proof of which program it is")
+        }
+        if !owned.isEmpty {
+            notes.append("labels of the processes the kit started follow the process that holds each connection's socket, whatever ids it registers")
         }
         // In time order (the end's judgements found earlier frames), ties as found.
         let ordered = findings.kept.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)

@@ -51,6 +51,8 @@ public enum SessionLog {
         switch event.body {
         case .open(let peer, let path):
             o["open"] = ["peer": .string(peer), "path": .string(path)]
+        case .owner(let label):
+            o["owner"] = .string(label)
         case .text(let from, let text):
             o["from"] = .string(from.rawValue)
             o["text"] = .string(text)
@@ -173,6 +175,7 @@ public enum SessionLog {
         if let open = try r.optionalObjectReader("open") {
             return WireEvent(at: at, connection: connection, .open(peer: try open.string("peer"), path: try open.string("path")))
         }
+        if let owner = try r.optionalString("owner") { return WireEvent(at: at, connection: connection, .owner(owner)) }
         if let text = try r.optionalString("text") { return WireEvent(at: at, connection: connection, .text(from: try side(), text)) }
         if let binary = try r.optionalObjectReader("binary") {
             func base64(_ key: String) throws(Violation) -> [UInt8]? {

@@ -242,7 +242,7 @@ extension WatchReport {
         case .open: return true
         case .text(let from, _), .binary(let from, _), .ping(let from), .pong(let from): return from == .client
         case .close(let by, _): return by != .server
-        case .envelope, .segments: return false
+        case .owner, .envelope, .segments: return false
         }
     }
 
@@ -250,6 +250,7 @@ extension WatchReport {
     static func summary(_ e: WireEvent) -> String {
         switch e.body {
         case .open: return "connect"
+        case .owner(let label): return "held by \(label)'s process"
         case .close(_, let code): return "close" + (code.map { " \($0)" } ?? "")
         case .ping: return "ping"
         case .pong: return "pong"

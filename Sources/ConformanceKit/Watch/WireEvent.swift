@@ -44,6 +44,10 @@ public struct WireEvent: Sendable, Hashable {
     public enum Body: Sendable, Hashable {
         /// The connection was accepted: the client's address and the path it asked for.
         case open(peer: String, path: String)
+        /// The client's socket is held by a process the kit started (the matrix) under this
+        /// label, or by one that process started: the connection is that implementation's,
+        /// whatever ids it registers.
+        case owner(String)
         case text(from: Side, String)
         case binary(from: Side, BinaryFrame)
         /// A WebSocket ping frame, or a pong.

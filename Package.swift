@@ -19,8 +19,8 @@ let package = Package(
         .executable(name: "bench", targets: ["bench"]),
     ],
     // Off by default: `swift run conformance`, the first command of a fresh clone, builds no
-    // swift-syntax (it was half of that build's time). The tests, the bundle and anyone checking
-    // `.swift` models enable it (`--traits SwiftModels`).
+    // swift-syntax (about a minute of that build on 2 cores). The tests, the bundle and anyone
+    // checking `.swift` models enable it (`--traits SwiftModels`).
     traits: [
         .trait(name: "SwiftModels", description: "conformance check reads SwiftData @Model classes from .swift files (builds swift-syntax)")
     ],

@@ -83,7 +83,7 @@ public enum Watcher {
                 clock: SystemClock().now, log: { _ in },
                 tap: { event in
                     sink.yield(.event(Self.event(event)))
-                    if let owners, case .connected(let id, _, let client?) = event { bind(id, clientPort: client, serverPort: port, owners: owners, sink) }
+                    if let owners, case .connected(let id, _, let client?) = event { bindOwner(id, clientPort: client, serverPort: port, owners: owners, sink) }
                 })
             serving = Task { try? await relay.serve(listener) }
         }
@@ -184,7 +184,7 @@ public enum Watcher {
 
     /// Connection `id` is the program's whose process holds its client socket: found now, while
     /// the socket is open; labelled once `owners` names that process.
-    static func bind(_ id: Int, clientPort: Int, serverPort: Int, owners: URL, _ sink: AsyncStream<Observed>.Continuation) {
+    static func bindOwner(_ id: Int, clientPort: Int, serverPort: Int, owners: URL, _ sink: AsyncStream<Observed>.Continuation) {
         let chain = SocketOwner.processes(clientPort: clientPort, serverPort: serverPort)
         Task {
             guard let label = await SocketOwner.label(owners: owners, chain: chain) else { return }
@@ -203,7 +203,7 @@ public enum Watcher {
         await listener.accept { client in
             let id = numbers.next()
             sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .open(peer: client.remoteAddress, path: "/"))))
-            if let owners = options.owners, let port = client.remotePort { bind(id, clientPort: port, serverPort: listener.port, owners: owners, sink) }
+            if let owners = options.owners, let port = client.remotePort { bindOwner(id, clientPort: port, serverPort: listener.port, owners: owners, sink) }
             let server: WebSocketConnection
             do {
                 server = try await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust)

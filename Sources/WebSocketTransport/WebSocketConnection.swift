@@ -15,9 +15,6 @@ public struct WebSocketConnection: Sendable {
     /// The peer's port, when it has one (with the local port, what names the socket to the system).
     public var remotePort: Int? { channel.channel.remoteAddress?.port }
 
-    /// This side's port.
-    public var localPort: Int? { channel.channel.localAddress?.port }
-
     /// The peer's IP address alone (a relay's unit of rate limiting), when it has one.
     public var remoteIP: String? { channel.channel.remoteAddress?.ipAddress }
 

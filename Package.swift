@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "Reference", targets: ["Reference"]),
         .library(name: "ConformanceKit", targets: ["ConformanceKit"]),
         .library(name: "SwiftDataModel", targets: ["SwiftDataModel"]),
+        .library(name: "FuzzTargets", targets: ["FuzzTargets"]),
         .executable(name: "conformance", targets: ["conformance"]),
         .executable(name: "reference-peer", targets: ["reference-peer"]),
         .executable(name: "bench", targets: ["bench"]),
@@ -121,6 +122,11 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
+        // The fuzz targets and their oracles: the libFuzzer binary (`Conformance/fuzz`, its own
+        // package, release with --sanitize=fuzzer) and `fuzz-replay`, the seeds and seeded
+        // mutations the tests run through them in debug.
+        .target(name: "FuzzTargets", dependencies: ["ConformanceKit", "Migration", "Records", "Reference", "TesteeProtocol", "WireCore"]),
+        .executableTarget(name: "fuzz-replay", dependencies: ["FuzzTargets"]),
         .testTarget(name: "WireCoreTests", dependencies: ["WireCore"]),
         .testTarget(name: "PairingTests", dependencies: ["Pairing", "WireCore"]),
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),

@@ -56,8 +56,10 @@ package enum Fixture {
     /// Waits without blocking a thread of the concurrency pool (two on this machine: a test that
     /// blocked one stalled every other test's in-process servers). A process still running after
     /// `limit` seconds is killed (status 9 by signal).
-    package static func run(_ name: String, _ arguments: [String], stdin: [UInt8]? = nil, limit: Double = 300) async throws -> (status: Int32, stdout: String, stderr: String) {
-        try await execute(URL(fileURLWithPath: executable(name)), arguments, stdin: stdin, limit: limit)
+    package static func run(
+        _ name: String, _ arguments: [String], stdin: [UInt8]? = nil, environment: [String: String]? = nil, limit: Double = 300
+    ) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await execute(URL(fileURLWithPath: executable(name)), arguments, stdin: stdin, environment: environment, limit: limit)
     }
 
     /// `run` for any program (python3, git, a shell, a browser), in `directory` (the checkout

@@ -1,4 +1,4 @@
-import FuzzOracles
+import FuzzTargets
 import Records
 import SwiftDataModel
 import WireCore

@@ -2,27 +2,19 @@ import ConformanceKit
 import Foundation
 import Migration
 import Records
-import FuzzOracles
 import Reference
 import TesteeProtocol
 import WireCore
 
-/// One libFuzzer entry point for every target; `FUZZ_TARGET` picks which (see `run`). Each
-/// target feeds the input to the same code that reads untrusted bytes in the product: the JSON
-/// parser, each family's document decoders, the BackupChunk frame, the envelope opener and the
-/// zip reader and the session-log judge (the SwiftData source reader is `fuzz-swift`'s: it
-/// needs swift-syntax). A crash, a hang (libFuzzer's -timeout) or an oracle failure
+/// The fuzz targets, shared by the libFuzzer binary (`Conformance/fuzz`, where `FUZZ_TARGET`
+/// picks one) and `fuzz-replay` (the tests' replay of the seeds and their mutations). Each feeds
+/// the input to the same code that reads untrusted bytes in the product: the JSON parser, each
+/// family's document decoders, the BackupChunk frame, the envelope opener, the zip reader and the
+/// session-log judge (the SwiftData source reader is `fuzz-swift`'s: it needs swift-syntax). A crash, a hang (libFuzzer's -timeout) or an oracle failure
 /// (`fatalError`) is a finding; a violation is the expected answer to most inputs.
-enum Target: String, CaseIterable, Sendable {
+public enum FuzzTarget: String, CaseIterable, Sendable {
     case json, pairing, records, migration, backupChunk = "backup-chunk", envelope, zip
     case sessionLog = "session-log"
-
-    static let current: Target = {
-        guard let name = ProcessInfo.processInfo.environment["FUZZ_TARGET"], let target = Target(rawValue: name) else {
-            fatalError("set FUZZ_TARGET to one of " + Target.allCases.map(\.rawValue).joined(separator: ", "))
-        }
-        return target
-    }()
 
     /// The kinds a document target takes; the input's first line names the kind.
     var kinds: [String] {
@@ -51,7 +43,9 @@ enum Target: String, CaseIterable, Sendable {
         ],
     ]
 
-    func run(_ input: [UInt8]) {
+    /// Feeds one input to the target; an oracle failure is a `fatalError` (a finding).
+    /// `timeScale` widens the time oracle for a debug build (the budget is release code's).
+    public func run(_ input: [UInt8], timeScale: Double = 1) {
         switch self {
         case .json:
             guard let value = try? JSONParser.parse(input, limits: JSONLimits(maxBytes: 1 << 20, maxDepth: 64)) else { return }
@@ -80,7 +74,7 @@ enum Target: String, CaseIterable, Sendable {
             check(MigrationFamily().validate(kind: "package", document: input, context: Self.context))
             sandbox.checkNothingEscaped()
         case .sessionLog:
-            withinTimeBudget(input) {
+            withinTimeBudget(input, scale: timeScale) {
                 guard let log = try? SessionLog.read(input), let result = WatchResult.replay(log) else { return }
                 // Oracle: what the text report shows steers no terminal, whatever the log held.
                 steersNothing(WatchReport.text(result, color: false))
@@ -109,39 +103,4 @@ enum Target: String, CaseIterable, Sendable {
     func check(_ outcome: Outcome) {
         if case .reject(let violations, _) = outcome, violations.isEmpty { fatalError("a reject without a violation") }
     }
-}
-
-/// Oracle for the zip target: the package check unpacks into a scratch folder under TMPDIR,
-/// which is set to `root/a/b/tmp`; after each input `tmp` must be empty (the scratch removed)
-/// and nothing else may exist under `root` (an entry that climbed 1 to 3 levels out).
-final class Sandbox: @unchecked Sendable {
-    static let shared = Sandbox()
-    let root: URL
-    let tmp: URL
-
-    private init() {
-        let base = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-        root = URL(fileURLWithPath: base).appendingPathComponent("fuzz-zip-\(getpid())")
-        tmp = root.appendingPathComponent("a/b/tmp")
-        try? FileManager.default.removeItem(at: root)
-        try! FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
-        setenv("TMPDIR", tmp.path, 1)
-        atexit { try? FileManager.default.removeItem(at: Sandbox.shared.root) }
-    }
-
-    func checkNothingEscaped() {
-        let fm = FileManager.default
-        let left = (try? fm.contentsOfDirectory(atPath: tmp.path)) ?? []
-        guard left.isEmpty else { fatalError("left in TMPDIR after a check: \(left)") }
-        for (folder, expected) in [(root, ["a"]), (root.appendingPathComponent("a"), ["b"]), (root.appendingPathComponent("a/b"), ["tmp"])] {
-            let names = (try? fm.contentsOfDirectory(atPath: folder.path)) ?? []
-            guard names == expected else { fatalError("written outside the package's folder, in \(folder.path): \(names)") }
-        }
-    }
-}
-
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
-    Target.current.run(Array(UnsafeBufferPointer(start: data, count: size)))
-    return 0
 }

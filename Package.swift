@@ -43,7 +43,11 @@ let package = Package(
             dependencies: [
                 "WireCore", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .target(name: "SystemLibcrypto", condition: .when(platforms: [.linux])),
             ]),
+        // The system's libcrypto (OpenSSL 3, `libssl-dev`) for the envelope's AES-GCM on Linux, on
+        // CPUs where it is faster than swift-crypto's (`SegmentCipher`); Apple platforms do without.
+        .systemLibrary(name: "SystemLibcrypto", providers: [.apt(["libssl-dev"])]),
         .target(name: "Records", dependencies: ["WireCore"]),
         // The system zlib, for the zip's CRC-32 (on Apple platforms and Linux alike).
         .systemLibrary(name: "SystemZlib"),

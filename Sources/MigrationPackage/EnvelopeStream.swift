@@ -31,7 +31,7 @@ struct EnvelopeStream {
         else { throw PackageError.io("the envelope's checkpoint is damaged") }
         if let header = state["header"]?.stringValue.flatMap({ Data(base64Encoded: $0) }) {
             do throws(EnvelopeError) {
-                opener = try EnvelopeOpener(header: [UInt8](header), password: password, policy: policy)
+                opener = try EnvelopeOpener(header: [UInt8](header), password: password, policy: policy, cipher: .fastest)
             } catch {
                 throw PackageError.envelope(error)
             }
@@ -78,7 +78,7 @@ struct EnvelopeStream {
             guard pending.count == wanted else { continue }
             if opener == nil {
                 do throws(EnvelopeError) {
-                    opener = try EnvelopeOpener(header: pending, password: password, policy: policy)
+                    opener = try EnvelopeOpener(header: pending, password: password, policy: policy, cipher: .fastest)
                 } catch {
                     throw PackageError.envelope(error)
                 }

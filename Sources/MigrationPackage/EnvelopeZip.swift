@@ -16,7 +16,7 @@ struct EnvelopeZip: ZipBytes {
         let total = try FileSystem.size(of: url)
         let header = [UInt8](try reader.read(EnvelopeHeader.length))
         do throws(EnvelopeError) {
-            opener = try EnvelopeOpener(header: header, password: password, policy: policy)
+            opener = try EnvelopeOpener(header: header, password: password, policy: policy, cipher: .fastest)
             try opener.checkLength(UInt64(total))
         } catch {
             throw PackageError.envelope(error)

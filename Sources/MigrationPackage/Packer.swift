@@ -88,7 +88,8 @@ public enum Packer {
         /// The envelope's sealer: its salt and nonce prefix are the next bytes of `random`.
         func sealer<R: RandomByteSource>(password: String, options: Options, random: inout R) throws -> EnvelopeSealer {
             try EnvelopeSealer(
-                password: password, plaintextLength: UInt64(writer.length), segmentSize: options.segmentSize, iterations: options.iterations, random: &random)
+                password: password, plaintextLength: UInt64(writer.length), segmentSize: options.segmentSize, iterations: options.iterations,
+                cipher: .fastest, random: &random)
         }
     }
 

@@ -24,13 +24,14 @@ struct Bench {
         if arguments.contains("--help") || arguments.contains("-h") {
             print(
                 """
-                usage: bench [--quick] [--records | --package | --transfer | --migration] [--window N]
+                usage: bench [--quick] [--records | --package | --transfer | --migration] [--window N] [--cipher NAME]
                   (none)      every row: envelope, records, pack and unpack of 256 MiB and 2 GiB stores, 1 GiB transfers, 2 GiB migrations
                   --quick     smaller sizes (64 MiB stores, 256 MiB transfers)
                   --records   only the records rows
                   --package   only the envelope, pack and unpack rows
                   --transfer  only the transfer rows; --window N compares window N with window 1
                   --migration only the store-to-store rows, file-first against streaming (2 GiB; --quick: 256 MiB)
+                  --cipher    the envelope rows through one AES-GCM implementation: libcrypto or swift-crypto (default: each this build has)
                 Build it in release mode: swift run -c release bench
                 """)
             return
@@ -55,7 +56,17 @@ struct Bench {
         try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: work) }
 
-        print("bench: \(ProcessInfo.processInfo.activeProcessorCount) cores; ratios are to openssl measured now")
+        var ciphers = SegmentCipher.available
+        if let i = arguments.firstIndex(of: "--cipher") {
+            guard arguments.indices.contains(i + 1), let cipher = SegmentCipher(rawValue: arguments[i + 1]), ciphers.contains(cipher) else {
+                FileHandle.standardError.write(Data("bench: --cipher takes one of \(ciphers.map(\.rawValue).joined(separator: ", "))\n".utf8))
+                exit(2)
+            }
+            ciphers = [cipher]
+        }
+        print("bench: \(cpuModel()), \(ProcessInfo.processInfo.activeProcessorCount) cores; ratios are to openssl measured now")
+        let calibration = SegmentCipher.calibration.map { "\($0.cipher.rawValue) \(Int($0.bytesPerSecond / 1e6)) MB/s" }
+        print("bench: pack, unpack and transfers seal and open through \(SegmentCipher.fastest.rawValue) (measured at start: \(calibration.joined(separator: ", ")); DEVICE_DATA_AES_GCM names one)")
         let gcmRuns = Sample((0..<3).compactMap { _ in openssl(["-evp", "aes-256-gcm"]) })
         let shaRuns = Sample((0..<3).compactMap { _ in openssl(["-evp", "sha256"]) })
         let opensslGCM = gcmRuns?.median
@@ -66,7 +77,7 @@ struct Bench {
         // `--package` runs only the envelope, pack and unpack rows.
         let packageOnly = arguments.contains("--package")
         if !transferOnly {
-            try packageRows(quick: quick, records: !packageOnly, work: work, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
+            try packageRows(quick: quick, records: !packageOnly, ciphers: ciphers, work: work, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
         }
         if packageOnly { return }
 
@@ -116,22 +127,11 @@ struct Bench {
     }
 
     /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.
-    static func packageRows(quick: Bool, records withRecords: Bool, work: URL, opensslGCM: Double?, opensslSHA: Double?) throws {
+    static func packageRows(quick: Bool, records withRecords: Bool, ciphers: [SegmentCipher], work: URL, opensslGCM: Double?, opensslSHA: Double?) throws {
         do {
             // Streaming, as packing does: one segment at a time into a reused frame buffer.
             let total = quick ? 64 << 20 : 256 << 20
             let segment = [UInt8](repeating: 0x5A, count: 1 << 16)
-            let seal = try measure(bytes: total) {
-                var random = ScriptedBytes(Array(repeating: 1, count: 23))
-                var sealer = try EnvelopeSealer(password: "bench", plaintextLength: UInt64(total), segmentSize: 1 << 16, iterations: 1000, random: &random)
-                var frame: [UInt8] = []
-                frame.reserveCapacity(segment.count + EnvelopeHeader.frameOverhead)
-                while !sealer.isFinished {
-                    frame.removeAll(keepingCapacity: true)
-                    try sealer.seal(segment, appendingTo: &frame)
-                }
-            }
-            print(row("envelope seal (64 KiB segments)", seal, opensslGCM))
             var random = ScriptedBytes(Array(repeating: 1, count: 23))
             let small = try Envelope.seal([UInt8](repeating: 0x5A, count: 32 << 20), password: "bench", segmentSize: 1 << 16, iterations: 1000, random: &random)
             var frames: [[UInt8]] = []
@@ -140,13 +140,28 @@ struct Bench {
                 frames.append(Array(small[offset..<min(small.count, offset + (1 << 16) + EnvelopeHeader.frameOverhead)]))
                 offset += (1 << 16) + EnvelopeHeader.frameOverhead
             }
-            let open = try measure(bytes: (32 << 20) * (total / (32 << 20))) {
-                for _ in 0..<(total / (32 << 20)) {
-                    var opener = try EnvelopeOpener(header: Array(small.prefix(EnvelopeHeader.length)), password: "bench", policy: EnvelopePolicy(iterations: 1...10_000_000))
-                    for frame in frames { _ = try opener.open(frame) }
+            for cipher in ciphers {
+                let seal = try measure(bytes: total) {
+                    var random = ScriptedBytes(Array(repeating: 1, count: 23))
+                    var sealer = try EnvelopeSealer(
+                        password: "bench", plaintextLength: UInt64(total), segmentSize: 1 << 16, iterations: 1000, cipher: cipher, random: &random)
+                    var frame: [UInt8] = []
+                    frame.reserveCapacity(segment.count + EnvelopeHeader.frameOverhead)
+                    while !sealer.isFinished {
+                        frame.removeAll(keepingCapacity: true)
+                        try sealer.seal(segment, appendingTo: &frame)
+                    }
                 }
+                print(row("envelope seal (64 KiB, \(cipher.rawValue))", seal, opensslGCM))
+                let open = try measure(bytes: (32 << 20) * (total / (32 << 20))) {
+                    for _ in 0..<(total / (32 << 20)) {
+                        var opener = try EnvelopeOpener(
+                            header: Array(small.prefix(EnvelopeHeader.length)), password: "bench", policy: EnvelopePolicy(iterations: 1...10_000_000), cipher: cipher)
+                        for frame in frames { _ = try opener.open(frame) }
+                    }
+                }
+                print(row("envelope open (64 KiB, \(cipher.rawValue))", open, opensslGCM))
             }
-            print(row("envelope open (64 KiB segments)", open, opensslGCM))
             let payload = [UInt8](repeating: 0x5A, count: total)
             let sha = try measure(bytes: payload.count) { _ = SHA256.hash(data: payload) }
             print(row("swift-crypto SHA-256", sha, opensslSHA))
@@ -304,6 +319,15 @@ struct Bench {
             rates.append(Double(items) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18))
         }
         return Sample(rates)
+    }
+
+    /// The CPU's name (`/proc/cpuinfo`'s first model name): the ratios hold per kind of CPU.
+    static func cpuModel() -> String {
+        guard let text = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("model name") }),
+            let colon = line.firstIndex(of: ":")
+        else { return "CPU unknown" }
+        return line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
 
     /// Bytes per second from `openssl speed -bytes 16384 -seconds 2`.

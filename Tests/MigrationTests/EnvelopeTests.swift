@@ -114,17 +114,48 @@ struct EnvelopeGoldenTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("Vectors/migration/envelope")
 
-    @Test(arguments: [
+    static let sealed = [
         ("empty-payload", 0, 4096), ("one-byte", 1, 4096), ("one-full-segment", 4096, 4096), ("three-segments", 10_000, 4096),
         ("default-segment-size", 100_000, 65_536),
-    ])
-    func sealingReproducesTheVectorByteForByte(name: String, length: Int, segmentSize: Int) throws {
-        let plaintext = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 31 + 7) }
-        var random = ScriptedBytes(Array(0..<16) + Array(0xA0..<0xA7))
-        let sealed = try Envelope.seal(
-            plaintext, password: "correct horse 电池 staple", segmentSize: UInt32(segmentSize), iterations: 1000, random: &random)
-        let golden = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent("\(name).enc")))
-        #expect(sealed == golden)
+    ]
+
+    /// Each AES-GCM implementation this build has (`SegmentCipher`) seals every vector alike.
+    @Test(arguments: SegmentCipher.available)
+    func sealingReproducesTheVectorByteForByte(cipher: SegmentCipher) throws {
+        #expect(SegmentCipher.available.count == 2, "Linux builds both implementations in")
+        for (name, length, segmentSize) in Self.sealed {
+            let plaintext = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 31 + 7) }
+            var random = ScriptedBytes(Array(0..<16) + Array(0xA0..<0xA7))
+            let sealed = try Envelope.seal(
+                plaintext, password: "correct horse 电池 staple", segmentSize: UInt32(segmentSize), iterations: 1000, cipher: cipher, random: &random)
+            let golden = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent("\(name).enc")))
+            #expect(sealed == golden, "\(name) through \(cipher)")
+        }
+    }
+
+    /// Every envelope of the vectors, good or broken, opens to the same plaintext or fails with
+    /// the same code through each implementation; so does every single-byte change of a frame.
+    @Test func everyEnvelopeOpensAlikeThroughEachCipher() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).filter { $0.hasSuffix(".enc") }.sorted()
+        #expect(names.count >= 10)
+        func outcome(_ envelope: [UInt8], _ cipher: SegmentCipher) -> String {
+            do throws(EnvelopeError) {
+                return "plaintext \(try Envelope.open(envelope, password: "correct horse 电池 staple", policy: EnvelopeTests.policy, cipher: cipher))"
+            } catch {
+                return "\(error.code) \(error.path)"
+            }
+        }
+        for name in names {
+            let envelope = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent(name)))
+            #expect(outcome(envelope, .libcrypto) == outcome(envelope, .swiftCrypto), "\(name)")
+        }
+        let three = try [UInt8](Data(contentsOf: Self.folder.appendingPathComponent("three-segments.enc")))
+        for offset in stride(from: EnvelopeHeader.length, to: three.count, by: 97) {
+            var changed = three
+            changed[offset] ^= 0x01
+            let (a, b) = (outcome(changed, .libcrypto), outcome(changed, .swiftCrypto))
+            #expect(a == b && !a.hasPrefix("plaintext"), "byte \(offset): \(a) / \(b)")
+        }
     }
 }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Migration
+import MigrationPackage
 import WireCore
 
 /// Puts a migration's envelope together as its chunks go past, for the final digest check
@@ -92,7 +93,7 @@ struct SegmentCheck: Sendable {
                 // Test packages use fewer iterations than the Spec's 600,000; the watch reads them too.
                 opener = try EnvelopeOpener(
                     header: Array(pending.prefix(EnvelopeHeader.length)), password: password,
-                    policy: EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound))
+                    policy: EnvelopePolicy(iterations: 1...EnvelopePolicy.standard.iterations.upperBound), cipher: .fastest)
                 pending.removeFirst(EnvelopeHeader.length)
             }
             // Whole frames are cut from a cursor; what is left (less than one) moves down once.

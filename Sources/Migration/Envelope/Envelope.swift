@@ -6,11 +6,11 @@ import WireCore
 public enum Envelope {
     public static func seal<R: RandomByteSource>(
         _ plaintext: [UInt8], password: String, segmentSize: UInt32 = 1 << 16,
-        iterations: UInt32 = EnvelopePolicy.defaultIterations, random: inout R
+        iterations: UInt32 = EnvelopePolicy.defaultIterations, cipher: SegmentCipher = .preferred, random: inout R
     ) throws -> [UInt8] {
         var sealer = try EnvelopeSealer(
             password: password, plaintextLength: UInt64(plaintext.count), segmentSize: segmentSize, iterations: iterations,
-            random: &random)
+            cipher: cipher, random: &random)
         var out = sealer.header.encoded
         out.reserveCapacity(Int(sealer.header.envelopeLength))
         var offset = 0
@@ -22,14 +22,16 @@ public enum Envelope {
         return out
     }
 
-    public static func open(_ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) -> [UInt8] {
-        try openWithHeader(envelope, password: password, policy: policy).plaintext
+    public static func open(
+        _ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard, cipher: SegmentCipher = .preferred
+    ) throws(EnvelopeError) -> [UInt8] {
+        try openWithHeader(envelope, password: password, policy: policy, cipher: cipher).plaintext
     }
 
     public static func openWithHeader(
-        _ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard
+        _ envelope: [UInt8], password: String, policy: EnvelopePolicy = .standard, cipher: SegmentCipher = .preferred
     ) throws(EnvelopeError) -> (header: EnvelopeHeader, plaintext: [UInt8]) {
-        var opener = try EnvelopeOpener(header: Array(envelope.prefix(EnvelopeHeader.length)), password: password, policy: policy)
+        var opener = try EnvelopeOpener(header: Array(envelope.prefix(EnvelopeHeader.length)), password: password, policy: policy, cipher: cipher)
         try opener.checkLength(UInt64(envelope.count))
         var out: [UInt8] = []
         out.reserveCapacity(Int(opener.header.plaintextLength))

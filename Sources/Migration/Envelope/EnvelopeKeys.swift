@@ -28,9 +28,8 @@ public struct EnvelopeKeys: Sendable {
     }
 
     /// Nonce of segment `index`: prefix (7) ‖ index (u32 BE) ‖ last-segment flag (1).
-    static func nonce(prefix: [UInt8], index: UInt32, last: Bool) -> AES.GCM.Nonce {
-        // 12 bytes is always a valid GCM nonce.
-        try! AES.GCM.Nonce(data: prefix + bigEndian(index) + [last ? 1 : 0])
+    static func nonce(prefix: [UInt8], index: UInt32, last: Bool) -> [UInt8] {
+        prefix + bigEndian(index) + [last ? 1 : 0]
     }
 }
 

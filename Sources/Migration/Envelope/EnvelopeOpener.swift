@@ -9,11 +9,13 @@ public struct EnvelopeOpener: Sendable {
     public let header: EnvelopeHeader
     private let keys: EnvelopeKeys
     public private(set) var nextIndex: UInt64 = 0
-    /// Nonce ‖ ciphertext ‖ tag of the segment being opened, reused across segments.
+    /// The AES-GCM implementation (`SegmentCipher.preferred` unless told).
+    public let cipher: SegmentCipher
+    /// The cipher's buffer, reused across segments.
     private var scratch = Data()
     private var previousPlaintext = Data()
 
-    public init(header bytes: [UInt8], password: String, policy: EnvelopePolicy = .standard) throws(EnvelopeError) {
+    public init(header bytes: [UInt8], password: String, policy: EnvelopePolicy = .standard, cipher: SegmentCipher = .preferred) throws(EnvelopeError) {
         let header = try EnvelopeHeader.parse(bytes, policy: policy)
         let keys: EnvelopeKeys
         do {
@@ -29,6 +31,7 @@ public struct EnvelopeOpener: Sendable {
         }
         self.header = header
         self.keys = keys
+        self.cipher = cipher
     }
 
     /// MIG-ENV-006/007: the envelope is exactly as long as its header says.
@@ -92,18 +95,9 @@ public struct EnvelopeOpener: Sendable {
 
     private mutating func decrypt(_ frame: [UInt8], as index: UInt64) -> Data? {
         let nonce = EnvelopeKeys.nonce(prefix: header.noncePrefix, index: UInt32(index), last: index + 1 == header.segmentCount)
-        // Nonce ‖ ciphertext ‖ tag laid out here, in a reused buffer, with two memcpys:
-        // swift-crypto's `SealedBox(nonce:ciphertext:tag:)` assembles them through unspecialised
-        // generic code, and a fresh 64 KiB buffer per segment page-faults as malloc trims its
-        // heap; together they held opening to a third of the cipher's speed.
-        scratch.count = 12 + frame.count - 4
-        scratch.withUnsafeMutableBytes { out in
-            nonce.withUnsafeBytes { out.copyMemory(from: $0) }
-            frame.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: out[12...]).copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[4...])) }
+        return frame.withUnsafeBytes { bytes in
+            cipher.open(UnsafeRawBufferPointer(rebasing: bytes[4...]), key: keys.payloadKey, nonce: nonce, aad: header.mac, scratch: &scratch)
         }
-        guard let box = try? AES.GCM.SealedBox(combined: scratch) else { return nil }
-        // On Linux a failed open throws underlyingCoreCryptoError, not authenticationFailure: any error is a failure.
-        return try? AES.GCM.open(box, using: keys.payloadKey, authenticating: header.mac)
     }
 }
 

@@ -9,9 +9,12 @@ public struct EnvelopeSealer: Sendable {
     public let header: EnvelopeHeader
     private let keys: EnvelopeKeys
     private var nextIndex: UInt64 = 0
-    /// The plaintext as `Data`, reused across segments.
-    private var scratch = Data()
-    private var previousBox: AES.GCM.SealedBox?
+    /// The AES-GCM implementation (`SegmentCipher.preferred` unless told).
+    public let cipher: SegmentCipher
+    /// A plaintext that is not contiguous, copied; reused across segments.
+    private var scratch: [UInt8] = []
+    /// What the cipher asked to keep until the next segment is sealed (see `SegmentCipher.seal`).
+    private var previous = Data()
 
     public enum Failure: Error, Equatable {
         case randomSourceExhausted
@@ -22,7 +25,7 @@ public struct EnvelopeSealer: Sendable {
 
     public init<R: RandomByteSource>(
         password: String, plaintextLength: UInt64, segmentSize: UInt32 = 1 << 16,
-        iterations: UInt32 = EnvelopePolicy.defaultIterations, random: inout R
+        iterations: UInt32 = EnvelopePolicy.defaultIterations, cipher: SegmentCipher = .preferred, random: inout R
     ) throws {
         guard EnvelopeHeader.segmentSizeRange.contains(segmentSize), segmentSize & (segmentSize - 1) == 0 else {
             throw Failure.parameters("segment size \(segmentSize) is not a power of two in 2^12...2^24")
@@ -37,6 +40,7 @@ public struct EnvelopeSealer: Sendable {
         header.mac = keys.mac(header.authenticatedBytes)
         self.header = header
         self.keys = keys
+        self.cipher = cipher
     }
 
     public var isFinished: Bool { nextIndex == header.segmentCount }
@@ -56,21 +60,16 @@ public struct EnvelopeSealer: Sendable {
         guard plaintext.count == expected else {
             throw Failure.segmentLength(index: nextIndex, expected: expected, found: plaintext.count)
         }
-        // swift-crypto reads a `Data` at memory speed but other DataProtocols through unspecialised
-        // generic code: sealing from `[UInt8]` ran at half the speed of one copy into a reused
-        // `Data` first (reused: a fresh 64 KiB buffer per segment page-faults as malloc trims).
-        if let data = plaintext as? Data {
-            scratch = data
+        let sealed = try plaintext.withContiguousStorageIfAvailable {
+            try Self.seal(UnsafeRawBufferPointer($0), segment: nextIndex, header: header, keys: keys, cipher: cipher, appendingTo: &output)
+        }
+        if let sealed {
+            previous = sealed
         } else {
             scratch.removeAll(keepingCapacity: true)
-            if plaintext.withContiguousStorageIfAvailable({ scratch.append($0) }) == nil {
-                scratch.append(contentsOf: plaintext)
-            }
+            scratch.append(contentsOf: plaintext)
+            previous = try scratch.withUnsafeBytes { try Self.seal($0, segment: nextIndex, header: header, keys: keys, cipher: cipher, appendingTo: &output) }
         }
-        // The box is freed only once the next segment's exists: a box freed at the top of the
-        // heap is returned to the kernel by malloc, and the next one page-faults it back (a third
-        // of sealing's time in `perf`).
-        previousBox = try Self.seal(scratch, segment: nextIndex, header: header, keys: keys, appendingTo: &output)
         nextIndex += 1
     }
 
@@ -80,20 +79,16 @@ public struct EnvelopeSealer: Sendable {
         guard index < header.segmentCount else { throw Failure.finished }
         let expected = header.plaintextLength(ofSegment: index)
         guard plaintext.count == expected else { throw Failure.segmentLength(index: index, expected: expected, found: plaintext.count) }
-        _ = try Self.seal(plaintext, segment: index, header: header, keys: keys, appendingTo: &output)
+        _ = try plaintext.withUnsafeBytes { try Self.seal($0, segment: index, header: header, keys: keys, cipher: cipher, appendingTo: &output) }
     }
 
-    /// Frame `index`: its clear index, then ciphertext and tag. Returns the box, which the
-    /// in-order sealer keeps alive (see `previousBox`).
-    private static func seal(_ plaintext: Data, segment: UInt64, header: EnvelopeHeader, keys: EnvelopeKeys, appendingTo output: inout [UInt8]) throws -> AES.GCM.SealedBox {
+    /// Frame `index`: its clear index, then ciphertext and tag.
+    private static func seal(
+        _ plaintext: UnsafeRawBufferPointer, segment: UInt64, header: EnvelopeHeader, keys: EnvelopeKeys, cipher: SegmentCipher, appendingTo output: inout [UInt8]
+    ) throws -> Data {
         let index = UInt32(segment)
-        let last = segment + 1 == header.segmentCount
-        let box = try AES.GCM.seal(
-            plaintext, using: keys.payloadKey, nonce: EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: last),
-            authenticating: header.mac)
+        let nonce = EnvelopeKeys.nonce(prefix: header.noncePrefix, index: index, last: segment + 1 == header.segmentCount)
         output.append(contentsOf: bigEndian(index))
-        // Ciphertext and tag straight from the combined form (which a 12-byte nonce always has), as one memcpy.
-        box.combined!.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[12...])) }
-        return box
+        return try cipher.seal(plaintext, key: keys.payloadKey, nonce: nonce, aad: header.mac, appendingTo: &output)
     }
 }

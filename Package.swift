@@ -51,11 +51,12 @@ let package = Package(
         .target(name: "Records", dependencies: ["WireCore"]),
         // The system zlib, for the zip's CRC-32 (on Apple platforms and Linux alike).
         .systemLibrary(name: "SystemZlib"),
-        .systemLibrary(name: "SystemMalloc"),
+        // glibc's extensions: malloc tuning and early writeback.
+        .systemLibrary(name: "SystemGlibc"),
         // File I/O: the envelope on disk, the zip archive, the device store, pack and restore.
         .target(
             name: "MigrationPackage",
-            dependencies: ["Migration", "WireCore", "SystemZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["Migration", "WireCore", "SystemZlib", "SystemGlibc", .product(name: "Crypto", package: "swift-crypto")]),
         // The network edge: WebSocket listen and connect, text and binary messages (swift-nio).
         .target(
             name: "WebSocketTransport",
@@ -69,7 +70,7 @@ let package = Package(
         .target(
             name: "MigrationPeer",
             dependencies: [
-                "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", "SystemMalloc", .product(name: "NIOCore", package: "swift-nio"),
+                "Migration", "MigrationPackage", "WebSocketTransport", "WireCore", "SystemGlibc", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The pairing peers on the network: the relay, and the phone and desktop clients.

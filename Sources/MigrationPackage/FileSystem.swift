@@ -38,7 +38,7 @@ public enum FileSystem {
 
     /// Writes through `body` into a temporary sibling, syncs it (unless `sync` is false: then it
     /// survives a process crash but not a power cut), then renames it into place.
-    public static func writeAtomically(to url: URL, sync: Bool = true, _ body: (FileHandle) throws -> Void) throws {
+    public static func writeAtomically(to url: URL, sync: Bool = true, _ body: (AtomicFileWriter) throws -> Void) throws {
         let temporary = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial")
         try? manager.removeItem(at: temporary)
         guard manager.createFile(atPath: temporary.path, contents: nil) else {
@@ -47,7 +47,7 @@ public enum FileSystem {
         do {
             let handle = try FileHandle(forWritingTo: temporary)
             do {
-                try body(handle)
+                try body(AtomicFileWriter(handle, writeBack: sync))
                 if sync { try handle.synchronize() }
                 try handle.close()
             } catch {

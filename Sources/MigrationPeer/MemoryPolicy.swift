@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-    import SystemMalloc
+    import SystemGlibc
 #endif
 
 /// How a peer process gives memory back. A migration peer allocates and frees a chunk-sized

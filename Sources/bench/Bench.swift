@@ -31,6 +31,7 @@ struct Bench {
                   --package   only the envelope, pack and unpack rows
                   --transfer  only the transfer rows; --window N compares window N with window 1
                   --migration only the store-to-store rows, file-first against streaming (2 GiB; --quick: 256 MiB)
+                  child store DIR MIB | child pack STORE OUT | child unpack OUT DIR   one step alone, to profile
                   --cipher    the envelope rows through one AES-GCM implementation: libcrypto or swift-crypto (default: each this build has)
                 Build it in release mode: swift run -c release bench
                 """)
@@ -192,8 +193,11 @@ struct Bench {
             // machine's root: creating a file walks past every inode deleted in the last minute
             // (`recently_deleted`); the bench's 400 files keep that small. Packs and unpacks take
             // turns: three packs in a row ran at a third of the first one's speed.
+            // The package before it is removed first too: rename(2) over a 2 GiB file frees its
+            // blocks inside the call (0.6 s here), which is not packing.
             for _ in 0..<3 {
                 try? FileManager.default.removeItem(at: target)
+                try? FileManager.default.removeItem(at: package)
                 packs.append(try runChild(["pack", store.path, package.path]))
                 unpacks.append(try runChild(["unpack", package.path, target.path]))
             }
@@ -266,6 +270,12 @@ struct Bench {
         switch arguments.first {
         case "pack":
             _ = try Packer.pack(DeviceStore(URL(fileURLWithPath: arguments[1])), to: URL(fileURLWithPath: arguments[2]), password: "bench", options: pack, now: 1_747_300_000, random: &random)
+        case "store":
+            // A store to profile pack and unpack on (`perf record bench child pack STORE OUT`).
+            var options = SampleStore.Options()
+            options.mediaBytes = Int64(arguments[2])! << 20
+            options.mediaCount = 400
+            try SampleStore.generate(at: URL(fileURLWithPath: arguments[1]), seed: 1, options: options)
         case "unpack":
             var options = Restorer.Options()
             options.policy = EnvelopePolicy(iterations: 1000...10_000_000)

@@ -59,16 +59,25 @@ struct EnvelopeZip: ZipBytes {
 
     /// Opens the segments a few batches ahead of `body`, on a thread of its own (`ReadAhead`).
     mutating func stream(_ body: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try streamHeld { piece, release in
+            defer { release() }
+            try body(piece)
+        }
+    }
+
+    /// A batch goes back to the read-ahead only once released: up to `depth` MiB are written or
+    /// hashed at once.
+    mutating func streamHeld(_ body: (UnsafeRawBufferPointer, _ release: @escaping @Sendable () -> Void) throws -> Void) throws {
         let frames = Frames(reader, opener)
         // Handed on in pieces of about 1 MiB: each is one write(2) per file it holds, and on
-        // ext4 a write(2) costs about as much as copying 64 KiB.
-        let ahead = ReadAhead(depth: 3, capacity: EnvelopeFile.StreamSealer.batch + Int(opener.header.segmentSize)) {
-            try frames.fill(&$0)
+        // ext4 a write(2) costs about as much as copying 64 KiB. Six: two files hashed at once
+        // (5 MiB each in the bench's store) while the writer is a batch or two ahead of both.
+        let ahead = ReadAhead(depth: 6, capacity: EnvelopeFile.StreamSealer.batch + Int(opener.header.segmentSize)) {
+            try frames.fill($0)
         }
         defer { ahead.close() }
         while let batch = try ahead.next() {
-            try batch.withUnsafeBytes(body)
-            ahead.recycle(batch)
+            try body(batch.bytes) { ahead.recycle(batch) }
         }
     }
 
@@ -84,12 +93,12 @@ struct EnvelopeZip: ZipBytes {
         }
 
         /// Opens segments into `batch` until it holds about 1 MiB; false once the last is open.
-        func fill(_ batch: inout Data) throws -> Bool {
+        func fill(_ batch: ReadAhead.Batch) throws -> Bool {
             while !opener.isFinished, batch.count < EnvelopeFile.StreamSealer.batch {
                 let frame = try reader.read(at: offset, opener.nextFrameLength)
                 offset += Int64(frame.count)
                 do throws(EnvelopeError) {
-                    batch.append(try opener.open(frame))
+                    try opener.open(frame).withUnsafeBytes { batch.append($0) }
                 } catch {
                     throw PackageError.envelope(error)
                 }

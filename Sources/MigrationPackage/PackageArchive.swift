@@ -91,7 +91,7 @@ public enum PackageArchive {
         defer { lane.stop() }
         if whole {
             var unpacker = ZipUnpacker(plan, folder: folder, to: destination, lane: lane)
-            try bytes.stream { try unpacker.consume($0) }
+            try bytes.streamHeld { try unpacker.consume($0, release: $1) }
             try unpacker.finish()
             return unpacker.inventory
         }

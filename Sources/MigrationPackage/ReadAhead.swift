@@ -8,13 +8,40 @@ import Foundation
 final class ReadAhead: @unchecked Sendable {
     /// Appends the next bytes to the (emptied) batch; returns false once nothing follows.
     /// Runs on the read-ahead thread only.
-    typealias Fill = (inout Data) throws -> Bool
+    typealias Fill = (Batch) throws -> Bool
+
+    /// A buffer whose bytes stay where they are until it is handed back: the writer and the hash
+    /// lanes read it in place, the lanes after the writer has moved on (a `Data`'s storage may
+    /// not be pointed at beyond the closure that lent it).
+    final class Batch: @unchecked Sendable {
+        let capacity: Int
+        private(set) var count = 0
+        private let base: UnsafeMutableRawPointer
+
+        init(capacity: Int) {
+            self.capacity = capacity
+            base = .allocate(byteCount: max(capacity, 1), alignment: 16)
+        }
+
+        deinit { base.deallocate() }
+
+        var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+        func removeAll() { count = 0 }
+
+        func append(_ more: UnsafeRawBufferPointer) {
+            precondition(count + more.count <= capacity, "a batch's capacity is the most one fill appends")
+            guard let source = more.baseAddress, !more.isEmpty else { return }
+            (base + count).copyMemory(from: source, byteCount: more.count)
+            count += more.count
+        }
+    }
 
     private let fill: Fill
     // Guarded by `condition`.
     private let condition = NSCondition()
-    private var free: [Data]
-    private var ready: [Data] = []
+    private var free: [Batch]
+    private var ready: [Batch] = []
     private var ended = false
     private var failure: (any Error)?
     private var cancelled = false
@@ -23,17 +50,13 @@ final class ReadAhead: @unchecked Sendable {
     /// Starts filling at once. `capacity`: the bytes a batch may reach.
     init(depth: Int, capacity: Int, fill: @escaping Fill) {
         self.fill = fill
-        free = (0..<depth).map { _ in
-            var batch = Data()
-            batch.reserveCapacity(capacity)
-            return batch
-        }
+        free = (0..<depth).map { _ in Batch(capacity: capacity) }
         Thread { self.run() }.start()
     }
 
     /// The next batch in order; nil after the last. Throws what `fill` threw, after every batch
     /// filled before it was handed out. Hand each batch back with `recycle`.
-    func next() throws -> Data? {
+    func next() throws -> Batch? {
         condition.lock()
         defer { condition.unlock() }
         while ready.isEmpty && !ended { condition.wait() }
@@ -54,7 +77,8 @@ final class ReadAhead: @unchecked Sendable {
         return true
     }
 
-    func recycle(_ batch: Data) {
+    /// Safe from any thread, and after `close`.
+    func recycle(_ batch: Batch) {
         condition.lock()
         free.append(batch)
         condition.broadcast()
@@ -75,10 +99,10 @@ final class ReadAhead: @unchecked Sendable {
         while !cancelled, !ended {
             while free.isEmpty && !cancelled { condition.wait() }
             if cancelled { break }
-            var batch = free.removeLast()
+            let batch = free.removeLast()
             condition.unlock()
-            batch.removeAll(keepingCapacity: true)
-            let outcome = Result { try fill(&batch) }
+            batch.removeAll()
+            let outcome = Result { try fill(batch) }
             condition.lock()
             switch outcome {
             case .success(let more):

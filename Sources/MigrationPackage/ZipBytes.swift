@@ -10,6 +10,22 @@ protocol ZipBytes {
     mutating func read(_ range: Range<Int64>) throws -> [UInt8]
     /// Every byte from the start, in pieces of about 1 MiB.
     mutating func stream(_ body: (UnsafeRawBufferPointer) throws -> Void) throws
+    /// As `stream`, but a piece stays valid until its `release` has run (once, from any thread),
+    /// which may be after `body` returned: the hash lanes finish one piece while the next is
+    /// written. At most a few pieces are held at once; the next waits for one to be released.
+    mutating func streamHeld(_ body: (UnsafeRawBufferPointer, _ release: @escaping @Sendable () -> Void) throws -> Void) throws
+}
+
+extension ZipBytes {
+    /// One piece at a time: `stream`'s piece is valid only while `body` runs, so each is waited
+    /// for, even when `body` threw (a lane may still be reading it).
+    mutating func streamHeld(_ body: (UnsafeRawBufferPointer, _ release: @escaping @Sendable () -> Void) throws -> Void) throws {
+        try stream { piece in
+            let released = DispatchSemaphore(value: 0)
+            defer { released.wait() }
+            try body(piece) { released.signal() }
+        }
+    }
 }
 
 /// A zip file on disk.

@@ -20,8 +20,11 @@ struct ZipUnpacker {
     private var output: EntryOutput?
     private var lastFolder: URL?
     private let lane: HashLane
-    /// Entries whose data is all written, their digests not yet read (see `consume`).
-    private var completed: [EntryOutput] = []
+    /// Entries whose data is all written and checked, their digests not yet read: a lane may
+    /// still be hashing them (see `finish`).
+    private var completed: [(path: String, size: Int64, digest: HashLane.Digest)] = []
+    /// The pieces of the buffer being walked are handed to the lanes under this.
+    private var hold: HashLane.Hold?
     private(set) var inventory: FileInventory = [:]
 
     /// `position`: where in the zip the first byte handed in lies. Stored entries are hashed on
@@ -42,9 +45,18 @@ struct ZipUnpacker {
     mutating func consume(_ bytes: UnsafeRawBufferPointer) throws {
         defer { lane.drain() }
         try walk(bytes)
-        lane.drain()
-        for output in completed { inventory[relative(output.entry)] = try output.finish() }
-        completed.removeAll()
+    }
+
+    /// Writes `bytes` and hands them to the lanes; `release` runs once nothing reads them any
+    /// more (the lanes are done with them), possibly after this returns, and also when it throws.
+    mutating func consume(_ bytes: UnsafeRawBufferPointer, release: @escaping @Sendable () -> Void) throws {
+        let hold = HashLane.Hold(release: release)
+        self.hold = hold
+        defer {
+            self.hold = nil
+            hold.done()
+        }
+        try walk(bytes)
     }
 
     private mutating func walk(_ bytes: UnsafeRawBufferPointer) throws {
@@ -54,11 +66,11 @@ struct ZipUnpacker {
             let available = bytes.count - at
             if let output {
                 let take = Int(min(Int64(available), output.remaining))
-                try output.write(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + take)]))
+                try output.write(UnsafeRawBufferPointer(rebasing: bytes[at..<(at + take)]), hold: hold)
                 at += take
                 position += Int64(take)
                 if output.remaining == 0 {
-                    completed.append(output)
+                    try complete(output)
                     self.output = nil
                     next += 1
                 }
@@ -82,7 +94,7 @@ struct ZipUnpacker {
                         output = opened
                     } else {
                         // An empty entry has no data to wait for.
-                        completed.append(opened)
+                        try complete(opened)
                         next += 1
                     }
                 }
@@ -99,10 +111,21 @@ struct ZipUnpacker {
         position += Int64(bytes.count - at)
     }
 
-    /// Throws when the zip ended before every planned entry was written.
-    func finish() throws {
-        guard let entry = plan[safe: next] else { return }
-        throw PackageArchive.invalid("the entry's data inside the archive", "the archive ends at \(position)", at: Self.pointer(entry))
+    /// An entry whose data is all written: its size checked now (in file order), its file
+    /// closed, its digest read in `finish`.
+    private mutating func complete(_ output: EntryOutput) throws {
+        completed.append((relative(output.entry), try output.finish(), output.digest))
+    }
+
+    /// Throws when the zip ended before every planned entry was written; otherwise waits for the
+    /// lanes and fills `inventory`.
+    mutating func finish() throws {
+        if let entry = plan[safe: next] {
+            throw PackageArchive.invalid("the entry's data inside the archive", "the archive ends at \(position)", at: Self.pointer(entry))
+        }
+        lane.drain()
+        for entry in completed { inventory[entry.path] = (entry.size, entry.digest.finalize()) }
+        completed.removeAll()
     }
 
     private mutating func open(_ entry: ZipEntry) throws -> EntryOutput {
@@ -128,7 +151,7 @@ struct ZipUnpacker {
 private final class EntryOutput {
     let entry: ZipEntry
     private let file: FileWriter
-    private let digest = HashLane.Digest()
+    let digest: HashLane.Digest
     /// Hashes stored data beside the write; inflated data is hashed here, as its buffer is
     /// refilled at once.
     private let lane: HashLane?
@@ -143,32 +166,34 @@ private final class EntryOutput {
         remaining = entry.compressedSize
         if entry.method == 8 { inflater = try Inflater(entry) }
         self.lane = inflater == nil ? lane : nil
+        digest = lane.digest()
     }
 
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    /// `hold`: what keeps `bytes` valid while a lane reads them (nil: the caller drains).
+    func write(_ bytes: UnsafeRawBufferPointer, hold: HashLane.Hold?) throws {
         remaining -= Int64(bytes.count)
         if let inflater {
-            try inflater.inflate(bytes, last: remaining == 0) { try emit($0) }
+            try inflater.inflate(bytes, last: remaining == 0) { try emit($0, hold: nil) }
         } else {
-            try emit(bytes)
+            try emit(bytes, hold: hold)
         }
     }
 
-    private func emit(_ bytes: UnsafeRawBufferPointer) throws {
+    private func emit(_ bytes: UnsafeRawBufferPointer, hold: HashLane.Hold?) throws {
         written += Int64(bytes.count)
         guard written <= entry.size else {
             throw PackageArchive.invalid("at most its declared \(entry.size) bytes", "more", at: ZipUnpacker.pointer(entry))
         }
-        if let lane { lane.hash(bytes, into: digest) } else { digest.update(bytes) }
+        if let lane { lane.hash(bytes, into: digest, hold: hold) } else { digest.update(bytes) }
         try file.write(bytes)
     }
 
-    /// The file's size and SHA-256, once all its data was written and the lane drained.
-    func finish() throws -> (Int64, String) {
+    /// The file's size, once all its data was written (its digest is read after a `drain`).
+    func finish() throws -> Int64 {
         guard written == entry.size else {
             throw PackageArchive.invalid("its declared \(entry.size) bytes", "\(written)", at: ZipUnpacker.pointer(entry))
         }
-        return (written, digest.finalize())
+        return written
     }
 }
 

@@ -12,13 +12,13 @@ struct ReadAheadTests {
         let log = FillLog()
         let ahead = ReadAhead(depth: 2, capacity: 8) { batch in
             let index = log.enter(batch)
-            batch.append(Data(pieces[index].utf8))
+            Data(pieces[index].utf8).withUnsafeBytes { batch.append($0) }
             return index < pieces.count - 1
         }
         defer { ahead.close() }
         var seen: [String] = []
         while let batch = try ahead.next() {
-            seen.append(String(decoding: batch, as: UTF8.self))
+            seen.append(String(decoding: batch.bytes, as: UTF8.self))
             ahead.recycle(batch)
         }
         #expect(seen == pieces)
@@ -34,7 +34,7 @@ struct ReadAheadTests {
         let ahead = ReadAhead(depth: 3, capacity: 8) { batch in
             let index = log.enter(batch)
             if index == 2 { throw Broken.segment(2) }
-            batch.append(UInt8(index))
+            withUnsafeBytes(of: UInt8(index)) { batch.append($0) }
             return true
         }
         defer { ahead.close() }
@@ -42,7 +42,7 @@ struct ReadAheadTests {
         let first = try #require(try ahead.next())
         ahead.recycle(first)
         let second = try #require(try ahead.next())
-        #expect([first, second] == [Data([0]), Data([1])])
+        #expect([Data(first.bytes), Data(second.bytes)] == [Data([0]), Data([1])])
         #expect(throws: Broken.segment(2)) { try ahead.next() }
         // Once failed, it stays failed and fills nothing more.
         #expect(throws: Broken.segment(2)) { try ahead.next() }
@@ -55,11 +55,11 @@ struct ReadAheadTests {
     @Test func neverMoreThanDepthBatchesAndCloseReturnsWhileTheFillerWaits() throws {
         let log = FillLog()
         let ahead = ReadAhead(depth: 2, capacity: 4) { batch in
-            batch.append(UInt8(log.enter(batch)))
+            withUnsafeBytes(of: UInt8(log.enter(batch))) { batch.append($0) }
             return true
         }
         let kept = [try ahead.next(), try ahead.next()]
-        #expect(kept == [Data([0]), Data([1])])
+        #expect(kept.map { $0.map { Data($0.bytes) } } == [Data([0]), Data([1])])
         ahead.close()
         // Closed means the thread has exited, so nothing can be filled after this count.
         #expect(log.sizesOnEntry.count == 2)
@@ -69,7 +69,7 @@ struct ReadAheadTests {
     @Test func closeBeforeTheFirstBatchReturns() {
         let log = FillLog()
         let ahead = ReadAhead(depth: 3, capacity: 4) { batch in
-            batch.append(UInt8(log.enter(batch) % 256))
+            withUnsafeBytes(of: UInt8(log.enter(batch) % 256)) { batch.append($0) }
             return true
         }
         ahead.close()
@@ -89,7 +89,7 @@ private final class FillLog: @unchecked Sendable {
     var sizesOnEntry: [Int] { lock.withLock { sizes } }
 
     /// Records the batch's size on entry; returns the call's index.
-    func enter(_ batch: Data) -> Int {
+    func enter(_ batch: ReadAhead.Batch) -> Int {
         lock.withLock {
             sizes.append(batch.count)
             return sizes.count - 1

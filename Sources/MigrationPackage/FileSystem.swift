@@ -4,6 +4,7 @@ import WireCore
 
 #if canImport(Glibc)
     import Glibc
+    import SystemGlibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
@@ -59,6 +60,20 @@ public enum FileSystem {
             try? manager.removeItem(at: temporary)
             throw error
         }
+    }
+
+    /// Writes everything on the file system that holds `url` to the disk (syncfs(2); on other
+    /// systems sync(2)): the restore's new store, names and data, before the switch may rely on
+    /// it, and the switch's renames before the old store is deleted.
+    public static func syncFileSystem(containing url: URL) throws {
+        #if os(Linux)
+            let descriptor = open(url.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw PackageError.io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+            defer { close(descriptor) }
+            guard syncfs(descriptor) == 0 else { throw PackageError.io("cannot sync \(url.path)'s file system: \(String(cString: strerror(errno)))") }
+        #else
+            sync()
+        #endif
     }
 
     /// rename(2): atomic on one file system, replacing a file at the destination.

@@ -31,8 +31,12 @@ public enum StoreTransaction {
         try FileSystem.writeAtomically(to: store.journal) { try $0.write(contentsOf: journal.bytes) }
     }
 
-    /// Replaces `store` with the fully built and verified `store.incoming`.
+    /// Replaces `store` with the fully built and verified `store.incoming`. A power cut is a
+    /// crash too: the new store is on the disk before the journal may roll it forward, and the
+    /// renames are before the old store is deleted.
     static func commit(_ store: DeviceStore, keepPrevious: Bool, checkpoint: Checkpoint) throws {
+        try FileSystem.syncFileSystem(containing: store.incoming)
+        try checkpoint("new-store-synced")
         try writeJournal(Journal(phase: "switching", keepPrevious: keepPrevious), for: store)
         try checkpoint("journal-written")
         try FileSystem.removeIfPresent(store.previous)
@@ -40,6 +44,8 @@ public enum StoreTransaction {
         try checkpoint("old-store-moved-aside")
         try FileSystem.move(store.incoming, to: store.root)
         try checkpoint("new-store-in-place")
+        try FileSystem.syncFileSystem(containing: store.root)
+        try checkpoint("switch-synced")
         try finish(store, keepPrevious: keepPrevious, checkpoint: checkpoint)
     }
 

@@ -193,6 +193,7 @@ private final class EntryOutput {
         guard written == entry.size else {
             throw PackageArchive.invalid("its declared \(entry.size) bytes", "\(written)", at: ZipUnpacker.pointer(entry))
         }
+        file.startWriteback()
         return written
     }
 }

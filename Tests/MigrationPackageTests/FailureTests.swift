@@ -20,9 +20,19 @@ struct FailureTests {
     }
 
     static let checkpoints = [
-        "checked", "extracted", "validated", "built", "journal-written", "old-store-moved-aside", "new-store-in-place",
-        "switch-recorded", "previous-store-handled",
+        "checked", "extracted", "validated", "built", "new-store-synced", "journal-written", "old-store-moved-aside",
+        "new-store-in-place", "switch-synced", "switch-recorded", "previous-store-handled",
     ]
+
+    /// A restore passes every step, in this order: the new store is synced before the journal
+    /// may roll it forward, the switch before the old store is deleted (a power cut is a crash).
+    @Test func aRestoreReachesEveryStepInOrder() throws {
+        let scratch = try Scratch()
+        let (_, receiver, package) = try Self.setUp(scratch)
+        var reached: [String] = []
+        _ = try Restorer.restore(package, password: Fixtures.password, into: receiver, options: Fixtures.restoreOptions) { reached.append($0) }
+        #expect(reached == Self.checkpoints)
+    }
 
     @Test(arguments: checkpoints, [false, true])
     func crashAtEveryStepThenRecover(at point: String, keepPrevious: Bool) throws {

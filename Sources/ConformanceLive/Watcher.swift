@@ -182,11 +182,12 @@ public enum Watcher {
         }
     }
 
-    /// Connection `id` is the program's whose process holds its client socket: found now, while
-    /// the socket is open; labelled once `owners` names that process.
+    /// Connection `id` is the program's whose process holds its client socket: found at once,
+    /// while the socket is open, but off the caller's thread (the relay's tap runs on its event
+    /// loop, and the search reads /proc of every process); labelled once `owners` names it.
     static func bindOwner(_ id: Int, clientPort: Int, serverPort: Int, owners: URL, _ sink: AsyncStream<Observed>.Continuation) {
-        let chain = SocketOwner.processes(clientPort: clientPort, serverPort: serverPort)
-        Task {
+        Task.detached {
+            let chain = SocketOwner.processes(clientPort: clientPort, serverPort: serverPort)
             guard let label = await SocketOwner.label(owners: owners, chain: chain) else { return }
             sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .owner(label))))
         }

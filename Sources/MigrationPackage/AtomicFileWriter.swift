@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-    import SystemGlibc
-#endif
 
 /// The file `FileSystem.writeAtomically` writes. When it is to be synced, the kernel is asked to
 /// start writing each 16 MiB back as soon as it is written (sync_file_range, where there is one),
@@ -23,10 +20,7 @@ public final class AtomicFileWriter {
         try handle.write(contentsOf: data)
         written += Int64(data.count)
         guard writeBack, written - started >= Self.writeBackUnit else { return }
-        #if os(Linux)
-            // Only a hint: a kernel that refuses leaves the work to the fsync.
-            _ = sync_file_range(handle.fileDescriptor, off_t(started), off_t(written - started), UInt32(SYSTEM_SYNC_FILE_RANGE_WRITE))
-        #endif
+        FileSystem.startWriteback(handle.fileDescriptor, from: started, count: written - started)
         started = written
     }
 }

@@ -2,7 +2,6 @@ import Foundation
 
 #if canImport(Glibc)
     import Glibc
-    import SystemGlibc
 #elseif canImport(Darwin)
     import Darwin
 #endif
@@ -119,9 +118,7 @@ final class FileWriter {
     /// the restore syncs its file system before the switch, and a file already under way when
     /// the next is written leaves that sync little to wait for.
     func startWriteback() {
-        #if os(Linux)
-            _ = sync_file_range(descriptor, 0, 0, UInt32(SYSTEM_SYNC_FILE_RANGE_WRITE))
-        #endif
+        FileSystem.startWriteback(descriptor)
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws {

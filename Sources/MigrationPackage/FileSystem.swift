@@ -76,6 +76,15 @@ public enum FileSystem {
         #endif
     }
 
+    /// Asks the kernel to start writing `count` bytes of the file from `offset` back now (0: to
+    /// its end), without waiting (sync_file_range, where there is one; a hint: a kernel that
+    /// refuses leaves the work to the sync that follows).
+    static func startWriteback(_ descriptor: Int32, from offset: Int64 = 0, count: Int64 = 0) {
+        #if os(Linux)
+            _ = sync_file_range(descriptor, off_t(offset), off_t(count), UInt32(SYSTEM_SYNC_FILE_RANGE_WRITE))
+        #endif
+    }
+
     /// rename(2): atomic on one file system, replacing a file at the destination.
     public static func replace(_ destination: URL, with source: URL) throws {
         guard rename(source.path, destination.path) == 0 else {

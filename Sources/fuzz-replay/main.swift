@@ -60,9 +60,10 @@ let inputs = files.compactMap { try? [UInt8](Data(contentsOf: $0)) }
     target.run(input, timeScale: timeScale)
 }
 
+guard !inputs.isEmpty else { usage("no inputs to replay or mutate in \(paths.joined(separator: " "))") }
 var mutator = Mutator(seed: seed)
 for input in inputs { run(input) }
-for n in inputs.isEmpty ? 0..<0 : 0..<mutations {
+for n in 0..<mutations {
     run(mutator.mutate(inputs[n % inputs.count], splicingWith: inputs[(n + 1) % inputs.count]))
 }
-print("\(target.rawValue): \(inputs.count) inputs and \(inputs.isEmpty ? 0 : mutations) mutations, no finding")
+print("\(target.rawValue): \(inputs.count) inputs and \(mutations) mutations, no finding")

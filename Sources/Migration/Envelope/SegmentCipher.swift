@@ -28,49 +28,40 @@ public enum SegmentCipher: String, Sendable, CaseIterable {
     /// Appends ciphertext ‖ tag of `plaintext` to `output`. Returns what the caller keeps until
     /// the next segment's exists: a 64 KiB buffer freed at the top of the heap is returned to the
     /// kernel by malloc and the next one page-faults it back (a third of sealing's time in `perf`).
+    /// Where libcrypto is not built in, `.libcrypto` goes through swift-crypto: the same bytes.
     func seal(_ plaintext: UnsafeRawBufferPointer, key: SymmetricKey, nonce: [UInt8], aad: [UInt8], appendingTo output: inout [UInt8]) throws -> Data {
-        switch self {
-        case .swiftCrypto:
-            // A `Data`: swift-crypto reads other DataProtocols through unspecialised generic code.
-            let data = plaintext.isEmpty ? Data() : Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: plaintext.baseAddress!), count: plaintext.count, deallocator: .none)
-            let box = try AES.GCM.seal(data, using: key, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
-            // Ciphertext and tag straight from the combined form (a 12-byte nonce always has one), as one memcpy.
-            let combined = box.combined!
-            combined.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[12...])) }
-            return combined
-        case .libcrypto:
-            #if canImport(SystemLibcrypto)
+        #if canImport(SystemLibcrypto)
+        if self == .libcrypto {
             try LibcryptoGCM.seal(plaintext, key: key, nonce: nonce, aad: aad, appendingTo: &output)
             return Data()
-            #else
-            throw CryptoKitError.incorrectParameterSize
-            #endif
         }
+        #endif
+        // A `Data`: swift-crypto reads other DataProtocols through unspecialised generic code.
+        let data = plaintext.isEmpty ? Data() : Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: plaintext.baseAddress!), count: plaintext.count, deallocator: .none)
+        let box = try AES.GCM.seal(data, using: key, nonce: try AES.GCM.Nonce(data: nonce), authenticating: aad)
+        // Ciphertext and tag straight from the combined form (a 12-byte nonce always has one), as one memcpy.
+        let combined = box.combined!
+        combined.withUnsafeBytes { output.append(contentsOf: UnsafeRawBufferPointer(rebasing: $0[12...])) }
+        return combined
     }
 
     /// The plaintext of ciphertext ‖ tag, or nil when the tag does not verify (nothing of an
     /// unverified plaintext is returned). `scratch` is reused across segments (see `seal`).
     func open(_ sealed: UnsafeRawBufferPointer, key: SymmetricKey, nonce: [UInt8], aad: [UInt8], scratch: inout Data) -> Data? {
         guard sealed.count >= 16 else { return nil }
-        switch self {
-        case .swiftCrypto:
-            // Nonce ‖ ciphertext ‖ tag with one memcpy each: swift-crypto's
-            // `SealedBox(nonce:ciphertext:tag:)` assembles them through unspecialised generic code.
-            scratch.count = 12 + sealed.count
-            scratch.withUnsafeMutableBytes { out in
-                nonce.withUnsafeBytes { out.copyMemory(from: $0) }
-                UnsafeMutableRawBufferPointer(rebasing: out[12...]).copyMemory(from: sealed)
-            }
-            guard let box = try? AES.GCM.SealedBox(combined: scratch) else { return nil }
-            // On Linux a failed open throws underlyingCoreCryptoError, not authenticationFailure: any error is a failure.
-            return try? AES.GCM.open(box, using: key, authenticating: aad)
-        case .libcrypto:
-            #if canImport(SystemLibcrypto)
-            return LibcryptoGCM.open(sealed, key: key, nonce: nonce, aad: aad)
-            #else
-            return nil
-            #endif
+        #if canImport(SystemLibcrypto)
+        if self == .libcrypto { return LibcryptoGCM.open(sealed, key: key, nonce: nonce, aad: aad) }
+        #endif
+        // Nonce ‖ ciphertext ‖ tag with one memcpy each: swift-crypto's
+        // `SealedBox(nonce:ciphertext:tag:)` assembles them through unspecialised generic code.
+        scratch.count = 12 + sealed.count
+        scratch.withUnsafeMutableBytes { out in
+            nonce.withUnsafeBytes { out.copyMemory(from: $0) }
+            UnsafeMutableRawBufferPointer(rebasing: out[12...]).copyMemory(from: sealed)
         }
+        guard let box = try? AES.GCM.SealedBox(combined: scratch) else { return nil }
+        // On Linux a failed open throws underlyingCoreCryptoError, not authenticationFailure: any error is a failure.
+        return try? AES.GCM.open(box, using: key, authenticating: aad)
     }
 }
 

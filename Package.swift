@@ -149,7 +149,7 @@ let package = Package(
         // The kit's judges and reports, in process: the watch, the run's report.
         .testTarget(
             name: "ConformanceKitTests",
-            dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["TestFixture", "ConformanceKit", "Reference", "TesteeProtocol", "Migration", "Pairing", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         // The live runner's pure parts: the relay schedule, violation grouping.
         .testTarget(name: "ConformanceLiveTests", dependencies: ["ConformanceLive", "WireCore"]),
         // The kit's programs end to end: `conformance` and `reference-peer` started as processes,

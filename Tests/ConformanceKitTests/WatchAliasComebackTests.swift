@@ -57,4 +57,27 @@ struct WatchAliasComebackTests {
         #expect(Self.clients(result) == [], "\(result.findings)")
         #expect(result.notes.contains { $0.hasPrefix("connection 2: held \"pairing-code:052900\" when the relay dropped it") }, "\(result.notes)")
     }
+
+    /// The seed's form: the desktop holds its own id and its alias on one connection. Back after
+    /// the relay's restart with its own id only, it never registers the live alias again: the
+    /// opening had no other frame to catch, and the harness found it missed.
+    @Test(arguments: [false, true]) func aSharedConnectionBackWithoutItsAliasIsTheDesktops(forwarding: Bool) {
+        var options = PairingWatch.Options()
+        options.judgeRelay = forwarding
+        var watch = PairingWatch(options: options)
+        var events: [(EpochMillis, Int, WireEvent.Body)] = [(0, 1, .open(peer: "127.0.0.1", path: "/"))]
+        for (at, id) in [(1 as EpochMillis, Self.desk), (2, Self.alias)] {
+            events.append((at, 1, .text(from: .client, #"{"type":"register","peerId":"\#(id)"}"#)))
+            if forwarding { events.append((at, 1, .text(from: .server, #"{"type":"registered","peerId":"\#(id)"}"#))) }
+        }
+        events.append((10_000, 1, .close(by: .server, code: 1012)))
+        events.append((12_000, 2, .open(peer: "127.0.0.1", path: "/")))
+        events.append((12_001, 2, .text(from: .client, #"{"type":"register","peerId":"\#(Self.desk)"}"#)))
+        if forwarding { events.append((12_002, 2, .text(from: .server, #"{"type":"registered","peerId":"\#(Self.desk)"}"#))) }
+        events += stride(from: 20_000, to: 60_000, by: 20_000).map { (EpochMillis($0), 2, WireEvent.Body.ping(from: .client)) }
+        for (at, c, body) in events { watch.handle(WireEvent(at: Self.t + at, connection: c, body)) }
+        let result = watch.finish(at: Self.t + 60_000)
+        #expect(Self.clients(result) == ["desktop 2 PAIR-CONN-001"], "\(result.findings)")
+        #expect(result.findings.first?.violation.expected.contains(Self.alias) == true)
+    }
 }

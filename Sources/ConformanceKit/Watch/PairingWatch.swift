@@ -88,6 +88,9 @@ public struct PairingWatch: Sendable {
         var closing: (at: EpochMillis, outcome: String, step: String?)?
         /// With `--upstream`: the ack's payload, until the relay delivers it.
         var undelivered: JSONValue?
+        /// Flow B, the desktop's alias on a connection of its own and several such open: which
+        /// code it showed, and so whether it took the ack, cannot be told from the wire.
+        var codeUnknown = false
     }
 
     /// The ids a connection's record keeps; more are noted, not tracked.
@@ -104,6 +107,14 @@ public struct PairingWatch: Sendable {
     private var holders: [ByteString: Int] = [:]
     /// Aliases that received their pair-ack (spent: PAIR-SEC-003), so no longer owed after a reconnect.
     private var spent: Set<ByteString> = []
+    /// Open connections that registered only aliases, with the alias each registered last: the
+    /// real desktop holds its code's alias on a connection of its own.
+    private var aliasOnly: [Int: String] = [:]
+    /// Connections already charged with the echo-loop trap when their pair-ack showed them a
+    /// phone, and the aliases they registered: the end's judgement does not charge them again,
+    /// nor a phone that registers the same alias again after a reconnect (one cause, one finding).
+    private var trapCharged: Set<Int> = []
+    private var aliasesTrapped: Set<ByteString> = []
     private var pending: [Pending] = []
     private var pendingOmitted = 0
     private var flows: [Flow] = []
@@ -165,6 +176,7 @@ public struct PairingWatch: Sendable {
             }
             for i in pending.indices where pending[i].connection == c { pending[i].senderClosed = true }
             for id in connections[c]?.registered ?? [] where holders[ByteString(id)] == c { holders[ByteString(id)] = nil }
+            aliasOnly[c] = nil
         }
     }
 
@@ -275,13 +287,21 @@ public struct PairingWatch: Sendable {
         if PeerID.aliasCode(peerId) != nil, registrations[key] == nil {
             if connections[c]?.role == "phone" {
                 add(c, relay: false, at: at, frame: quoted, trap(peerId, "a phone registers its own DID, never a pairing-code: alias"))
+                trapCharged.insert(c)
+                aliasesTrapped.insert(key)
             } else {
                 connections[c]?.role = "desktop"
             }
         }
         registrations[key, default: []].append((c, at))
-        if let holder = holders[key], holder != c, connections[holder]?.closed == nil { connections[c]?.claimedHeld.insert(key) }
-        holders[key] = c
+        if let holder = holders[key], holder != c, connections[holder]?.closed == nil {
+            connections[c]?.claimedHeld.insert(key)
+            // PAIR-SEC-001: a live alias stays with its holder (the relay refuses the second
+            // registration); any other id is taken over by the later registration.
+            if PeerID.aliasCode(peerId) == nil { holders[key] = c }
+        } else {
+            holders[key] = c
+        }
         if let connection = connections[c], !connection.registeredKeys.contains(key) {
             if connection.registered.count < Self.maxRegistered {
                 connections[c]?.registered.append(peerId)
@@ -291,7 +311,12 @@ public struct PairingWatch: Sendable {
                 notes.append("connection \(c): registered more than \(Self.maxRegistered) ids; the rest are not tracked")
             }
         }
-        if PeerID.aliasCode(peerId) != nil { connections[c]?.latestAlias = peerId }
+        if PeerID.aliasCode(peerId) != nil {
+            connections[c]?.latestAlias = peerId
+            if connections[c]?.ownId == nil { aliasOnly[c] = peerId }
+        } else {
+            aliasOnly[c] = nil
+        }
         if options.judgeRelay { expectAnswer(Pending(connection: c, at: at, kind: .register, to: nil, peerId: peerId, payload: nil, frame: quoted)) }
     }
 
@@ -348,6 +373,11 @@ public struct PairingWatch: Sendable {
                     "connection \(x.phoneConnection): the phone's WebRTC offer followed a pair-ack the relay did not deliver; its pairing never reached the desktop, which owed no answer (not judged)")
                 continue
             }
+            if m.fromDesktop, flows[x.session].codeUnknown {
+                notes.append(
+                    "connection \(x.phoneConnection): the desktop did not answer the phone's WebRTC offer; whether it took the phone's pair-ack is not known (its code sits on one of several alias connections, which the wire does not tie to it), so it is not judged")
+                continue
+            }
             let c = m.fromDesktop ? (holders[ByteString(x.desktop)] ?? flows[x.session].session.connections["desktop"]) : x.phoneConnection
             add(
                 c, relay: false, at: x.offerAt + ExchangeWatch.window, frame: nil,
@@ -365,12 +395,15 @@ public struct PairingWatch: Sendable {
         for id in connections[c]?.registered ?? [] where PeerID.aliasCode(id) != nil {
             // Found out now: this client registered an alias, which only a desktop does.
             add(c, relay: false, at: at, frame: quoted, trap(id, "a phone registers its own DID, never a pairing-code: alias"))
+            trapCharged.insert(c)
+            aliasesTrapped.insert(ByteString(id))
         }
         let code = payload["pairingCode"]?.stringValue
         let manual = PeerID.aliasCode(to) != nil
         let desktop = holders[ByteString(to)]
         if let desktop { connections[desktop]?.role = "desktop" }
-        var shown = desktop.flatMap { connections[$0]?.latestAlias }.flatMap(PeerID.aliasCode)
+        var shown = desktop.flatMap(shownCode)
+        let codeUnknown = !manual && desktop != nil && shown == nil && desktop.flatMap({ connections[$0]?.latestAlias }) == nil && aliasOnly.count > 1
         if manual {
             shown = PeerID.aliasCode(to)
             if desktop != nil { spent.insert(ByteString(to)) }
@@ -378,7 +411,9 @@ public struct PairingWatch: Sendable {
         var session = WatchSession(
             flow: manual ? "manual" : "flow-b", outcome: "open", step: nil, code: code, connections: ["phone": c], startedAt: at, endedAt: nil)
         if let desktop { session.connections["desktop"] = desktop }
-        let i = open(Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at, shownCode: shown))
+        var flow = Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at, shownCode: shown)
+        flow.codeUnknown = codeUnknown
+        let i = open(flow)
         guard desktop != nil else {
             end(i, "broken", step: "delivery: nobody held \(JSONSerializer.quoted(to))")
             return
@@ -405,7 +440,7 @@ public struct PairingWatch: Sendable {
             } else {
                 // The code is used up: the desktop stops holding its alias (PAIR-DESK-002).
                 if let shown { spent.insert(ByteString(PeerID.alias(forCode: shown))) }
-                end(i, "paired", step: nil)
+                end(i, "paired", step: flows[i].codeUnknown ? "as far as the wire shows: the code shown is on one of several alias connections, not compared" : nil)
             }
         }
     }
@@ -417,7 +452,13 @@ public struct PairingWatch: Sendable {
         let phone = holders[ByteString(to)]
         if let phone { connections[phone]?.role = "phone" }
         // The latest ack from this phone that this desktop received.
-        if let i = latestFlow(ofPhone: to, desktop: c) {
+        if let i = answeredFlow(ofPhone: to, desktop: c, code: code) {
+            if let d = flows[i].session.connections["desktop"], d != c {
+                // The ack reached the desktop's alias connection; it confirms on its main one.
+                flows[i].session.connections["alias"] = d
+                flows[i].session.connections["desktop"] = c
+                flowsOf[c, default: []].append(i)
+            }
             let flow = flows[i]
             if let shown = flow.shownCode, let acked = flow.session.code, !shown.bytesEqual(acked) {
                 add(
@@ -452,7 +493,7 @@ public struct PairingWatch: Sendable {
         guard let to = json["to"]?.stringValue else { return nil }
         switch frame.payloadKind {
         case .pairAck?: return flows.count
-        case .pairingConfirmation?: return latestFlow(ofPhone: to, desktop: c) ?? flows.count
+        case .pairingConfirmation?: return answeredFlow(ofPhone: to, desktop: c, code: json["payload"]?["pairingCode"]?.stringValue) ?? flows.count
         // Only an ack opens a session and only a confirmation belongs to one.
         case .desktopPairing?, .devicePairing?, .register?, .message?, .registered?, .peerOffline?, .relayError?, .pairedDesktop?, .ping?, .pong?, .peerStatus?, nil:
             return nil
@@ -471,6 +512,33 @@ public struct PairingWatch: Sendable {
     /// The latest flow of the phone `did` that desktop connection `c` took part in.
     private func latestFlow(ofPhone did: String, desktop c: Int) -> Int? {
         flowsByPhone[ByteString(did)]?.last { flows[$0].session.connections["desktop"] == c }
+    }
+
+    /// The flow a desktop's confirmation answers: the latest ack of that phone it received, or,
+    /// for the real desktop's form (the alias on a connection of its own, the confirmation on its
+    /// main one), the latest typed-code ack of that phone with the confirmed code that an
+    /// alias-only connection received.
+    private func answeredFlow(ofPhone did: String, desktop c: Int, code: String?) -> Int? {
+        if let i = latestFlow(ofPhone: did, desktop: c) { return i }
+        guard let code else { return nil }
+        return flowsByPhone[ByteString(did)]?.last { i in
+            let flow = flows[i]
+            guard flow.session.flow == "manual", flow.session.code.map({ $0.bytesEqual(code) }) == true, let d = flow.session.connections["desktop"] else { return false }
+            return connections[d].map { $0.ownId == nil && $0.latestAlias != nil } ?? false
+        }
+    }
+
+    /// The code desktop connection `c` shows: its alias's, or, when its alias is on a
+    /// connection of its own, the alias of the one open alias-only connection (several with
+    /// different codes: which is this desktop's is not known, and nil).
+    private func shownCode(desktop c: Int) -> String? {
+        if let own = connections[c]?.latestAlias { return PeerID.aliasCode(own) }
+        var alias: String?
+        for held in aliasOnly.values.prefix(Self.maxLookBack) {
+            guard alias == nil || alias!.bytesEqual(held) else { return nil }
+            alias = held
+        }
+        return alias.flatMap(PeerID.aliasCode)
     }
 
     /// A flow ends at `closing.at` unless something ends it first.
@@ -584,6 +652,7 @@ public struct PairingWatch: Sendable {
             guard let previous, !previous.registeredKeys.contains(key) else { continue }
             trapped.insert(c)
             connections[c]?.role = previous.role
+            guard !trapCharged.contains(c) else { continue }
             add(c, relay: false, at: first.at, frame: first.quoted, trap(id, "the client's own id on its new connection, not \(JSONSerializer.quoted(id)), the id it sent to (the echo-loop trap)"))
         }
         for (key, list) in registrations.sorted(by: { ($0.value.first?.at ?? 0, $0.key.value) < ($1.value.first?.at ?? 0, $1.key.value) }) {
@@ -608,7 +677,8 @@ public struct PairingWatch: Sendable {
                 }
                 guard let holder, isActive(holder.connection, after: reg.at) else { continue }
                 let culprit = ownerRole != nil && connections[c]?.role == ownerRole && connections[holder.connection]?.role != ownerRole ? holder.connection : c
-                guard trapped.insert(culprit).inserted else { continue }
+                guard trapped.insert(culprit).inserted, !trapCharged.contains(culprit) else { continue }
+                if aliasesTrapped.contains(key), connections[culprit]?.role != "desktop" { continue }
                 if connections[culprit]?.role == nil, let ownerRole { connections[culprit]?.role = ownerRole == "desktop" ? "phone" : "desktop" }
                 let frame = connections[culprit]?.opening.first { $0.peerId.map { $0.bytesEqual(key.value) } == true }
                 add(culprit, relay: false, at: frame?.at ?? reg.at, frame: frame?.quoted, trap(key.value, "the client's own id, not one another live connection holds (the echo-loop trap)"))
@@ -678,6 +748,7 @@ public struct PairingWatch: Sendable {
             }
             if next.role == nil { connections[next.id]?.role = old.role }
             var owed = held
+            var judged = false
             for frame in next.opening {
                 guard !owed.isEmpty else { break }
                 if frame.kind == .register, let id = frame.peerId {
@@ -690,8 +761,10 @@ public struct PairingWatch: Sendable {
                         rule: PairingRule.reRegister, path: .root,
                         expected: "a register of \(owed.map(JSONSerializer.quoted).joined(separator: ", ")) before any other frame (the ids held before the drop)",
                         found: "a \(frame.type ?? "frame") first"))
+                judged = true
                 break
             }
+            if !judged, next.opening.count < 32 { judgeNeverRegistered(owed, heldBy: p, dropped: closed, next: next) }
             let least = ((old.role ?? next.role).flatMap { options.backoffBySide[$0] } ?? options.firstBackoff ?? 500) * 4 / 5
             if next.opened - closed < least {
                 add(
@@ -699,6 +772,32 @@ public struct PairingWatch: Sendable {
                     Violation(rule: PairingRule.backoff, path: .root, expected: "a wait of at least \(least) ms after the drop", found: "\(next.opened - closed) ms"))
             }
         }
+    }
+
+    /// A client back after a drop that registered some of its ids again and never the rest
+    /// (a desktop that forgot its alias, its code still live): PAIR-CONN-001, once the watch saw
+    /// the new connection for the frame timeout. An id another connection registered since the
+    /// drop (an alias moved to a connection of its own) is not owed here.
+    private mutating func judgeNeverRegistered(_ owed: [String], heldBy p: Int, dropped: EpochMillis, next: Connection) {
+        let missing = owed.filter { id in
+            let list = registrations[ByteString(id)] ?? []
+            if list.contains(where: { $0.at > dropped }) { return false }
+            guard PeerID.aliasCode(id) != nil else { return true }
+            let registeredAt = list.last { $0.connection == p }?.at ?? dropped
+            return registeredAt + PairingTimeouts.validity > next.opened
+        }
+        guard !missing.isEmpty else { return }
+        let listed = missing.map(JSONSerializer.quoted).joined(separator: ", ")
+        let seen = (next.closed ?? now) - next.opened
+        guard seen > options.frameTimeout else {
+            notes.append("connection \(next.id): came back after connection \(p) dropped and had not registered \(listed) again when it ended \(seen) ms later (not judged)")
+            return
+        }
+        add(
+            next.id, relay: false, at: next.opened + options.frameTimeout, frame: "reconnection after connection \(p) dropped",
+            Violation(
+                rule: PairingRule.reRegister, path: .root, expected: "a register of \(listed) again once reconnected (the ids held before the drop, still live)",
+                found: "none within \(options.frameTimeout) ms"))
     }
 
     /// The first index of `times` (ascending) at or after `at`, by bisection: the end-of-watch

@@ -81,8 +81,6 @@ public struct PairingWatch: Sendable {
         var session: WatchSession
         var mobileDid: String?
         var ackAt: EpochMillis
-        /// The code the desktop showed (its live alias) when the ack came, if it had one.
-        var shownCode: String?
         /// A session whose outcome is known but whose other side may still answer (a wrong
         /// code the desktop must not confirm): it ends then, with this outcome and step.
         var closing: (at: EpochMillis, outcome: String, step: String?)?
@@ -91,6 +89,13 @@ public struct PairingWatch: Sendable {
         /// Flow B, the desktop's alias on a connection of its own and several such open: which
         /// code it showed, and so whether it took the ack, cannot be told from the wire.
         var codeUnknown = false
+        /// The desktop's side, the Spec's mobile bridge showing the code its alias names, and the
+        /// ack as the relay delivers it to the desktop: what the machine does with it is what the
+        /// desktop owes (a confirmation of a typed code) or must not do (confirm an ack it drops).
+        var bridge: MobileBridgeMachine?
+        var ack: JSONValue = .null
+        /// Why the desktop's machine dropped the ack (PAIR-DESK-003): a confirmation is a violation.
+        var refused: FailureReason?
     }
 
     /// The ids a connection's record keeps; more are noted, not tracked.
@@ -351,7 +356,7 @@ public struct PairingWatch: Sendable {
                 ? own.compactMap { id in flowsByPhone[ByteString(id)]?.last { pairedForPhone(flows[$0]) } }.max()
                     .flatMap { i in flows[i].mobileDid.map { (did: $0, session: i) } }
                 : nil
-            exchanges.signal(signal, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
+            exchanges.signal(signal, json, to: to, senderIds: own, on: c, at: at, pairedPhone: paired)
         // A QR's documents and app messages travel the relay too; the watch judges them above as documents only.
         case .document(.desktopPairing)?, .document(.devicePairing)?, .opaque?, nil:
             break
@@ -411,8 +416,18 @@ public struct PairingWatch: Sendable {
         var session = WatchSession(
             flow: manual ? "manual" : "flow-b", outcome: "open", step: nil, code: code, connections: ["phone": c], startedAt: at, endedAt: nil)
         if let desktop { session.connections["desktop"] = desktop }
-        var flow = Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at, shownCode: shown)
+        var flow = Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at)
         flow.codeUnknown = codeUnknown
+        if let desktop, let shown {
+            // Shown since the alias's latest registration at or before the ack (a reconnection
+            // registers it again later: the watch is never stricter than the desktop).
+            let alias = ByteString(PeerID.alias(forCode: shown))
+            let since = registrations[alias]?.last { $0.at <= at }?.at ?? at
+            var bridge = MobileBridgeMachine(desktop: DesktopContext(pcPeerId: connections[desktop]?.ownId ?? to, device: DesktopDeviceInfo(name: "", platform: ""), relayUrl: ""))
+            _ = bridge.handle(.start(at: since, code: shown))
+            flow.bridge = bridge
+            flow.ack = ExchangeWatch.delivered(.object(JSONObject(["type": .string(PairingKind.message.rawValue), "to": .string(to), "payload": payload])), from: connections[c]?.ownId ?? "")
+        }
         let i = open(flow)
         guard desktop != nil else {
             end(i, "broken", step: "delivery: nobody held \(JSONSerializer.quoted(to))")
@@ -427,22 +442,31 @@ public struct PairingWatch: Sendable {
         delivered(i, at: at)
     }
 
-    /// The ack reached the desktop: Flow B ends for the phone; the desktop checks the code. A
-    /// typed code waits for the confirmation.
+    /// The ack reached the desktop, whose machine decides (4.5): it drops an ack it must refuse
+    /// (the session ends once the desktop had its time to answer, PAIR-DESK-003), owes a typed
+    /// code its confirmation (the session waits for it, PAIR-DESK-002), and takes a scanned code
+    /// without one (Flow B ends for the phone). A code the wire does not show is not judged.
     private mutating func delivered(_ i: Int, at: EpochMillis) {
         flows[i].undelivered = nil
         flows[i].closing = nil
-        let (shown, code) = (flows[i].shownCode, flows[i].session.code)
-        if flows[i].session.flow == "flow-b" {
-            if let shown, let code, !shown.bytesEqual(code) {
-                // Ends once the desktop had its time to answer: it must drop the ack (PAIR-DESK-003).
-                close(i, (at + options.frameTimeout, "broken", "code: the ack carries \(code), the desktop shows \(shown)"))
-            } else {
-                // The code is used up: the desktop stops holding its alias (PAIR-DESK-002).
-                if let shown { spent.insert(ByteString(PeerID.alias(forCode: shown))) }
+        guard var bridge = flows[i].bridge else {
+            if flows[i].session.flow == "flow-b" {
                 end(i, "paired", step: flows[i].codeUnknown ? "as far as the wire shows: the code shown is on one of several alias connections, not compared" : nil)
             }
+            return
         }
+        let actions = bridge.handle(.message(document: flows[i].ack, at: at))
+        flows[i].bridge = bridge
+        for case .drop(let reason) in actions {
+            flows[i].refused = reason
+            close(i, (at + options.frameTimeout, "broken", "code: " + reason.detail))
+            return
+        }
+        guard case .paired = bridge.state else { return }
+        // The code is used up: the desktop stops holding its alias (PAIR-DESK-002).
+        for case .release(_, let alias) in actions { spent.insert(ByteString(alias)) }
+        let owed = actions.contains { if case .send = $0 { true } else { false } }
+        if !owed { end(i, "paired", step: nil) }
     }
 
     /// A desktop's confirmation: of a typed code (manual), or of a scanned phone QR (Flow A).
@@ -460,13 +484,13 @@ public struct PairingWatch: Sendable {
                 flowsOf[c, default: []].append(i)
             }
             let flow = flows[i]
-            if let shown = flow.shownCode, let acked = flow.session.code, !shown.bytesEqual(acked) {
+            if let refused = flow.refused {
                 add(
                     c, relay: false, at: at, frame: quoted,
                     Violation(
-                        rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of a pair-ack whose code \(acked) is not the code shown (\(shown))",
+                        rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of a pair-ack the desktop must drop (\(refused.detail))",
                         found: "a confirmation" + (code.map { " of \($0)" } ?? "")), session: i)
-                if flow.session.endedAt == nil { end(i, "broken", step: "code: the desktop confirmed the wrong code \(acked)") }
+                if flow.session.endedAt == nil { end(i, "broken", step: "code: the desktop confirmed a pair-ack it must drop (\(refused.detail))") }
             } else if flow.session.flow == "manual", flow.session.endedAt == nil {
                 if at - flow.ackAt > options.confirmationWait {
                     end(i, "broken", step: "confirmation: after \(at - flow.ackAt) ms, the phone had given up")
@@ -481,7 +505,7 @@ public struct PairingWatch: Sendable {
         // No ack came before it: the desktop scanned the phone's own QR (Flow A).
         var session = WatchSession(flow: "flow-a", outcome: "open", step: nil, code: code, connections: ["desktop": c], startedAt: at, endedAt: nil)
         if let phone { session.connections["phone"] = phone }
-        let i = open(Flow(session: session, mobileDid: to, ackAt: at, shownCode: nil))
+        let i = open(Flow(session: session, mobileDid: to, ackAt: at))
         if phone != nil {
             end(i, "paired", step: nil)
         } else {

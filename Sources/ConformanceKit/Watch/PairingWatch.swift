@@ -96,6 +96,9 @@ public struct PairingWatch: Sendable {
         var ack: JSONValue = .null
         /// Why the desktop's machine dropped the ack (PAIR-DESK-003): a confirmation is a violation.
         var refused: FailureReason?
+        /// A typed code's phone, the Spec's manual machine submitted at the ack: its deadline is
+        /// how long the desktop has to confirm (PAIR-MAN-003, `--confirmation-wait`).
+        var phoneSide: ManualPairingMachine?
     }
 
     /// The ids a connection's record keeps; more are noted, not tracked.
@@ -202,12 +205,14 @@ public struct PairingWatch: Sendable {
         for id in connections.keys.sorted() where connections[id]?.closed == nil { judgeKeepalives(id, until: now) }
         for i in flows.indices where flows[i].session.endedAt == nil {
             let flow = flows[i]
-            if flow.session.flow == "manual", now - flow.ackAt > options.confirmationWait {
-                end(i, "broken", step: "confirmation: none within \(options.confirmationWait) ms")
+            var phoneSide = flow.phoneSide
+            _ = phoneSide?.handle(.tick(at: now))
+            if case .failed(let reason)? = phoneSide?.state, reason.rule == PairingRule.manualTimeout, let wait = phoneSide?.confirmationWait {
+                end(i, "broken", step: "confirmation: none within \(wait) ms")
                 add(
                     flow.session.connections["desktop"], relay: false, at: now, frame: nil,
                     Violation(
-                        rule: PairingRule.desktopConfirms, path: .root, expected: "a confirmation to \(flow.mobileDid.map(JSONSerializer.quoted) ?? "the phone") within \(options.confirmationWait) ms",
+                        rule: PairingRule.desktopConfirms, path: .root, expected: "a confirmation to \(flow.mobileDid.map(JSONSerializer.quoted) ?? "the phone") within \(wait) ms",
                         found: "none"), session: i)
             } else if flow.session.flow == "manual", let left = phoneLeft(flow) {
                 // The phone gave up before the Spec's wait (iOS waits 60 s): its choice, not
@@ -418,6 +423,12 @@ public struct PairingWatch: Sendable {
         if let desktop { session.connections["desktop"] = desktop }
         var flow = Flow(session: session, mobileDid: payload["mobileDid"]?.stringValue, ackAt: at)
         flow.codeUnknown = codeUnknown
+        if manual, let code {
+            let phone = PhoneContext(activeDid: flow.mobileDid ?? "", device: MobileDeviceInfo(deviceId: "", name: "", platform: ""), signalingUrl: "")
+            var phoneSide = ManualPairingMachine(phone: phone, confirmationWait: options.confirmationWait)
+            _ = phoneSide.handle(.submit(code: code, at: at))
+            flow.phoneSide = phoneSide
+        }
         if let desktop, let shown {
             // Shown since the alias's latest registration at or before the ack (a reconnection
             // registers it again later: the watch is never stricter than the desktop).
@@ -491,11 +502,20 @@ public struct PairingWatch: Sendable {
                         rule: PairingRule.desktopRefuses, path: .root / "payload" / "pairingCode", expected: "no confirmation of a pair-ack the desktop must drop (\(refused.detail))",
                         found: "a confirmation" + (code.map { " of \($0)" } ?? "")), session: i)
                 if flow.session.endedAt == nil { end(i, "broken", step: "code: the desktop confirmed a pair-ack it must drop (\(refused.detail))") }
-            } else if flow.session.flow == "manual", flow.session.endedAt == nil {
-                if at - flow.ackAt > options.confirmationWait {
-                    end(i, "broken", step: "confirmation: after \(at - flow.ackAt) ms, the phone had given up")
-                } else {
+            } else if flow.session.flow == "manual", flow.session.endedAt == nil, var phoneSide = flow.phoneSide {
+                // The phone's machine takes the confirmation, or finds it past its wait or for
+                // another code (which it drops and waits on).
+                let actions = phoneSide.handle(.confirmation(document: payload, at: at))
+                flows[i].phoneSide = phoneSide
+                switch phoneSide.state {
+                case .success:
                     end(i, "paired", step: nil)
+                case .failed:
+                    end(i, "broken", step: "confirmation: after \(at - flow.ackAt) ms, the phone had given up")
+                case .entering, .submitting:
+                    for case .drop(let reason) in actions {
+                        notes.append("connection \(c): the phone's machine drops this confirmation (\(reason.rule): \(reason.detail)) and still waits: \(quoted)")
+                    }
                 }
             } else if flow.session.flow == "flow-b" {
                 notes.append("connection \(c): a confirmation in Flow B, where none is due (PAIR-DESK-002): \(quoted)")

@@ -123,7 +123,14 @@ public struct PairingWatch: Sendable {
     /// nor a phone that registers the same alias again after a reconnect (one cause, one finding).
     private var trapCharged: Set<Int> = []
     private var aliasesTrapped: Set<ByteString> = []
+    /// Which connections are one client's, as far as the wire shows (a comeback after a drop,
+    /// the desktop's alias connection and its main one): a union-find, each connection's
+    /// parent. One client's repeats of one violation are one finding (item 6 of issue 38).
+    private var clientParent: [Int: Int] = [:]
     private var pending: [Pending] = []
+    /// Client frames the relay refuses (a bare signal, a type no client sends), per connection:
+    /// the relay's `error` answers them, not the next frame awaiting an answer.
+    private var refusalsOwed: [Int: Int] = [:]
     private var pendingOmitted = 0
     private var flows: [Flow] = []
     /// The flows each connection takes part in, in order (a finding belongs to the latest).
@@ -185,6 +192,7 @@ public struct PairingWatch: Sendable {
             for i in pending.indices where pending[i].connection == c { pending[i].senderClosed = true }
             for id in connections[c]?.registered ?? [] where holders[ByteString(id)] == c { holders[ByteString(id)] = nil }
             aliasOnly[c] = nil
+            refusalsOwed[c] = nil
         }
     }
 
@@ -276,6 +284,7 @@ public struct PairingWatch: Sendable {
             connections[c]?.latestKeepalive = max(latest, at)
         case .bareSignal(let type):
             // Android's default and the desktop's form: the deployed relay drops it without a word.
+            if options.judgeRelay { refusalsOwed[c, default: 0] += 1 }
             add(
                 c, relay: false, at: at, frame: quoted,
                 Violation(
@@ -283,6 +292,7 @@ public struct PairingWatch: Sendable {
                     found: "a bare \(JSONSerializer.quoted(type)) frame"))
         case .document(.desktopPairing), .document(.pairAck), .document(.devicePairing), .document(.pairingConfirmation), .document(.registered),
             .document(.peerOffline), .document(.relayError), .document(.pairedDesktop), .document(.pong), .document(.peerStatus), .other:
+            if options.judgeRelay { refusalsOwed[c, default: 0] += 1 }
             notes.append("connection \(c): \(quoted) (not a frame the Spec defines for clients; not judged)")
         }
     }
@@ -492,6 +502,7 @@ public struct PairingWatch: Sendable {
                 // The ack reached the desktop's alias connection; it confirms on its main one.
                 flows[i].session.connections["alias"] = d
                 flows[i].session.connections["desktop"] = c
+                sameClient(d, c)
                 flowsOf[c, default: []].append(i)
             }
             let flow = flows[i]
@@ -694,6 +705,7 @@ public struct PairingWatch: Sendable {
                 if previous == nil { previous = p }
             }
             guard let previous, !previous.registeredKeys.contains(key) else { continue }
+            sameClient(previous.id, c)
             trapped.insert(c)
             connections[c]?.role = previous.role
             guard !trapCharged.contains(c) else { continue }
@@ -790,6 +802,7 @@ public struct PairingWatch: Sendable {
                 judgeAliasNotBack(p, closed: closed, held: held, comebacks: comebacks, drops: drops, dropTimes: dropTimes)
                 continue
             }
+            sameClient(p, next.id)
             if next.role == nil { connections[next.id]?.role = old.role }
             var owed = held
             var judged = false
@@ -929,7 +942,11 @@ public struct PairingWatch: Sendable {
                 pending.remove(at: i)
             }
         case .relayError:
-            if let i = pending.firstIndex(where: { $0.connection == c }) { pending.remove(at: i) }
+            if let owed = refusalsOwed[c], owed > 0 {
+                refusalsOwed[c] = owed - 1
+            } else if let i = pending.firstIndex(where: { $0.connection == c }) {
+                pending.remove(at: i)
+            }
         case .peerOffline:
             if let i = pending.firstIndex(where: { $0.kind == .message && $0.connection == c && $0.to.map { $0.bytesEqual(json["peerId"]?.stringValue ?? "") } == true }) {
                 pending.remove(at: i)
@@ -1004,6 +1021,40 @@ public struct PairingWatch: Sendable {
 
     // MARK: findings
 
+    private func client(_ c: Int) -> Int {
+        var c = c
+        while let parent = clientParent[c], parent != c { c = parent }
+        return c
+    }
+
+    private mutating func sameClient(_ a: Int, _ b: Int) {
+        let (ra, rb) = (client(a), client(b))
+        if ra != rb { clientParent[max(ra, rb)] = min(ra, rb) }
+    }
+
+    /// One finding per side, client, rule, path and cause: a client that repeats a violation on
+    /// each of its connections broke it once, counted.
+    private func mergedByClient(_ list: [WatchFinding]) -> [WatchFinding] {
+        struct Key: Hashable {
+            var side: String, client: Int?, rule: String, path: String, expected: String
+        }
+        var merged: [WatchFinding] = []
+        var index: [Key: Int] = [:]
+        for f in list {
+            let key = Key(side: f.side, client: f.side == "relay" ? nil : f.connection.map(client), rule: f.violation.rule.rawValue, path: f.violation.path.description, expected: f.violation.expected)
+            guard let i = index[key] else {
+                index[key] = merged.count
+                merged.append(f)
+                continue
+            }
+            merged[i].count += f.count
+            let latest = f.last ?? WatchFinding.Last(at: f.at, frame: f.frame)
+            if latest.at >= (merged[i].last?.at ?? merged[i].at) { merged[i].last = latest }
+        }
+        return merged
+    }
+
+
     private mutating func add(_ c: Int?, relay: Bool, at: EpochMillis, frame: String?, _ violation: Violation, session: Int? = nil) {
         var v = violation
         v.subject = c.map { "connection \($0)" }
@@ -1034,14 +1085,14 @@ public struct PairingWatch: Sendable {
         }
         // In time order (the end's judgements found earlier frames), ties as found.
         let ordered = findings.kept.enumerated().sorted { ($0.element.at, $0.offset) < ($1.element.at, $1.offset) }.map(\.element)
-        let list = ordered.map { item -> WatchFinding in
+        let list = mergedByClient(ordered.map { item -> WatchFinding in
             var f = item
             if f.side != "relay", let c = f.connection {
                 f.side = sides[c] ?? "unknown"
                 f.name = label(c)
             }
             return f
-        }
+        })
         let lanes = connections.values.sorted { $0.id < $1.id }.map {
             WatchConnection(id: $0.id, side: $0.role ?? "unknown", name: label($0.id), registered: $0.registered, opened: $0.opened, closed: $0.closed)
         }

@@ -13,7 +13,8 @@ struct PairingHarnessTests {
     static let shards = 8
 
     /// What the judge owes each fault: the clients' findings, and the relay's when it forwards.
-    static func expected(_ scenario: SimScenario) -> (clients: [String], relay: [String], outcome: String) {
+    static func expected(_ sim: PairingSim) -> (clients: [String], relay: [String], outcome: String) {
+        let scenario = sim.scenario
         switch scenario.fault {
         case .none: return ([], [], scenario.flow == .flowAOffRelay ? "none" : "paired")
         case .desktopIgnoresOffer: return (["desktop PAIR-RTC-006"], [], "paired")
@@ -24,6 +25,11 @@ struct PairingHarnessTests {
         case .phoneGivesUp: return ([], [], "abandoned")
         case .phoneRegistersAlias: return (["phone PAIR-SIG-001"], [], "paired")
         case .relayDropsAck: return ([], ["relay PAIR-RELAY-001"], "broken")
+        // Off the relay nothing the phone sent shows it a phone: its side is honestly unknown.
+        case .phoneSkipsKeepalive: return scenario.flow == .flowAOffRelay ? (["unknown PAIR-CONN-003"], [], "none") : (["phone PAIR-CONN-003"], [], "paired")
+        case .phoneBareOffer: return (["phone PAIR-RTC-005"], [], "paired")
+        // Announced only when another client was connected as the alias was registered.
+        case .relayAnnouncesAlias: return ([], sim.aliasesAnnounced > 0 ? ["relay PAIR-SEC-006"] : [], "paired")
         }
     }
 
@@ -40,9 +46,9 @@ struct PairingHarnessTests {
         let scenario = SimScenario(seed: seed)
         var sim = PairingSim(scenario)
         guard sim.run() else { return "\(scenario.testDescription): the simulation did not settle" }
-        let want = expected(scenario)
+        let want = expected(sim)
         // The hosting watch is the relay: a relay fault cannot happen there.
-        let views = scenario.fault == .relayDropsAck ? [true] : [false, true]
+        let views = scenario.fault.isRelays ? [true] : [false, true]
         var problems: [String] = []
         for forwarded in views {
             let result = judge(sim, forwarded: forwarded)

@@ -40,6 +40,8 @@ struct PairingSim {
     /// links cut while open.
     var refusedAttempts = 0
     var cuts = 0
+    /// Aliases the relay announced to another client (`relayAnnouncesAlias`).
+    var aliasesAnnounced = 0
 
     init(_ scenario: SimScenario) {
         self.scenario = scenario
@@ -143,6 +145,16 @@ struct PairingSim {
                     if scenario.fault == .relayDropsAck, PairingFrame(json).payloadKind == .pairAck { continue }
                     network.send(.text(JSONSerializer.compact(json)), on: to, from: .relay, at: at)
                 }
+                if scenario.fault == .relayAnnouncesAlias, let frame = try? JSONParser.parse(Array(text.utf8)), PairingFrame(frame).documentKind == .register,
+                    let peerId = frame["peerId"]?.stringValue
+                {
+                    // The standalone relay's presence broadcast, to every other open connection.
+                    let status = JSONSerializer.compact(["type": "peer-status", "peerId": .string(peerId), "status": "online"])
+                    for other in network.links.keys.sorted() where other != link && network.isOpen(other, at: .relay) {
+                        network.send(.text(status), on: other, from: .relay, at: at)
+                        if PeerID.aliasCode(peerId) != nil { aliasesAnnounced += 1 }
+                    }
+                }
             case .ping:
                 break
             case .close:
@@ -206,7 +218,12 @@ struct PairingSim {
                 }
             case .send(_, let message):
                 let isAck = if case .pairAck = message.payload { true } else { false }
-                sockets[client]![0].outbox.append((JSONSerializer.compact(message.canonical), isAck))
+                var text = JSONSerializer.compact(message.canonical)
+                if client == .phone, scenario.fault == .phoneBareOffer, case .webRTC(let signal) = message.payload, case .offer = signal {
+                    // Android's default form: the signal as a frame of its own.
+                    text = JSONSerializer.compact(signal.canonical)
+                }
+                sockets[client]![0].outbox.append((text, isAck))
                 flush(client, 0)
             case .release(_, let peerId):
                 let i = socketIndex(for: peerId, client)

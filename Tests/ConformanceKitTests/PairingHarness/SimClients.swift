@@ -21,6 +21,16 @@ enum SimFault: String, CaseIterable, Sendable {
     case phoneRegistersAlias
     /// A relay that is someone else's never delivers the pair-ack (PAIR-RELAY-001; forwarding only).
     case relayDropsAck
+    /// The phone pings every 60 s, past the Spec's 30 s (PAIR-CONN-003), on every connection.
+    case phoneSkipsKeepalive
+    /// The phone sends its offer as a frame of its own, not a message's payload (PAIR-RTC-005).
+    case phoneBareOffer
+    /// A relay that is someone else's announces every registration to every other client,
+    /// aliases included (PAIR-SEC-006; forwarding only).
+    case relayAnnouncesAlias
+
+    /// A fault of the relay: only a relay that is someone else's (forwarding) can have it.
+    var isRelays: Bool { self == .relayDropsAck || self == .relayAnnouncesAlias }
 }
 
 enum SimIdentity {

@@ -63,7 +63,11 @@ struct SimScenario: Sendable, CustomTestStringConvertible {
             if flow == .flowAOffRelay { flow = .flowA }
         case .staleQR, .desktopConfirmsStaleCode: flow = .flowB
         case .desktopNeverConfirms, .phoneGivesUp, .phoneRegistersAlias, .desktopForgetsAlias: flow = .manual
-        case .relayDropsAck: if flow == .flowA || flow == .flowAOffRelay { flow = .flowB }
+        case .relayDropsAck, .relayAnnouncesAlias: if flow == .flowA || flow == .flowAOffRelay { flow = .flowB }
+        case .phoneSkipsKeepalive: phonePolicy.keepaliveInterval = 60_000
+        case .phoneBareOffer:
+            exchange = true
+            if flow == .flowAOffRelay { flow = .flowA }
         case .none: break
         }
         // What happens off the relay is not the watch's to judge, the exchange after it included.

@@ -150,7 +150,10 @@ struct LivePairingTests: LivePeers {
     }
 
     /// A peer that stops at pairing fails the WebRTC scenario on PAIR-RTC-006 alone: the runner's
-    /// side waited its (scaled) 30 s for the offer (role phone) or the answer (role desktop).
+    /// side waited its (scaled) 30 s for the offer (role phone) or the answer (role desktop). The
+    /// reference desktop without --webrtc closes its connection after pairing and opens the next
+    /// session's: an offer that reaches the relay in between finds the desktop offline (a CI run
+    /// saw it), which is the same rule broken, said by the relay's peer-offline instead.
     @Test(.timeLimit(.minutes(2)), arguments: ["phone", "desktop"])
     func aPeerThatStopsAtPairingFailsTheExchange(role: String) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
@@ -161,7 +164,9 @@ struct LivePairingTests: LivePeers {
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
         let runnerSide = role == "phone" ? "desktop" : "phone"
         #expect(run.stdout.contains(#"PAIR-RTC-006 at "" in the runner's \#(runnerSide) at the end"#), "\(run.stdout)")
-        #expect(run.stdout.contains("the exchange did not complete within 3000 ms"), "\(run.stdout)")
+        #expect(
+            run.stdout.contains("the exchange did not complete within 3000 ms") || (role == "desktop" && run.stdout.contains("the paired peer is offline")),
+            "\(run.stdout)")
         #expect(run.stdout.components(separatedBy: "\n       PAIR-").count - 1 == 1, "only the exchange: \(run.stdout)")
     }
 

@@ -4,9 +4,11 @@ import Testing
 import WireCore
 
 /// The judge (the watch) on thousands of seeded pairings played by the Spec's own machines on
-/// virtual time (Spec pairing.md 6): each session's verdicts must be exactly the faults injected,
-/// on the side that broke the rule, and the same whether the watch hosted the relay or forwarded
-/// to it. A failure names its seed; `PairingHarnessTests.replay` plays one again.
+/// virtual time (README, "Watch a desktop and a phone meet"): each session's verdicts must be
+/// exactly the faults injected, on the side that broke the rule, the same whether the watch
+/// hosted the relay or forwarded to it, and the same again when its session log is judged back
+/// (`check --session`). A failure names its seed and prints what the tap saw;
+/// `PairingHarnessTests.check(seed:)` plays that seed again.
 @Suite("The pairing harness: the judge against injected faults")
 struct PairingHarnessTests {
     static let sessions = 10_000
@@ -33,12 +35,34 @@ struct PairingHarnessTests {
         }
     }
 
-    static func judge(_ sim: PairingSim, forwarded: Bool) -> WatchResult {
+    static func options(forwarded: Bool) -> PairingWatch.Options {
         var options = PairingWatch.Options()
         options.judgeRelay = forwarded
-        var watch = PairingWatch(options: options)
+        return options
+    }
+
+    static func judge(_ sim: PairingSim, forwarded: Bool) -> WatchResult {
+        var watch = PairingWatch(options: options(forwarded: forwarded))
         for event in SimNetwork.ordered(forwarded ? sim.network.forwarded : sim.network.hosted) { watch.handle(event) }
         return watch.finish(at: sim.scenario.horizon)
+    }
+
+    /// The same tap written as the watch's session log and judged back as `check --session`
+    /// judges one (Conformance/session-log.md): what differs from the live judgement, or nil.
+    static func replayDiffers(_ sim: PairingSim, forwarded: Bool, live: WatchResult) -> String? {
+        let header = SessionLog.Header(family: "pairing", startedAt: sim.scenario.start, judge: options(forwarded: forwarded).json)
+        let lines = [SessionLog.line(header)] + SimNetwork.ordered(forwarded ? sim.network.forwarded : sim.network.hosted).map(SessionLog.line)
+            + [SessionLog.endLine(at: sim.scenario.horizon)]
+        let contents: SessionLog.Contents
+        do throws(SessionLog.Problem) {
+            contents = try SessionLog.read(Array(lines.joined(separator: "\n").utf8))
+        } catch {
+            return "the session log does not read back: \(error)"
+        }
+        guard let replayed = WatchResult.replay(contents) else { return "no judge for the log's family" }
+        if replayed.findings != live.findings { return "check --session finds \(replayed.findings.map(\.violation.rule)), the watch \(live.findings.map(\.violation.rule))" }
+        if replayed.sessions != live.sessions { return "check --session ends sessions \(replayed.sessions.map(\.outcome)), the watch \(live.sessions.map(\.outcome))" }
+        return nil
     }
 
     /// What went wrong with one seed, or nil.
@@ -62,6 +86,8 @@ struct PairingHarnessTests {
             if scenario.flow == .flowAOffRelay, !result.notes.contains(where: { $0.contains("took part in no pairing the relay carried") }) {
                 problems.append("\(view): no note that the pairing happened off the relay")
             }
+            // Every fifth session is also written as a session log and judged back from it.
+            if seed % 5 == 0, let differs = replayDiffers(sim, forwarded: forwarded, live: result) { problems.append("\(view): \(differs)") }
             if !problems.isEmpty {
                 let findings = result.findings.prefix(6).map { "  \($0.side) c\($0.connection ?? 0) \($0.violation.rule) \($0.violation.expected) / \($0.violation.found)" }
                 return "\(scenario.testDescription):\n  " + problems.joined(separator: "\n  ") + "\n" + findings.joined(separator: "\n")

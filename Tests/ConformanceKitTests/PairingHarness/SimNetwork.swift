@@ -4,9 +4,9 @@ import WireCore
 
 /// The simulated network of the pairing harness, on virtual time: links between clients and the
 /// relay, each direction first in, first out (a TCP stream) with its own delay, and the two taps a
-/// watch can be (Spec pairing.md 6): hosting (at the relay: a client frame when the relay reads
-/// it, a relay frame when the relay writes it) and forwarding (between the client and a relay
-/// that is someone else's: each frame half-way along its link).
+/// watch can be (README, "Watch a desktop and a phone meet"): hosting (at the relay: a client
+/// frame when the relay reads it, a relay frame when the relay writes it) and forwarding (between
+/// the client and a relay that is someone else's: each frame half-way along its link).
 struct SimNetwork {
     /// Which end of a link.
     enum End: Hashable {

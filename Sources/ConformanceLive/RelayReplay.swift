@@ -105,6 +105,9 @@ struct RelayReplay: Sendable {
         return outcome
     }
 
+    /// A message the runner sent (isolated) at a step, and the refusal the vector expected for it.
+    typealias Sent = (step: Int, payload: JSONValue, refusal: (rule: RuleID, document: JSONValue)?)
+
     private func play(_ vector: VectorCase, index: Int, schedule: RelaySchedule?, wire: WireRecorder) async -> LiveOutcome {
         guard case .machine(_, let rawEvents, let expected) = vector.body else { return LiveOutcome(status: .skipped("not a machine case"), violations: []) }
         var random = SystemRandomNumberGenerator()
@@ -116,27 +119,12 @@ struct RelayReplay: Sendable {
         /// Each violation with the connection it was seen on, grouped at the end.
         var found: [(connection: Int64, violation: Violation)] = []
         var unasked: [Unasked] = []
-        /// Per step, the message the runner sent (isolated) and the refusal the vector expected.
-        var sent: [(step: Int, payload: JSONValue, refusal: (rule: RuleID, document: JSONValue)?)] = []
-        let clock = ContinuousClock()
-        let start = clock.now
-
+        var sent: [Sent] = []
+        let start = ContinuousClock.now
         // Keepalives sent while waiting: their pongs are the runner's, not frames to judge.
         var pings: [Int64: Int] = [:]
         for (i, event) in rawEvents.enumerated() {
-            if let schedule {
-                // A simulated client that waits keeps alive at the Spec's cadence (PAIR-CONN-003),
-                // so a relay that drops silent connections (the deployed one after 90 s) has no reason to.
-                let due = start + .milliseconds(schedule.offsets[i])
-                while due - clock.now > Self.keepaliveEvery {
-                    try? await clock.sleep(until: clock.now + Self.keepaliveEvery)
-                    for (id, live) in connections {
-                        try? await live.send(text: #"{"type":"ping"}"#)
-                        pings[id, default: 0] += 1
-                    }
-                }
-                try? await clock.sleep(until: due)
-            }
+            if let schedule { await keepAlive(until: start + .milliseconds(schedule.offsets[i]), connections, pings: &pings) }
             guard let connection = event["connection"]?.integerValue else { continue }
             let actions = i < expected.count ? expected[i].actions : []
             switch event["event"]?.stringValue {
@@ -183,50 +171,10 @@ struct RelayReplay: Sendable {
                     continue
                 }
                 guard let live = connections[target] else { continue }
-                let deadline = clock.now + frameTimeout
-                var instead: [LiveFrame] = []
-                while true {
-                    guard let frame = await live.inbox.next(timeout: deadline - clock.now) else {
-                        // Its content came, with another `from`: that frame is the delivery, judged
-                        // at its members (a wrong `from` is the relay's); the rest were unasked.
-                        if let k = instead.firstIndex(where: { if case .text(let t) = $0 { return Self.matches(t, want, exactly: false) } else { return false } }),
-                            case .text(let text) = instead[k]
-                        {
-                            // `instead` was appended to `unasked` as it came: its last entries.
-                            unasked.remove(at: unasked.count - instead.count + k)
-                            found += FrameJudge.judge(
-                                Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
-                                context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject
-                            ).map { (target, $0) }
-                            break
-                        }
-                        let budget = "\(Double(frameTimeout.components.seconds) + Double(frameTimeout.components.attoseconds) / 1e18) s"
-                        let arrived =
-                            instead.isEmpty
-                            ? "nothing within \(budget)"
-                            : "no such frame within \(budget); arrived instead: " + instead.prefix(3).map(\.quoted).joined(separator: "; ")
-                            + (instead.count > 3 ? " and \(instead.count - 3) more" : "")
-                        found.append((target, Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: arrived, subject: subject)))
-                        // What arrived instead is in this violation: not reported a second time.
-                        unasked.removeLast(instead.count)
-                        break
-                    }
-                    if case .closed(let how) = frame {
-                        closed[target] = how
-                        found.append(
-                            (target, Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject)))
-                        break
-                    }
-                    if case .text(let text) = frame, Self.matches(text, want, exactly: true) {
-                        found += FrameJudge.judge(
-                            Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
-                            context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject
-                        ).map { (target, $0) }
-                        break
-                    }
-                    instead.append(frame)
-                    unasked.append(Unasked(connection: target, step: i, frame: frame))
-                }
+                let awaited = await awaitFrame(want, on: live, now: now, rule: rule, subject: subject)
+                found += awaited.violations.map { (target, $0) }
+                unasked += awaited.strays.map { Unasked(connection: target, step: i, frame: $0) }
+                if let how = awaited.closed { closed[target] = how }
             }
         }
         try? await Task.sleep(for: Self.drain)
@@ -234,14 +182,81 @@ struct RelayReplay: Sendable {
             for frame in await live.inbox.leftovers() { unasked.append(Unasked(connection: id, step: rawEvents.count - 1, frame: frame)) }
             await live.close()
         }
+        let (strays, notes) = Self.judge(unasked, sent: sent, pings: pings)
+        let violations = Self.grouped(found, strays: strays)
+        return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: levels), violations: violations, notes: notes)
+    }
+
+    /// A simulated client that waits keeps alive at the Spec's cadence (PAIR-CONN-003), so a relay
+    /// that drops silent connections (the deployed one after 90 s) has no reason to.
+    private func keepAlive(until due: ContinuousClock.Instant, _ connections: [Int64: LiveConnection], pings: inout [Int64: Int]) async {
+        let clock = ContinuousClock()
+        while due - clock.now > Self.keepaliveEvery {
+            try? await clock.sleep(until: clock.now + Self.keepaliveEvery)
+            for (id, live) in connections {
+                try? await live.send(text: #"{"type":"ping"}"#)
+                pings[id, default: 0] += 1
+            }
+        }
+        try? await clock.sleep(until: due)
+    }
+
+    /// What waiting for one expected frame on a connection came to: the violations, the frames
+    /// that came instead and are not the delivery (unasked), and how the connection closed.
+    struct Awaited {
+        var violations: [Violation] = []
+        var strays: [LiveFrame] = []
+        var closed: String?
+    }
+
+    /// Waits up to the frame budget for a frame of `want`'s type and correlation members and
+    /// judges it by meaning; a frame with its content and another `from` is the delivery, judged
+    /// at its members (a wrong `from` is the relay's).
+    private func awaitFrame(_ want: JSONValue, on live: LiveConnection, now: EpochMillis, rule: RuleID, subject: String) async -> Awaited {
+        let clock = ContinuousClock()
+        let deadline = clock.now + frameTimeout
+        var instead: [LiveFrame] = []
+        let judge = { (text: String) in
+            FrameJudge.judge(
+                Array(text.utf8), expected: Self.withoutMissingTo(want, text), kind: want["type"]?.stringValue ?? "",
+                context: ["now": .number(JSONNumber(now))], rule: rule, subject: subject)
+        }
+        while true {
+            guard let frame = await live.inbox.next(timeout: deadline - clock.now) else {
+                if let k = instead.firstIndex(where: { if case .text(let t) = $0 { return Self.matches(t, want, exactly: false) } else { return false } }),
+                    case .text(let text) = instead[k]
+                {
+                    instead.remove(at: k)
+                    return Awaited(violations: judge(text), strays: instead)
+                }
+                let budget = "\(Double(frameTimeout.components.seconds) + Double(frameTimeout.components.attoseconds) / 1e18) s"
+                let arrived =
+                    instead.isEmpty
+                    ? "nothing within \(budget)"
+                    : "no such frame within \(budget); arrived instead: " + instead.prefix(3).map(\.quoted).joined(separator: "; ")
+                    + (instead.count > 3 ? " and \(instead.count - 3) more" : "")
+                // What arrived instead is in this violation: not reported a second time.
+                return Awaited(violations: [Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: arrived, subject: subject)])
+            }
+            if case .closed(let how) = frame {
+                let violation = Violation(rule: rule, path: .root, expected: JSONSerializer.compact(want), found: "the connection was closed: \(how)", subject: subject)
+                return Awaited(violations: [violation], strays: instead, closed: how)
+            }
+            if case .text(let text) = frame, Self.matches(text, want, exactly: true) { return Awaited(violations: judge(text), strays: instead) }
+            instead.append(frame)
+        }
+    }
+
+    /// What the relay sent unasked is judged on its own: never the root of a later failure, nor
+    /// its consequence. The kinds a relay sends (Spec pairing.md 3.5) break PAIR-RELAY-001 unasked;
+    /// a broadcast may come unasked and is checked as a document only; the rest are noted.
+    static func judge(_ unasked: [Unasked], sent: [Sent], pings: [Int64: Int]) -> (strays: [(connection: Int64, violation: Violation)], notes: [String]) {
+        var pings = pings
         var notes: [String] = []
-        // What the relay sent unasked is judged on its own: never the root of a later failure, nor its consequence.
         var strays: [(connection: Int64, violation: Violation)] = []
         for u in unasked {
             let subject = "connection \(u.connection) (read at step \(u.step))"
             let undefined = "\(subject): \(u.frame.quoted)" + (u.frame.isClose ? "" : " (not a frame the Spec defines; ignored)")
-            // The kinds a relay sends (Spec pairing.md 3.5) break PAIR-RELAY-001 unasked; a
-            // broadcast may come unasked and is checked as a document only; the rest are noted.
             guard case .text(let text) = u.frame, let document = try? JSONParser.parse(Array(text.utf8)), let kind = PairingFrame(document).documentKind else {
                 notes.append(undefined)
                 continue
@@ -281,8 +296,7 @@ struct RelayReplay: Sendable {
             }
         }
         if notes.count > 10 { notes = Array(notes.prefix(10)) + ["and \(notes.count - 10) more"] }
-        let violations = Self.grouped(found, strays: strays)
-        return LiveOutcome(status: CaseResult.status(violations: violations, notes: notes, levels: levels), violations: violations, notes: notes)
+        return (strays, notes)
     }
 
     /// A connection's first violation is the case's finding; what the same connection gets wrong

@@ -44,20 +44,7 @@ public struct CloudRecord: Sendable {
         let recordType: String
         let model: RecordModel
         do throws(Violation) {
-            r = try ObjectReader(document: document)
-            recordName = try r.string("recordName")
-            try checkRecordName(recordName, at: r.pointer("recordName"))
-            recordType = try r.string("recordType")
-            if let expectedType, recordType != expectedType {
-                throw Violation(rule: RecordRule.recordType, path: r.pointer("recordType"), expected: JSONSerializer.quoted(expectedType), found: JSONSerializer.quoted(recordType))
-            }
-            guard let known = context.models.first(where: { $0.recordType == recordType }) else {
-                throw Violation(
-                    rule: RecordRule.recordType, path: r.pointer("recordType"),
-                    expected: "a record type of " + (context.models.allSatisfy(\.closed) ? "the model: " : "the Spec: ") + context.models.map(\.recordType).joined(separator: ", "),
-                    found: JSONSerializer.quoted(recordType))
-            }
-            model = known
+            (r, recordName, recordType, model) = try identity(document, as: expectedType, in: context)
         } catch {
             return .failure(ViolationList([error]))
         }
@@ -71,39 +58,14 @@ public struct CloudRecord: Sendable {
             return tag
         } ?? nil
         if let tag { canonical["recordChangeTag"] = .string(tag) }
-        var stamps: [String: Int64] = [:]
-        for key in ["created", "modified"] {
-            let stamp = checks.check { () throws(Violation) -> (Int64, JSONValue)? in
-                guard let stamp = try r.optionalObjectReader(key) else { return nil }
-                let ms = try stamp.integer("timestamp")
-                guard (1_000_000_000_000..<10_000_000_000_000).contains(ms) else {
-                    throw Violation(rule: RecordRule.timestamp, path: stamp.pointer("timestamp"), expected: "epoch milliseconds in [10^12, 10^13)", found: "\(ms)")
-                }
-                _ = try stamp.optionalString("userRecordName")
-                _ = try stamp.optionalString("deviceID")
-                return (ms, stamp.givenMembers(["timestamp", "userRecordName", "deviceID"]))
-            }
-            if let (ms, value) = stamp ?? nil {
-                stamps[key] = ms
-                canonical[key] = value
-            }
-        }
-        if let created = stamps["created"], let modified = stamps["modified"], modified < created {
+        let created = stamp("created", of: r, &checks, &canonical)
+        let modified = stamp("modified", of: r, &checks, &canonical)
+        if let created, let modified, modified < created {
             checks.add([Violation(rule: RecordRule.stamps, path: r.pointer("modified") / "timestamp", expected: "at or after created \(created)", found: "\(modified)")])
         }
         let deleted = checks.check { () throws(Violation) in try r.optional("deleted").map { _ throws(Violation) in try r.bool("deleted") } ?? false } ?? false
         if deleted { canonical["deleted"] = .bool(true) }
-        if let zone = checks.check({ () throws(Violation) -> JSONValue? in
-            guard let zone = try r.optionalObjectReader("zoneID") else { return nil }
-            let name = try zone.string("zoneName")
-            guard !name.isEmpty, name.utf8.count <= 255 else {
-                throw Violation(rule: RecordRule.zone, path: zone.pointer("zoneName"), expected: "1 to 255 bytes", found: JSONSerializer.quoted(name))
-            }
-            _ = try zone.optionalString("ownerRecordName")
-            return zone.givenMembers(["zoneName", "ownerRecordName"])
-        }) ?? nil {
-            canonical["zoneID"] = zone
-        }
+        if let zone = checks.check({ () throws(Violation) in try zone(of: r) }) ?? nil { canonical["zoneID"] = zone }
         // A deleted record (a tombstone in a change feed) carries no fields.
         guard let fieldsReader = checks.check({ () throws(Violation) in deleted ? try r.optionalObjectReader("fields") : try r.objectReader("fields") }) else {
             return .failure(ViolationList(checks.violations, omitted: checks.omitted))
@@ -143,19 +105,7 @@ public struct CloudRecord: Sendable {
                 continue
             }
         }
-        // A type derived from the app's own model knows every field it has; a CD_ field it lacks
-        // may be a newer version's (dropped, unless strict), anything Core Data never writes is reported.
-        if model.closed, let fieldsReader {
-            let declared = model.declaredNames
-            // A null field is an absent one (CORE-TYPE-002): nothing to report.
-            for name in fieldsReader.object.keys where !declared.contains(ByteString(name)) && fieldsReader.optional(name) != nil {
-                let newer = model.newerVersionsAddFields && name.hasBytePrefix("CD_") && !model.neverWritten.contains(name)
-                if newer && !context.strictFields { continue }
-                checks.add([Violation(
-                    rule: RecordRule.derivedFields, path: .root / "fields" / name, expected: "a field the model gives \(model.recordType)",
-                    found: newer ? "a field this model does not have (strict: no newer version writes it)" : "a field Core Data never writes on \(model.recordType)")])
-            }
-        }
+        if model.closed, let fieldsReader { checks.add(undeclared(fieldsReader, of: model, in: context)) }
         var decoded = DecodedRecord(recordName: recordName, recordType: recordType, recordChangeTag: tag, fields: fields, deleted: deleted)
         decoded.timeZone = context.timeZone
         let hasFields = fieldsReader != nil
@@ -170,6 +120,71 @@ public struct CloudRecord: Sendable {
 }
 
 extension CloudRecord {
+    /// The record's name, its type (the one expected, if any) and the model of that type: without
+    /// them nothing else can be read. Types compare byte for byte.
+    static func identity(_ document: JSONValue, as expectedType: String?, in context: Context) throws(Violation) -> (ObjectReader, String, String, RecordModel) {
+        let r = try ObjectReader(document: document)
+        let recordName = try r.string("recordName")
+        try checkRecordName(recordName, at: r.pointer("recordName"))
+        let recordType = try r.string("recordType")
+        if let expectedType, !recordType.bytesEqual(expectedType) {
+            throw Violation(rule: RecordRule.recordType, path: r.pointer("recordType"), expected: JSONSerializer.quoted(expectedType), found: JSONSerializer.quoted(recordType))
+        }
+        guard let model = context.models.first(where: { $0.recordType.bytesEqual(recordType) }) else {
+            throw Violation(
+                rule: RecordRule.recordType, path: r.pointer("recordType"),
+                expected: "a record type of " + (context.models.allSatisfy(\.closed) ? "the model: " : "the Spec: ") + context.models.map(\.recordType).joined(separator: ", "),
+                found: JSONSerializer.quoted(recordType))
+        }
+        return (r, recordName, recordType, model)
+    }
+
+    /// `zoneID`, if given: its canonical form.
+    static func zone(of r: ObjectReader) throws(Violation) -> JSONValue? {
+        guard let zone = try r.optionalObjectReader("zoneID") else { return nil }
+        let name = try zone.string("zoneName")
+        guard !name.isEmpty, name.utf8.count <= 255 else {
+            throw Violation(rule: RecordRule.zone, path: zone.pointer("zoneName"), expected: "1 to 255 bytes", found: JSONSerializer.quoted(name))
+        }
+        _ = try zone.optionalString("ownerRecordName")
+        return zone.givenMembers(["zoneName", "ownerRecordName"])
+    }
+
+    /// A type derived from the app's own model knows every field it has; a CD_ field it lacks
+    /// may be a newer version's (dropped, unless strict), anything Core Data never writes is reported.
+    static func undeclared(_ fieldsReader: ObjectReader, of model: RecordModel, in context: Context) -> [Violation] {
+        let declared = model.declaredNames
+        var found: [Violation] = []
+        // A null field is an absent one (CORE-TYPE-002): nothing to report.
+        for name in fieldsReader.object.keys where !declared.contains(ByteString(name)) && fieldsReader.optional(name) != nil {
+            let newer = model.newerVersionsAddFields && name.hasBytePrefix("CD_") && !model.neverWritten.contains(name)
+            if newer && !context.strictFields { continue }
+            found.append(
+                Violation(
+                    rule: RecordRule.derivedFields, path: .root / "fields" / name, expected: "a field the model gives \(model.recordType)",
+                    found: newer ? "a field this model does not have (strict: no newer version writes it)" : "a field Core Data never writes on \(model.recordType)"))
+        }
+        return found
+    }
+
+    /// `created` or `modified`, if given: its time in epoch milliseconds, its canonical form put
+    /// in `canonical`; a violation goes to `checks`.
+    static func stamp(_ key: String, of r: ObjectReader, _ checks: inout IndependentChecks, _ canonical: inout JSONObject) -> Int64? {
+        let stamp = checks.check { () throws(Violation) -> (Int64, JSONValue)? in
+            guard let stamp = try r.optionalObjectReader(key) else { return nil }
+            let ms = try stamp.integer("timestamp")
+            guard (1_000_000_000_000..<10_000_000_000_000).contains(ms) else {
+                throw Violation(rule: RecordRule.timestamp, path: stamp.pointer("timestamp"), expected: "epoch milliseconds in [10^12, 10^13)", found: "\(ms)")
+            }
+            _ = try stamp.optionalString("userRecordName")
+            _ = try stamp.optionalString("deviceID")
+            return (ms, stamp.givenMembers(["timestamp", "userRecordName", "deviceID"]))
+        }
+        guard let (ms, value) = stamp ?? nil else { return nil }
+        canonical[key] = value
+        return ms
+    }
+
     /// One field against its declaration: ciphertext sent as text first (the leak REC-ENC-001
     /// exists for), then the type, CloudKit encryption, ciphertext size and the field's own rules.
     static func field(_ raw: JSONValue, as spec: FieldSpec, at path: JSONPointer) throws(Violation) -> FieldValue {

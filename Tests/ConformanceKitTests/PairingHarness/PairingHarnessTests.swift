@@ -1,5 +1,6 @@
 import ConformanceKit
 import Pairing
+import TestFixture
 import Testing
 import WireCore
 
@@ -111,13 +112,17 @@ struct PairingHarnessTests {
         return lines.joined(separator: "\n") + (events.count > 60 ? "\n    and \(events.count - 60) more" : "")
     }
 
-    @Test(arguments: 0..<shards) func seededSessionsGetTheVerdictsOfTheirFaults(shard: Int) {
-        var failures: [String] = []
-        var failed = 0
-        for seed in stride(from: shard, to: Self.sessions, by: Self.shards) {
-            guard let failure = Self.check(seed: UInt64(seed)) else { continue }
-            failed += 1
-            if failures.count < 3 { failures.append(failure) }
+    /// Off the concurrency pool: eight shards of seconds of CPU each would hold its two threads.
+    @Test(arguments: 0..<shards) func seededSessionsGetTheVerdictsOfTheirFaults(shard: Int) async {
+        let (failed, failures) = await Fixture.offPool { () -> (Int, [String]) in
+            var failures: [String] = []
+            var failed = 0
+            for seed in stride(from: shard, to: Self.sessions, by: Self.shards) {
+                guard let failure = Self.check(seed: UInt64(seed)) else { continue }
+                failed += 1
+                if failures.count < 3 { failures.append(failure) }
+            }
+            return (failed, failures)
         }
         #expect(failed == 0, "\(failed) of \(Self.sessions / Self.shards) sessions misjudged; the first:\n\(failures.joined(separator: "\n"))")
     }
@@ -126,26 +131,29 @@ struct PairingHarnessTests {
     /// covered): an offer that passes the forwarding tap before the relay's delivery of the
     /// pair-ack it follows, reconnects the restarting relay refused, links cut, a desktop's alias
     /// connection coming back on its own.
-    @Test func theSessionsReachTheEdges() {
-        var edges: [String: Int] = ["offer before the ack's delivery": 0, "refused reconnect": 0, "cut": 0, "alias connection back": 0]
-        for seed in 0..<UInt64(1000) {
-            var sim = PairingSim(SimScenario(seed: seed))
-            _ = sim.run()
-            edges["refused reconnect"]! += sim.refusedAttempts > 0 ? 1 : 0
-            edges["cut"]! += sim.cuts
-            let forwarded = SimNetwork.ordered(sim.network.forwarded)
-            let texts = forwarded.compactMap { e -> (Int, WireEvent.Side, String)? in
-                if case .text(let side, let text) = e.body { return (e.connection, side, text) }
-                return nil
+    @Test func theSessionsReachTheEdges() async {
+        let edges = await Fixture.offPool { () -> [String: Int] in
+            var edges: [String: Int] = ["offer before the ack's delivery": 0, "refused reconnect": 0, "cut": 0, "alias connection back": 0]
+            for seed in 0..<UInt64(1000) {
+                var sim = PairingSim(SimScenario(seed: seed))
+                _ = sim.run()
+                edges["refused reconnect"]! += sim.refusedAttempts > 0 ? 1 : 0
+                edges["cut"]! += sim.cuts
+                let forwarded = SimNetwork.ordered(sim.network.forwarded)
+                let texts = forwarded.compactMap { e -> (Int, WireEvent.Side, String)? in
+                    if case .text(let side, let text) = e.body { return (e.connection, side, text) }
+                    return nil
+                }
+                let delivery = texts.firstIndex { $0.1 == .server && $0.2.contains(#""type":"pair-ack""#) }
+                let offer = texts.firstIndex { $0.1 == .client && $0.2.contains(#""type":"offer""#) }
+                if let delivery, let offer, offer < delivery { edges["offer before the ack's delivery"]! += 1 }
+                if sim.scenario.aliasSocket, sim.scenario.restartAt != nil,
+                    texts.filter({ $0.1 == .client && $0.2.contains(#""peerId":"pairing-code:"#) }).count >= 2
+                {
+                    edges["alias connection back"]! += 1
+                }
             }
-            let delivery = texts.firstIndex { $0.1 == .server && $0.2.contains(#""type":"pair-ack""#) }
-            let offer = texts.firstIndex { $0.1 == .client && $0.2.contains(#""type":"offer""#) }
-            if let delivery, let offer, offer < delivery { edges["offer before the ack's delivery"]! += 1 }
-            if sim.scenario.aliasSocket, sim.scenario.restartAt != nil,
-                texts.filter({ $0.1 == .client && $0.2.contains(#""peerId":"pairing-code:"#) }).count >= 2
-            {
-                edges["alias connection back"]! += 1
-            }
+            return edges
         }
         for (edge, count) in edges.sorted(by: { $0.key < $1.key }) { #expect(count >= 10, "\(edge): \(count) of 1000 sessions") }
     }

@@ -286,12 +286,14 @@ extension LiveWatchTests {
 extension LiveWatchTests {
     /// `reference-peer send` with `senderArguments` (faults), on a free port; its URL.
     /// The outsider receiver takes only the Spec's 600,000 PBKDF2 iterations (`standard`).
-    func watchedSender(_ senderArguments: [String] = [], standard: Bool = false) async throws -> (Process, String) {
+    /// `ackTimeout`: short (1000 ms) where a test waits for resends; a test of a whole migration
+    /// gives more, since a loaded CI machine has made a streamed one run out of its five sends.
+    func watchedSender(_ senderArguments: [String] = [], standard: Bool = false, ackTimeout: Int = 1000) async throws -> (Process, String) {
         try? FileManager.default.removeItem(at: file("url"))
         let sender = try await start(
             [
                 "send", try senderStore(), "--listen", "127.0.0.1:0", "--ready-file", file("url").path, "--password-file", file("password").path,
-                "--pin-file", file("sender-pin").path, "--sessions", "1", "--chunk-size", "64K", "--ack-timeout-ms", "1000",
+                "--pin-file", file("sender-pin").path, "--sessions", "1", "--chunk-size", "64K", "--ack-timeout-ms", "\(ackTimeout)",
             ] + (standard ? [] : ["--iterations", "1000", "--test-only"]) + senderArguments, log: "send.log", readyFile: file("url"))
         return (sender, try String(contentsOf: file("url"), encoding: .utf8))
     }
@@ -346,9 +348,9 @@ extension LiveWatchTests {
     @Test(.timeLimit(.minutes(2)), arguments: [false, true]) func referencePeersMigrateThroughTheWatch(streaming: Bool) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let mode = streaming ? ["--streaming"] : []
-        let (sender, url) = try await watchedSender(mode)
+        let (sender, url) = try await watchedSender(mode, ackTimeout: 10_000)
         defer { sender.terminate() }
-        let (watchURL, watching) = try await watchMigration(upstream: url, password: true)
+        let (watchURL, watching) = try await watchMigration(upstream: url, password: true, ackTimeout: 10_000)
         let receiver = try await start(
             ["receive", "--connect", watchURL, "--into", file("new").path, "--password-file", file("password").path, "--yes", "--minimum-iterations", "1000",
              "--pin-out", file("receiver-pin").path] + mode, log: "receive.log")

@@ -31,21 +31,14 @@ extension Fixture {
         return nil
     }
 
-    /// Runs CPU-bound work on a thread of its own, at the lowest priority, and waits for it
-    /// without holding a thread of the concurrency pool: a test that computes for seconds on the
-    /// pool's two threads starves every test waiting on a process or a socket (a hostile peer
-    /// timed out waiting for a victim the starved test had not started), and one that computes
-    /// beside them at their priority makes their peers' timers fire (a streamed migration through
-    /// the watch ran out of retransmits).
+    /// Runs CPU-bound work on a thread of its own and waits for it without holding a thread of
+    /// the concurrency pool: a test that computes for seconds on the pool's two threads starves
+    /// every test waiting on a process or a socket (a hostile peer timed out waiting for a
+    /// victim the starved test had not started). Not niced: at nice 19 the harness's half
+    /// minute stretched over five beside the live suites, slowing them all that time.
     package static func offPool<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
-            let thread = Thread {
-                #if os(Linux)
-                    // Linux keeps nice per thread: `who` 0 is this thread alone.
-                    _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
-                #endif
-                continuation.resume(returning: work())
-            }
+            let thread = Thread { continuation.resume(returning: work()) }
             thread.stackSize = 8 << 20
             thread.start()
         }

@@ -491,6 +491,22 @@ def greeted_and_paid(ws, args, session_id):
     return meta, token
 
 
+def come_back(url, session_id, attempts=20):
+    """Reconnects and greets as a receiver does (§5.4): a sender that has not yet seen the old
+    connection drop closes the new one with 1008, so it tries again after 250 ms."""
+    for attempt in range(attempts):
+        try:
+            ws = connect(url)
+            ws.message("Handshake", **receiver_handshake(session_id))
+            ws.expect("Handshake")
+            return ws
+        except Closed as closed:
+            note("refused", code=closed.code if closed.code is not None else "eof")
+            if attempt == attempts - 1:
+                raise
+            time.sleep(0.25)
+
+
 def receiver_attack(args):
     attack = args.attack
     if attack == "slow-upgrade":
@@ -560,9 +576,7 @@ def receiver_attack(args):
     ws.message("ChunkAck", backupId=meta["backupId"], index=struct.unpack("!I", body[24:28])[0], status="ok")
     time.sleep(0.2)
     ws.sock.close()
-    again = connect(args.connect)
-    again.message("Handshake", **receiver_handshake(session))
-    again.expect("Handshake")
+    again = come_back(args.connect, session)
     if attack == "resume-wrong-token":
         again.message("ResumeTransfer", backupId=meta["backupId"], resumeToken=secrets.token_hex(16), have=[])
     elif attack == "resume-have-past-end":

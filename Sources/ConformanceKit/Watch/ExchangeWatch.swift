@@ -62,7 +62,7 @@ struct ExchangeWatch {
             _ = phoneSide.handle(.start(role: .offerer, peerId: to, url: "", local: nothing, at: at))
             var desktopSide = WebRTCNegotiationMachine(localPeerId: to)
             _ = desktopSide.handle(.start(role: .answerer, peerId: did, url: "", local: nothing, at: at))
-            _ = desktopSide.handle(.signal(document: Self.delivered(message, from: did), at: at))
+            _ = desktopSide.handle(.signal(document: PairingFrame.delivered(message, from: did), at: at))
             exchanges.append(Exchange(phone: did, desktop: to, phoneConnection: c, session: session, offerAt: at, phoneSide: phoneSide, desktopSide: desktopSide))
             return
         }
@@ -70,18 +70,11 @@ struct ExchangeWatch {
         func fromPhone(_ x: Exchange) -> Bool { x.desktop.bytesEqual(to) && sentBy(x.phone) }
         guard let e = exchanges.lastIndex(where: { fromDesktop($0) || fromPhone($0) }) else { return }
         if fromDesktop(exchanges[e]) {
-            _ = exchanges[e].phoneSide.handle(.signal(document: Self.delivered(message, from: exchanges[e].desktop), at: at))
+            _ = exchanges[e].phoneSide.handle(.signal(document: PairingFrame.delivered(message, from: exchanges[e].desktop), at: at))
         } else {
-            _ = exchanges[e].desktopSide.handle(.signal(document: Self.delivered(message, from: exchanges[e].phone), at: at))
+            _ = exchanges[e].desktopSide.handle(.signal(document: PairingFrame.delivered(message, from: exchanges[e].phone), at: at))
         }
         if exchanges[e].phoneSide.state == .negotiated && exchanges[e].desktopSide.state == .negotiated { completed = true }
-    }
-
-    /// The client's frame as the relay delivers it: with the sender's id in `from` (4.2).
-    static func delivered(_ message: JSONValue, from: String) -> JSONValue {
-        guard case .object(var o) = message else { return message }
-        o["from"] = .string(from)
-        return .object(o)
     }
 
     /// Judges the exchanges that are complete or whose deadline passed before `now`, and drops

@@ -447,7 +447,7 @@ public struct PairingWatch: Sendable {
             var bridge = MobileBridgeMachine(desktop: DesktopContext(pcPeerId: connections[desktop]?.ownId ?? to, device: DesktopDeviceInfo(name: "", platform: ""), relayUrl: ""))
             _ = bridge.handle(.start(at: since, code: shown))
             flow.bridge = bridge
-            flow.ack = ExchangeWatch.delivered(.object(JSONObject(["type": .string(PairingKind.message.rawValue), "to": .string(to), "payload": payload])), from: connections[c]?.ownId ?? "")
+            flow.ack = PairingFrame.delivered(.object(JSONObject(["type": .string(PairingKind.message.rawValue), "to": .string(to), "payload": payload])), from: connections[c]?.ownId ?? "")
         }
         let i = open(flow)
         guard desktop != nil else {
@@ -838,7 +838,8 @@ public struct PairingWatch: Sendable {
     private mutating func judgeNeverRegistered(_ owed: [String], heldBy p: Int, dropped: EpochMillis, next: Connection) {
         let missing = owed.filter { id in
             let list = registrations[ByteString(id)] ?? []
-            if list.contains(where: { $0.at > dropped }) { return false }
+            // Registrations are appended in time order: the latest says whether one came after.
+            if (list.last?.at ?? .min) > dropped { return false }
             guard PeerID.aliasCode(id) != nil else { return true }
             let registeredAt = list.last { $0.connection == p }?.at ?? dropped
             return registeredAt + PairingTimeouts.validity > next.opened
@@ -894,7 +895,7 @@ public struct PairingWatch: Sendable {
         let longest = SignalingConnectionMachine.Policy.delayBounds.upperBound
         let deadline = max(closed, back.at) + longest * 3 / 2 + 1000
         for alias in aliases {
-            let registeredAt = registrations[ByteString(alias)]?.first { $0.connection == p }?.at ?? closed
+            let registeredAt = registrations[ByteString(alias)]?.last { $0.connection == p }?.at ?? closed
             guard registeredAt + PairingTimeouts.validity > deadline else { continue }
             guard now > deadline else {
                 notes.append("connection \(p): held \(JSONSerializer.quoted(alias)) when the relay dropped it; the watch ended \(now - closed) ms later, before a register of it again was due (not judged)")

@@ -26,6 +26,14 @@ public struct PairingFrame: Sendable, Equatable {
     /// For a `message` only.
     public var payload: Payload?
 
+    /// A client's frame as the relay delivers it: with the sender's id in `from` (4.2). The
+    /// watch hands the receiving side's machine this, whichever tap it saw the frame at.
+    public static func delivered(_ frame: JSONValue, from: String) -> JSONValue {
+        guard case .object(var o) = frame else { return frame }
+        o["from"] = .string(from)
+        return .object(o)
+    }
+
     public init(_ frame: JSONValue) {
         let type = frame["type"]?.stringValue
         if let type, let kind = PairingKind.named(type) {

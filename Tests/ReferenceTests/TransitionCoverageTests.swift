@@ -54,123 +54,24 @@ struct TransitionCoverageTests {
         return rows
     }
 
-    /// A vector event as the table names it.
-    static func label(_ event: JSONValue, machine: String) -> String {
-        let name = event["event"]?.stringValue ?? "?"
-        if machine == "webrtc" {
-            switch name {
-            case "start": return "start " + (event["role"]?.stringValue ?? "?")
-            case "signal":
-                let type = event["document"]?["payload"]?["type"]?.stringValue ?? ""
-                return "signal " + (["offer", "answer", "ice-candidate"].contains(type) ? type : "other")
-            default: return name
-            }
-        }
-        // The pairing flows' tables name events as the vectors do.
-        if ["flow-b", "flow-a", "manual", "connection", "mobile-bridge"].contains(machine) { return name }
-        if machine == "relay" {
-            guard name == "received" else { return name }
-            guard let document = event["document"] else { return "received text" }
-            switch document["type"]?.stringValue ?? "" {
-            case "register": return "received register" + (isAlias(document["peerId"]) ? " alias" : "")
-            case "message": return "received message" + (isAlias(document["to"]) ? " alias" : "")
-            case "ping": return "received ping"
-            default: return "received other"
-            }
-        }
-        if machine == "pin-lockout", name == "session-ended" { return "\(name) \(event["outcome"]?.stringValue ?? "?")" }
-        if machine == "initial-sync" {
-            for key in ["reinstall", "pro", "available", "found"] where event[key] != nil {
-                return "\(name) \(key)=\(event[key] == .bool(true))"
-            }
-            return name == "user-choice" ? "\(name) \(event["choice"]?.stringValue ?? "?")" : name
-        }
-        switch name {
-        case "message", "text":
-            var document = event["document"]
-            if name == "text" {
-                document = (event["text"]?.stringValue).flatMap { try? JSONParser.parse(Array($0.utf8)) }
-            }
-            guard let document, let type = document["type"]?.stringValue else { return "text" }
-            let payload = document["payload"]
-            switch type {
-            case "AuthPIN": return "message AuthPIN " + (payload?["pin"] != nil ? "request" : payload?["result"]?.stringValue ?? "?")
-            case "Complete": return "message Complete " + (payload?["result"]?.stringValue ?? "sent")
-            case "ChunkAck": return "message ChunkAck " + (payload?["status"]?.stringValue ?? "?")
-            case "ResumeTransfer": return "message ResumeTransfer " + (payload?["resumeToken"] != nil ? "token" : "plain")
-            default: return "message " + type
-            }
-        case "user-confirmed": return "user-confirmed " + (event["yes"] == .bool(true) ? "yes" : "no")
-        case "file-verified": return "file-verified " + (event["ok"] == .bool(true) ? "ok" : "bad")
-        case "password-checked": return "password-checked " + (event["result"]?.stringValue ?? "?")
-        case "binary": return "binary"
-        default: return name
-        }
-    }
+    /// Every machine of every family, as `family/machine`.
+    static let machines = Families.all.flatMap { f in f.machineRegistrations.map { "\(f.name)/\($0.name)" } }
 
-    /// The state's name as the table spells it: its `name`, or for the machines whose state is
-    /// plain data (Spec pairing.md 5, records.md 8.7), the name the table's text derives from it.
-    static func stateName(_ state: JSONValue, machine: String) -> String {
-        if let name = state["name"]?.stringValue { return name }
-        func count(_ key: String) -> Int64 {
-            switch state[key] {
-            case .array(let items)?: return Int64(items.count)
-            case .object(let object)?: return Int64(object.members.count)
-            case .number(let n)?: return n.int64 ?? 0
-            default: return 0
-            }
-        }
-        switch machine {
-        case "relay":
-            if count("registered") == 0 { return "empty" }
-            guard case .array(let ids)? = state["registered"] else { return "?" }
-            return ids.contains(where: { isAlias($0) }) ? "aliases" : "peers"
-        case "idea-sync":
-            if state["isObsolete"] == .bool(true) { return "obsolete" }
-            return state["isPendingSync"] == .bool(true) ? "pending" : "synced"
-        case "log-retention": return count("entries") > 0 ? "holding" : "empty"
-        case "sync-queue": return count("inFlight") > 0 ? "uploading" : count("pending") > 0 ? "pending" : "idle"
-        case "record-zone": return count("tags") > 0 ? "holding" : "empty"
-        case "pin-lockout": return count("lockedInARow") > 0 ? "locking" : "clear"
-        default: return "?"
-        }
-    }
-
-    /// A `pairing-code:` alias, compared by Unicode scalars as the relay compares ids.
-    static func isAlias(_ id: JSONValue?) -> Bool {
-        id?.stringValue?.unicodeScalars.starts(with: "pairing-code:".unicodeScalars) ?? false
-    }
-
-    /// The machines whose tables the next test checks; every other machine must be named in
-    /// `withoutTable` with the reason, so a new machine cannot arrive without one.
-    static let tabled = [
-        ("migration", "sender", "listening", 10), ("migration", "receiver", "idle", 10), ("pairing", "webrtc", "idle", 5),
-        ("pairing", "flow-b", "scanning", 8), ("pairing", "flow-a", "idle", 10), ("pairing", "manual", "entering", 10),
-        ("pairing", "connection", "idle", 10), ("pairing", "mobile-bridge", "idle", 4), ("pairing", "relay", "empty", 8),
-        ("records", "idea-sync", "pending", 6), ("records", "log-retention", "empty", 2), ("records", "sync-queue", "idle", 4),
-        ("records", "initial-sync", "start", 15), ("records", "record-zone", "empty", 2), ("migration", "pin-lockout", "clear", 5),
-    ]
-    /// None now: pin-lockout's table names its states from its count (Spec migration.md MIG-PIN-003).
-    static let withoutTable: Set<String> = []
-
-    @Test func everyMachineHasATable() {
-        let all = Set(Families.all.flatMap { f in f.machines.map { "\(f.name)/\($0)" } })
-        let tabled = Set(Self.tabled.map { "\($0.0)/\($0.1)" })
-        #expect(all.subtracting(tabled).subtracting(Self.withoutTable).sorted() == [], "machines with no transition table")
-        #expect(tabled.union(Self.withoutTable).subtracting(all).sorted() == [], "tables of machines the families do not have")
-    }
-
-    @Test(arguments: Self.tabled)
-    func everyStepIsARowAndEveryRowIsTaken(family: String, machine: String, initial: String, rowsAtLeast: Int) throws {
+    /// Each machine has a table (a new one cannot arrive without one), every step of its vectors
+    /// is a row of it, and every row is taken by some vector.
+    @Test(arguments: Self.machines)
+    func everyStepIsARowAndEveryRowIsTaken(_ qualified: String) throws {
+        let (family, machine) = (String(qualified.prefix { $0 != "/" }), String(qualified.drop { $0 != "/" }.dropFirst()))
+        let registration = try #require(Families.named(family)?.machine(named: machine))
         let rows = try Self.table(machine, family: family)
-        #expect(rows.count > rowsAtLeast, "no transition table for \(machine) in Spec/\(family).md")
+        #expect(rows.count >= 2, "no transition table for \(machine) in Spec/\(family).md")
         var taken = Set<String>()
         for vector in Fixture.cases {
             guard case .machine(let name, let events, let expected) = vector.body, name == machine, vector.family == family else { continue }
-            var from = initial
+            var from = registration.initialState
             for (event, step) in zip(events, expected) {
-                let label = Self.label(event, machine: machine)
-                let to = Self.stateName(step.state, machine: machine)
+                let label = registration.tableLabel(event)
+                let to = registration.tableState(step.state)
                 if let row = rows.firstIndex(where: { $0.takes(from, label, to) }) {
                     taken.insert("\(row) " + rows[row].pair(from, label))
                 } else {

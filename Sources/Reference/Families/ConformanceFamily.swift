@@ -51,7 +51,8 @@ public protocol ConformanceFamily: Sendable {
     var registration: FamilyRegistration { get }
     /// Document kinds, e.g. `desktop-pairing`.
     var kinds: [String] { get }
-    var machines: [String] { get }
+    /// Its machines, each with how a vector plays it (`runMachine`, `machines`).
+    var machineRegistrations: [MachineRegistration] { get }
     var rules: [RuleID] { get }
     /// The kind a document's `type` member names, if this family defines it.
     func kind(forType type: String) -> String?
@@ -60,7 +61,6 @@ public protocol ConformanceFamily: Sendable {
     /// The kind a file name implies (`manifest.json`), if any.
     func kind(forFileName name: String) -> String?
     func validate(kind: String, document: [UInt8], context: JSONValue) -> Outcome
-    func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome
 }
 
 extension ConformanceFamily {

@@ -15,7 +15,7 @@ public struct CoreFamily: ConformanceFamily {
         return r
     }
     public let kinds = ["auto"]
-    public let machines: [String] = []
+    public let machineRegistrations: [MachineRegistration] = []
     public var rules: [RuleID] { CoreRule.all }
 
     public func kind(forType type: String) -> String? { nil }
@@ -29,9 +29,5 @@ public struct CoreFamily: ConformanceFamily {
             copy.subject = nil
             return copy
         })
-    }
-
-    public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
-        .unsupported(reason: "the core family has no machines")
     }
 }

@@ -24,7 +24,7 @@ public struct MigrationFamily: ConformanceFamily {
         return r
     }
     public var kinds: [String] { ["envelope", "manifest"] + ExportKind.allCases.map(\.rawValue) + ["package", "control-message", "backup-chunk", "restored-store"] }
-    public let machines = ["sender", "receiver", "pin-lockout"]
+    public var machineRegistrations: [MachineRegistration] { MigrationTransferJSON.machines }
     public var rules: [RuleID] { MigrationRule.all }
 
     /// A control message names its type in `type` (`Handshake`, `AuthPIN`, ...).
@@ -164,19 +164,6 @@ public struct MigrationFamily: ConformanceFamily {
             return .invalidRequest(reason: error.description)
         } catch {
             return .invalidRequest(reason: "\(error)")
-        }
-    }
-
-    public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
-        do throws(ContextReader.Problem) {
-            switch machine {
-            case "sender": return .trace(try MigrationTransferJSON.runSender(context: context, events: events))
-            case "receiver": return .trace(try MigrationTransferJSON.runReceiver(context: context, events: events))
-            case "pin-lockout": return .trace(try MigrationTransferJSON.runPINLockout(events: events))
-            default: return .unsupported(reason: "the migration family has no machine \(machine)")
-            }
-        } catch {
-            return .invalidRequest(reason: error.message)
         }
     }
 }

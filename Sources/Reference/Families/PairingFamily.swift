@@ -20,7 +20,7 @@ public struct PairingFamily: ConformanceFamily {
         return r
     }
     public var kinds: [String] { PairingKind.allCases.map(\.rawValue) }
-    public let machines = ["flow-a", "flow-b", "manual", "relay", "connection", "mobile-bridge", "webrtc"]
+    public var machineRegistrations: [MachineRegistration] { PairingMachineJSON.machines }
     public var rules: [RuleID] { PairingRule.all }
 
     public func kind(forType type: String) -> String? {
@@ -46,32 +46,6 @@ public struct PairingFamily: ConformanceFamily {
             return .accept(canonical: decoded.canonical)
         } catch {
             return .reject([error])
-        }
-    }
-
-    public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
-        do throws(ContextReader.Problem) {
-            switch machine {
-            case "flow-b": return .trace(try PairingMachineJSON.runFlowB(phone: try PairingMachineJSON.phone(from: context), events: events))
-            case "flow-a": return .trace(try PairingMachineJSON.runFlowA(phone: try PairingMachineJSON.phone(from: context), events: events))
-            case "manual":
-                // context.confirmationWait: a phone's own wait, 1 to 300000 ms (PAIR-MAN-003).
-                let wait = try ContextReader(value: context).integer("confirmationWait") ?? PairingTimeouts.validity
-                guard (1...PairingTimeouts.validity).contains(wait) else {
-                    return .invalidRequest(reason: "context.confirmationWait must be 1 to \(PairingTimeouts.validity) ms")
-                }
-                return .trace(try PairingMachineJSON.runManual(phone: try PairingMachineJSON.phone(from: context), confirmationWait: wait, events: events))
-            case "relay": return .trace(try PairingMachineJSON.runRelay(events: events))
-            case "connection": return .trace(try PairingMachineJSON.runConnection(policy: try PairingMachineJSON.connectionPolicy(from: context), events: events))
-            case "mobile-bridge":
-                return .trace(try PairingMachineJSON.runMobileBridge(desktop: try PairingMachineJSON.desktop(from: context), events: events))
-            case "webrtc":
-                guard let own = try ContextReader(value: context).string("localPeerId") else { return .invalidRequest(reason: "context.localPeerId is required") }
-                return .trace(try PairingMachineJSON.runWebRTC(localPeerId: own, events: events))
-            default: return .unsupported(reason: "the pairing family has no machine \(machine)")
-            }
-        } catch {
-            return .invalidRequest(reason: error.message)
         }
     }
 }

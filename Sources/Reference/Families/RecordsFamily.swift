@@ -18,7 +18,7 @@ public struct RecordsFamily: ConformanceFamily {
         return r
     }
     public var kinds: [String] { Models.all.map(\.recordType) + ["sync-state", "sync-log", "conflict", "model", "xcdatamodel", "mirrored-record"] }
-    public let machines = ["idea-sync", "log-retention", "sync-queue", "initial-sync", "record-zone"]
+    public var machineRegistrations: [MachineRegistration] { RecordsMachineJSON.machines }
     public var rules: [RuleID] { RecordRule.all }
 
     public func kind(forType type: String) -> String? { nil }
@@ -209,20 +209,5 @@ public struct RecordsFamily: ConformanceFamily {
         let resolution = ConflictResolver.resolve(
             ancestor: ancestor?.canonical, local: local.canonical, server: server.canonical, strategy: strategy)
         return ["record": resolution.record, "winner": .string(resolution.winner), "events": .array(resolution.events)]
-    }
-
-    public func runMachine(_ machine: String, context: JSONValue, events: [JSONValue]) -> Outcome {
-        do throws(ContextReader.Problem) {
-            switch machine {
-            case "idea-sync": return .trace(try RecordsMachineJSON.runSyncState(context: context, events: events))
-            case "log-retention": return .trace(try RecordsMachineJSON.runSyncLog(events: events))
-            case "sync-queue": return .trace(try RecordsMachineJSON.runSyncQueue(events: events))
-            case "initial-sync": return .trace(try RecordsMachineJSON.runInitialSync(events: events))
-            case "record-zone": return .trace(try RecordsMachineJSON.runRecordZone(events: events))
-            default: return .unsupported(reason: "the records family has no machine \(machine)")
-            }
-        } catch {
-            return .invalidRequest(reason: error.message)
-        }
     }
 }

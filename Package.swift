@@ -23,7 +23,8 @@ let package = Package(
     // swift-syntax (about a minute of that build on 2 cores). The tests, the bundle and anyone
     // checking `.swift` models enable it (`--traits SwiftModels`).
     traits: [
-        .trait(name: "SwiftModels", description: "conformance check reads SwiftData @Model classes from .swift files (builds swift-syntax)")
+        .trait(name: "SwiftModels", description: "conformance check reads SwiftData @Model classes from .swift files (builds swift-syntax)"),
+        .trait(name: "TLS", description: "wss:// in the WebSocket binding (builds swift-nio-ssl, a second BoringSSL beside swift-crypto's)"),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -64,7 +65,8 @@ let package = Package(
             dependencies: [
                 "WireCore", .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"), .product(name: "NIOWebSocket", package: "swift-nio"),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(traits: ["TLS"])),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         // The migration peers on the network: machines, package files and WebSocket together.

@@ -3,7 +3,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 import NIOWebSocket
 
 /// Connects to a `ws://` or `wss://` URL (the migration receiver and the pairing devices connect).
@@ -28,6 +27,9 @@ public enum WebSocketClient {
         let host = named.hasPrefix("[") && named.hasSuffix("]") ? String(named.dropFirst().dropLast()) : named
         let secure = components.scheme == "wss"
         let port = components.port ?? (secure ? 443 : 80)
+        #if !TLS
+        if secure { throw WebSocketError.tlsNotBuilt }
+        #endif
 
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let answer = NIOLockedValueBox<String?>(nil)
@@ -43,7 +45,7 @@ public enum WebSocketClient {
                         if let simulatedLatency {
                             try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first)
                         }
-                        if secure { try channel.pipeline.syncOperations.addHandler(try trust.handler(host: host)) }
+                        if secure { try trust.add(to: channel.pipeline.syncOperations, host: host) }
                         try channel.pipeline.syncOperations.addHandler(StatusLineRecorder(answer))
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
                             maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,

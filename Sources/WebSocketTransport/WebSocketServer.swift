@@ -2,7 +2,6 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import NIOPosix
-import NIOSSL
 import NIOWebSocket
 
 #if canImport(Glibc)
@@ -49,7 +48,7 @@ public struct WebSocketListener: Sendable {
         host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, tls: TLSServerIdentity? = nil,
         limits: Limits = Limits(), admit: (@Sendable (_ path: String) -> Bool)? = nil
     ) async throws -> WebSocketListener {
-        let context = try tls?.context()
+        let context = try tls.map(ServerTLS.init)
         do {
             return try await listen(
                 host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context, limits: limits, admit: admit)
@@ -60,7 +59,7 @@ public struct WebSocketListener: Sendable {
     }
 
     static func listen(
-        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: NIOSSLContext?, limits: Limits,
+        host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount?, tls: ServerTLS?, limits: Limits,
         admit: (@Sendable (String) -> Bool)?
     ) async throws -> WebSocketListener {
         let refused = NIOLockedValueBox(Set<ObjectIdentifier>())
@@ -91,7 +90,7 @@ public struct WebSocketListener: Sendable {
                         channel.close(promise: nil)
                     }
                     if let simulatedLatency { try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first) }
-                    if let tls { try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls)) }
+                    if let tls { try tls.add(to: channel.pipeline.syncOperations) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
                         maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
                         shouldUpgrade: { channel, head in

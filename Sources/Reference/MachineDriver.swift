@@ -70,7 +70,7 @@ enum MachineDriver {
     }
 
     /// The same for a machine that keeps time: each step also states its `nextDeadline`.
-    static func run<Machine: SansIOMachine>(
+    static func run<Machine: TimedMachine>(
         _ machine: Machine, events: [JSONValue],
         decode: (EventReader) throws(Problem) -> Machine.Event,
         handle: (inout Machine, Machine.Event) -> [JSONValue],

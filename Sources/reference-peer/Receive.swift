@@ -105,14 +105,14 @@ struct Receive: AsyncParsableCommand {
         let clock = SystemClock()
         while true {
             // MIG-PIN-003: after locked sessions, wait longer and longer before showing a new PIN.
-            if let until = lockout.waitUntil(at: clock.now()) {
+            if case .wait(let until)? = lockout.handle(.sessionWanted(at: clock.now())).first {
                 let wait = until - clock.now()
                 console.say("receive: \(lockout.lockedInARow) locked session(s) in a row: the next PIN in \((wait + 999) / 1000) s (MIG-PIN-003)")
                 try await Task.sleep(for: .milliseconds(wait))
             }
             do {
                 let ending = try await ReceiverPeer.run(options: options, hooks: hooks)
-                lockout.sessionEnded(ending.lockoutOutcome, at: clock.now())
+                _ = lockout.handle(.sessionEnded(ending.lockoutOutcome, at: clock.now()))
                 if ending.state.phase != .done {
                     let reason = if case .failed(let why, _) = ending.state { " (\(why.wireName))" } else { "" }
                     console.say("receive: ended \(ending.state.phase.rawValue)\(reason)")

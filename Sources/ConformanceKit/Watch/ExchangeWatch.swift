@@ -98,7 +98,7 @@ struct ExchangeWatch {
             _ = x.phoneSide.handle(.tick(at: now))
             _ = x.desktopSide.handle(.tick(at: now))
             if case .failed = x.phoneSide.state {
-                let described = if case .negotiating(true, _) = phoneHad { true } else { false }
+                let described = if case .negotiating(_, true, _) = phoneHad { true } else { false }
                 missing.append(
                     Missing(
                         fromDesktop: true, exchange: x,

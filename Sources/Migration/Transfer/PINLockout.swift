@@ -5,7 +5,7 @@ import WireCore
 /// a new session (a new PIN) at once after a lock gives a guessing sender 5 guesses per
 /// reconnect: about 12,000 in 15 s here, the whole PIN space in about 20 minutes. Sans-I/O:
 /// the edge reports how sessions ended and asks when it may start the next one.
-public struct PINLockout: Sendable, Hashable {
+public struct PINLockout: Machine, Hashable {
     /// The wait after the first locked session (the Spec's 30 s; shorter only in tests); it
     /// doubles with each further one in a row, up to `longestWait`.
     public let firstWait: EpochMillis
@@ -24,6 +24,18 @@ public struct PINLockout: Sendable, Hashable {
         case other
     }
 
+    public enum Event: Sendable, Hashable {
+        case sessionEnded(SessionOutcome, at: EpochMillis)
+        /// The receiver would start a session (show a PIN) now.
+        case sessionWanted(at: EpochMillis)
+    }
+
+    public enum Action: Sendable, Hashable {
+        case startSession
+        /// Not before `until` (MIG-PIN-003).
+        case wait(until: EpochMillis)
+    }
+
     /// Locked sessions since the last accepted PIN.
     public private(set) var lockedInARow = 0
     /// The earliest time the next session may show a PIN.
@@ -33,22 +45,21 @@ public struct PINLockout: Sendable, Hashable {
         self.firstWait = firstWait
     }
 
-    public mutating func sessionEnded(_ outcome: SessionOutcome, at: EpochMillis) {
-        switch outcome {
-        case .locked:
+    public mutating func step(_ event: Event) -> Step<Action> {
+        switch event {
+        case .sessionEnded(.locked, let at):
             lockedInARow += 1
             notBefore = at + wait(afterLocks: lockedInARow)
-        case .pinAccepted:
+            return []
+        case .sessionEnded(.pinAccepted, _):
             lockedInARow = 0
             notBefore = 0
-        case .other:
-            break
+            return []
+        case .sessionEnded(.other, _):
+            return .ignored("the session ended before its PIN was settled")
+        case .sessionWanted(let at):
+            return at < notBefore ? [.wait(until: notBefore)] : [.startSession]
         }
-    }
-
-    /// Nil when a session may start at `at`, else the time it may.
-    public func waitUntil(at: EpochMillis) -> EpochMillis? {
-        at < notBefore ? notBefore : nil
     }
 
     /// 30 s, 60 s, 120 s, ... at most an hour.

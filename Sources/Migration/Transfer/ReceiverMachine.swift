@@ -4,7 +4,7 @@ import WireCore
 /// The new phone (seed 000 §2.1, §7.3): connects, shows a PIN, checks BackupMeta, receives
 /// chunks with acknowledgements, verifies the whole file, then restores. Sans-I/O: events in,
 /// actions out, time passed in.
-public struct ReceiverMachine: SansIOMachine {
+public struct ReceiverMachine: TimedMachine {
     /// The state's name, as the vectors spell it (Spec/migration.md 5.3).
     public enum Phase: String, Sendable, CaseIterable {
         case idle, awaitingHandshake, awaitingPIN, awaitingMeta, confirming, checkingPassword, transferring, paused, verifying, done
@@ -216,7 +216,7 @@ public struct ReceiverMachine: SansIOMachine {
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [TransferAction] {
+    public mutating func step(_ event: Event) -> Step<TransferAction> {
         switch event {
         case .connected(let at):
             touch(at)
@@ -225,7 +225,7 @@ public struct ReceiverMachine: SansIOMachine {
                 state = .resuming(r)
                 return [hello]
             }
-            guard case .idle = state else { return [] }
+            guard case .idle = state else { return .ignored("a sender is connected already, or the session has ended") }
             if pin.isEmpty || resumeToken.isEmpty || sessionId.isEmpty {
                 state = .failed(.noRandom, nil)
                 return [
@@ -236,7 +236,7 @@ public struct ReceiverMachine: SansIOMachine {
             state = .awaitingHandshake(since: at)
             return [hello]
         case .message(let document, let at):
-            guard state.isOpen else { return [] }
+            guard state.isOpen else { return .ignored("no connection is open") }
             touch(at)
             let message: ControlMessage
             do throws(Violation) {
@@ -246,15 +246,15 @@ public struct ReceiverMachine: SansIOMachine {
             }
             return received(message, at: at)
         case .malformed(let violation, let at):
-            guard state.isOpen else { return [] }
+            guard state.isOpen else { return .ignored("no connection is open") }
             touch(at)
             return fail(.protocolError, violation)
         case .chunk(let bytes, let at):
-            guard state.isOpen else { return [] }
+            guard state.isOpen else { return .ignored("no connection is open") }
             touch(at)
             return chunk(bytes)
         case .userConfirmed(let yes, let at):
-            guard case .confirming(var r) = state else { return [] }
+            guard case .confirming(var r) = state else { return .ignored("nothing is waiting for the user's answer") }
             guard yes else {
                 state = .failed(.cancelled(.userDeclined), r)
                 return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
@@ -270,7 +270,7 @@ public struct ReceiverMachine: SansIOMachine {
             state = .transferring(r)
             return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
         case .passwordChecked(let check, let at):
-            guard case .checkingPassword(var r) = state else { return [] }
+            guard case .checkingPassword(var r) = state else { return .ignored("no password is being checked") }
             switch check {
             case .opens, .notChecked:
                 r.lastActivity = at
@@ -284,35 +284,34 @@ public struct ReceiverMachine: SansIOMachine {
                 return fail(.protocolError, why)
             }
         case .userPause:
-            guard case .transferring(let r) = state else { return [] }
+            guard case .transferring(let r) = state else { return .ignored("nothing is being received") }
             state = .paused(r)
             return [.send(.pauseTransfer(backupId: r.meta.backupId))]
         case .userResume(let at):
             // Nothing was owed while paused: silence counts again from the resume.
-            guard case .paused(var r) = state else { return [] }
+            guard case .paused(var r) = state else { return .ignored("not paused") }
             r.lastActivity = at
             state = .transferring(r)
             return [.send(.resumeTransfer(.init(backupId: r.meta.backupId)))]
         case .userCancel:
             switch state {
-            case .done, .failed, .locked: return []
+            case .done, .failed, .locked: return .ignored("the session has ended")
             default: break
             }
             let reception = state.reception
             let connected = state.isOpen
             state = .failed(.cancelled(.userCancelled), reception)
             // With no connection open there is nobody to tell (MIG-MSG-007).
-            guard connected else { return [] }
-            return [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")]
+            return connected ? [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")] : []
         case .packageRefused(let why, _):
             switch state {
             case .transferring: return fail(.protocolError, why)
             case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .paused, .verifying, .resuming, .disconnected,
                 .done, .failed, .locked:
-                return []  // chunks are unpacked only while transferring
+                return .ignored("chunks are unpacked only while transferring")
             }
         case .fileVerified(let ok, _):
-            guard case .verifying(let r) = state else { return [] }
+            guard case .verifying(let r) = state else { return .ignored("no file is being verified") }
             guard ok else {
                 state = .failed(.cancelled(.digestMismatch), r)
                 return [
@@ -327,7 +326,7 @@ public struct ReceiverMachine: SansIOMachine {
             case .transferring(let r), .paused(let r), .verifying(let r), .resuming(let r):
                 state = .disconnected(r)
             case .done, .failed, .locked, .disconnected:
-                break
+                return .ignored("the session had ended or was disconnected already")
             case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword:
                 // Before the transfer nothing is worth keeping: a new connection starts over with a new PIN.
                 state = .failed(.disconnected, state.reception)
@@ -340,12 +339,12 @@ public struct ReceiverMachine: SansIOMachine {
                 return [.close(reason: "no data for \(configuration.stallTimeout) ms"),
                         .reject(Violation(rule: MigrationRule.timeouts, path: .root, expected: "data within \(configuration.stallTimeout) ms", found: "\(at - r.lastActivity) ms of silence"))]
             case .awaitingHandshake(let since) where at - since > configuration.handshakeTimeout:
-                return ungreeted(since: since, at: at, nil)
+                return Step(ungreeted(since: since, at: at, nil))
             case .resuming(let r) where at - r.lastActivity > configuration.handshakeTimeout:
-                return ungreeted(since: r.lastActivity, at: at, r)
+                return Step(ungreeted(since: r.lastActivity, at: at, r))
             case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .transferring, .paused, .verifying, .done,
                 .disconnected, .resuming, .failed, .locked:
-                return []
+                return .ignored("no deadline has passed")
             }
         }
     }
@@ -373,7 +372,7 @@ public struct ReceiverMachine: SansIOMachine {
               deviceName: configuration.deviceName, maxWindow: configuration.maxWindow, maxChunkSize: configuration.maxChunkSize)
     }
 
-    private mutating func received(_ message: ControlMessage, at: EpochMillis) -> [TransferAction] {
+    private mutating func received(_ message: ControlMessage, at: EpochMillis) -> Step<TransferAction> {
         switch (state, message) {
         case (.awaitingHandshake, .handshake(let h)):
             guard h.role == .sender else { return fail(.protocolError, violation(MigrationRule.handshake, "a sender's Handshake", "role receiver")) }
@@ -408,7 +407,7 @@ public struct ReceiverMachine: SansIOMachine {
             state = .awaitingPIN(attemptsLeft: left - 1)
             return [.send(.authPIN(.rejected(attemptsLeft: left - 1)))]
         case (.awaitingMeta, .startBackup):
-            return []
+            return .ignored("the package is being prepared: the meta follows")
         case (.awaitingMeta, .backupMeta(let m)):
             let r = Reception(meta: m, lastActivity: at)
             // MIG-META-001: schema compatibility, then space, then the user's consent.
@@ -453,7 +452,7 @@ public struct ReceiverMachine: SansIOMachine {
         }
     }
 
-    private mutating func chunk(_ bytes: [UInt8]) -> [TransferAction] {
+    private mutating func chunk(_ bytes: [UInt8]) -> Step<TransferAction> {
         guard case .transferring(var r) = state else {
             return fail(.protocolError, violation(MigrationRule.order, "chunks only while transferring", "a chunk in \(phase.rawValue)"))
         }
@@ -466,12 +465,14 @@ public struct ReceiverMachine: SansIOMachine {
             return fail(.protocolError, error)
         }
         // §5.5: a copy of a chunk held ahead of a gap is acknowledged with it once the gap fills.
+        // Dropped, not ignored: its arrival still counts as the sender's activity (MIG-XFER-005).
         if r.held.contains(chunk.index) { return [] }
         if r.have.contains(chunk.index) {
             let ack = TransferAction.send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .ok))
             // MIG-XFER-003: what ResumeTransfer declared held must not cross the wire again.
             guard r.declaredHeld.contains(chunk.index) else { return [ack] }
-            return [ack, .reject(Violation(rule: MigrationRule.resume, path: .root / "index", byteOffset: 24, expected: "only chunks the ResumeTransfer did not list", found: "chunk \(chunk.index) again"))]
+            let again = Violation(rule: MigrationRule.resume, path: .root / "index", byteOffset: 24, expected: "only chunks the ResumeTransfer did not list", found: "chunk \(chunk.index) again")
+            return .refused(again, [ack, .reject(again)])
         }
         // MIG-XFER-002: a chunk whose digest is wrong is asked again, a bounded number of times;
         // nothing is written.
@@ -486,10 +487,8 @@ public struct ReceiverMachine: SansIOMachine {
             }
             r.retransmits[chunk.index, default: 0] += 1
             state = .transferring(r)
-            return [
-                .send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .retransmit)),
-                .reject(Violation(rule: MigrationRule.chunkDigest, path: .root / "chunkSHA256", byteOffset: 40, expected: "the SHA-256 of the data", found: "another digest for chunk \(chunk.index)")),
-            ]
+            let damaged = Violation(rule: MigrationRule.chunkDigest, path: .root / "chunkSHA256", byteOffset: 40, expected: "the SHA-256 of the data", found: "another digest for chunk \(chunk.index)")
+            return .refused(damaged, [.send(.chunkAck(backupId: meta.backupId, index: chunk.index, status: .retransmit)), .reject(damaged)])
         }
         // MIG-XFER-001: every chunk below this one that is still missing was never acknowledged, so the
         // sender had at least that many outstanding besides this one. The data is good: it is kept.
@@ -515,14 +514,15 @@ public struct ReceiverMachine: SansIOMachine {
         // Written, then journaled, then acknowledged: an acknowledged chunk is on disk.
         var actions: [TransferAction] = [write, .persistJournal(journal)]
         actions += acknowledged.map { .send(.chunkAck(backupId: meta.backupId, index: $0, status: .ok)) }
-        if let pastWindow { actions.append(.reject(pastWindow)) }
-        return actions
+        guard let pastWindow else { return Step(actions) }
+        return .refused(pastWindow, actions + [.reject(pastWindow)])
     }
 
-    private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation, _ reception: Reception? = nil) -> [TransferAction] {
+    /// Ends the session on the peer's break: told, closed, reported.
+    private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation, _ reception: Reception? = nil) -> Step<TransferAction> {
         let reception = reception ?? state.reception
         state = .failed(.cancelled(reason), reception)
-        return [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: reason)), .close(reason: why.description), .reject(why)]
+        return .refused(why, [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: reason)), .close(reason: why.description), .reject(why)])
     }
 
     private func violation(_ rule: RuleID, _ expected: String, _ found: String) -> Violation {

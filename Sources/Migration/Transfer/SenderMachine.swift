@@ -7,7 +7,7 @@ import WireCore
 /// disconnect: a receiver that comes back with the resume token gets only what it lacks.
 /// Each state carries what that step of the session needs; the machine owns its timeouts and
 /// says when it next needs the clock (`nextDeadline`).
-public struct SenderMachine: SansIOMachine {
+public struct SenderMachine: TimedMachine {
     /// The state's name, as the vectors spell it (Spec/migration.md 5.3).
     public enum Phase: String, Sendable, CaseIterable {
         case listening, awaitingPINEntry, awaitingPINResult, preparing, metaSent, transferring, paused, completing, waitingReconnect
@@ -148,13 +148,13 @@ public struct SenderMachine: SansIOMachine {
 
     /// MIG-PIN-002: after `wrongPINs` wrong PINs the receiver owes `attemptsLeft` 5 - wrongPINs, and
     /// `locked` instead of `rejected` at the fifth.
-    private func pinCountViolation(rejectedWith left: Int) -> [TransferAction] {
+    private func pinCountViolation(rejectedWith left: Int) -> Violation? {
         let due = PINLockout.attemptsPerSession - wrongPINs
         if due <= 0 {
-            return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(PINLockout.attemptsPerSession)", found: "\"rejected\" at wrong PIN \(wrongPINs)"))]
+            return Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(PINLockout.attemptsPerSession)", found: "\"rejected\" at wrong PIN \(wrongPINs)")
         }
-        guard left != due else { return [] }
-        return [.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "attemptsLeft", expected: "\(due) after \(wrongPINs) wrong PIN(s)", found: "\(left)"))]
+        if left == due { return nil }
+        return Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "attemptsLeft", expected: "\(due) after \(wrongPINs) wrong PIN(s)", found: "\(left)")
     }
 
     public init<R: RandomByteSource>(configuration: Configuration = Configuration(), random: inout R) {
@@ -186,17 +186,22 @@ public struct SenderMachine: SansIOMachine {
               deviceName: configuration.deviceName, maxWindow: configuration.maxWindow, maxChunkSize: configuration.chunkSize)
     }
 
-    public mutating func handle(_ event: Event) -> [TransferAction] {
+    public mutating func step(_ event: Event) -> Step<TransferAction> {
         switch event {
         case .connected(let at):
             switch state {
-            case .listening: state = .listening(.opened(at: at))
-            case .waitingReconnect(let t, let since, _): state = .waitingReconnect(t, since: since, connection: .opened(at: at))
-            default: break
+            case .listening:
+                state = .listening(.opened(at: at))
+                return []
+            case .waitingReconnect(let t, let since, _):
+                state = .waitingReconnect(t, since: since, connection: .opened(at: at))
+                return []
+            default:
+                // The edge turns a second receiver away before the machine hears of it.
+                return .ignored("a receiver is connected already, or the session has ended")
             }
-            return []
         case .message(let document, let at):
-            guard !state.isFinal else { return [] }
+            guard !state.isFinal else { return .ignored("the session has ended") }
             let message: ControlMessage
             do throws(Violation) {
                 message = try ControlMessage.decode(document)
@@ -205,14 +210,14 @@ public struct SenderMachine: SansIOMachine {
             }
             return received(message, at: at)
         case .malformed(let violation, _):
-            guard !state.isFinal else { return [] }
+            guard !state.isFinal else { return .ignored("the session has ended") }
             return fail(.protocolError, violation)
         case .userEnteredPIN(let pin, _):
-            guard case .awaitingPINEntry = state else { return [] }
+            guard case .awaitingPINEntry = state else { return .ignored("no PIN is asked for") }
             state = .awaitingPINResult
             return [.send(.authPIN(.request(pin: pin)))]
         case .backupReady(let meta, _):
-            guard case .preparing(let token) = state else { return [] }
+            guard case .preparing(let token) = state else { return .ignored("no package is being prepared") }
             if let most = receiverMaxChunkSize, meta.chunkSize > most {
                 // MIG-META-001: the receiver would refuse these chunks; announcing them would only
                 // fail later. The package is this side's fault, so nothing is reported against the peer.
@@ -222,13 +227,12 @@ public struct SenderMachine: SansIOMachine {
             state = .metaSent(Transfer(meta: meta, resumeToken: token))
             return [.send(.backupMeta(meta))]
         case .userPause:
-            guard case .transferring(let t) = state else { return [] }
+            guard case .transferring(let t) = state else { return .ignored("nothing is being sent") }
             state = .paused(t)
             return [.send(.pauseTransfer(backupId: t.meta.backupId))]
         case .userResume(let at):
-            guard case .paused(let t) = state else { return [] }
-            state = .transferring(t)
-            return [.send(.resumeTransfer(.init(backupId: t.meta.backupId)))] + fill(at: at)
+            guard case .paused(let t) = state else { return .ignored("not paused") }
+            return Step([.send(.resumeTransfer(.init(backupId: t.meta.backupId)))] + fill(t, at: at))
         case .userCancel:
             return cancel(.userCancelled)
         case .storeChanged:
@@ -246,7 +250,7 @@ public struct SenderMachine: SansIOMachine {
                 // Whoever connected is gone, greeted or not: the next one greets again.
                 state = .waitingReconnect(t, since: at, connection: .none)
             case .done, .failed, .locked:
-                break
+                return .ignored("the session has ended")
             case .awaitingPINEntry, .awaitingPINResult, .preparing, .metaSent:
                 state = .failed(.disconnected, state.transfer)
             }
@@ -258,14 +262,14 @@ public struct SenderMachine: SansIOMachine {
 
     /// What the clock ends at `at`: an idle connection (MIG-XFER-007), a receiver that did not
     /// come back (the session), a chunk not acknowledged in time (MIG-XFER-005).
-    private mutating func timeouts(at: EpochMillis) -> [TransferAction] {
+    private mutating func timeouts(at: EpochMillis) -> Step<TransferAction> {
         switch state {
         case .listening(.opened(let since)) where at - since > configuration.handshakeTimeout:
             state = .listening(.none)
-            return idleConnection(for: at - since)
+            return Step(idleConnection(for: at - since))
         case .waitingReconnect(let t, _, .opened(let since)) where at - since > configuration.handshakeTimeout:
             state = .waitingReconnect(t, since: at, connection: .none)
-            return idleConnection(for: at - since)
+            return Step(idleConnection(for: at - since))
         case .waitingReconnect(let t, _, .greeted(let since)) where at - since > configuration.handshakeTimeout:
             // MIG-XFER-003: a receiver that greets and does not resume began a new session (it
             // lost its journal) and waits for a PIN, as this sender waits for its resume: neither
@@ -278,13 +282,16 @@ public struct SenderMachine: SansIOMachine {
             return []
         case .transferring(let t):
             var actions: [TransferAction] = []
+            var current = t
             for (index, sentAt) in t.inFlight.sorted(by: { $0.key < $1.key }) where at - sentAt > configuration.ackTimeout {
-                actions += resend(index, at: at, rule: MigrationRule.timeouts)
-                if case .failed = state { return actions }
+                let resent = resend(index, in: current, at: at, rule: MigrationRule.timeouts)
+                actions += resent.actions
+                guard case .transferring(let next) = state else { return Step(actions, resent.outcome) }
+                current = next
             }
-            return actions
+            return actions.isEmpty ? .ignored("no chunk is overdue") : Step(actions)
         default:
-            return []
+            return .ignored("no deadline has passed")
         }
     }
 
@@ -295,7 +302,7 @@ public struct SenderMachine: SansIOMachine {
         ]
     }
 
-    private mutating func received(_ message: ControlMessage, at: EpochMillis) -> [TransferAction] {
+    private mutating func received(_ message: ControlMessage, at: EpochMillis) -> Step<TransferAction> {
         switch (state, message) {
         case (.listening, .handshake(let h)), (.waitingReconnect, .handshake(let h)):
             guard h.role == .receiver else { return fail(.protocolError, violation(MigrationRule.handshake, "a receiver's Handshake", "role sender")) }
@@ -314,7 +321,8 @@ public struct SenderMachine: SansIOMachine {
             state = .awaitingPINEntry
             wrongPINs += 1
             // The receiver's count is what the user is shown, right or not.
-            return [.askPIN(attemptsLeft: left)] + pinCountViolation(rejectedWith: left)
+            guard let wrongCount = pinCountViolation(rejectedWith: left) else { return [.askPIN(attemptsLeft: left)] }
+            return .refused(wrongCount, [.askPIN(attemptsLeft: left), .reject(wrongCount)])
         case (.awaitingPINResult, .authPIN(.locked)):
             state = .locked
             wrongPINs += 1
@@ -322,12 +330,11 @@ public struct SenderMachine: SansIOMachine {
                 wrongPINs == PINLockout.attemptsPerSession
                 ? []
                 : [TransferAction.reject(Violation(rule: MigrationRule.pinAttempts, path: .root / "payload" / "result", expected: "\"locked\" at wrong PIN \(PINLockout.attemptsPerSession)", found: "\"locked\" at wrong PIN \(wrongPINs)"))]
-            return [.close(reason: "the receiver locked the session after too many wrong PINs")] + early
+            return Step([.close(reason: "the receiver locked the session after too many wrong PINs")] + early)
         case (.metaSent(let t), .startTransfer(let id, let w)):
             guard id == t.meta.backupId else { return fail(.protocolError, violation(MigrationRule.transferControl, t.meta.backupId, id)) }
             window = min(window, w)
-            state = .transferring(t)
-            return fill(at: at)
+            return Step(fill(t, at: at))
         case (.waitingReconnect(var t, _, .greeted), .resumeTransfer(let r)):
             // MIG-XFER-003: only the receiver holding the token resumes; what it has is not sent again.
             guard r.backupId == t.meta.backupId else {
@@ -363,8 +370,7 @@ public struct SenderMachine: SansIOMachine {
             t.acked = held
             if let w = r.window { window = min(configuration.maxWindow, w) }
             t.next = 0
-            state = .transferring(t)
-            return fill(at: at)
+            return Step(fill(t, at: at))
         case (.transferring(var t), .chunkAck(let id, let index, let status)), (.paused(var t), .chunkAck(let id, let index, let status)),
             (.completing(var t), .chunkAck(let id, let index, let status)):
             guard id == t.meta.backupId else {
@@ -377,19 +383,20 @@ public struct SenderMachine: SansIOMachine {
             }
             if status == .retransmit {
                 // A late complaint about a chunk already acknowledged (a corrupted duplicate) changes nothing.
-                return t.acked.contains(index) ? [] : resend(index, at: at, rule: MigrationRule.retransmit)
+                guard !t.acked.contains(index) else { return .ignored("chunk \(index) was acknowledged already") }
+                return resend(index, in: t, at: at, rule: MigrationRule.retransmit)
             }
             t.inFlight[index] = nil
             t.acked.insert(index)
             state = state.with(t)
-            if case .paused = state { return [] }
-            return fill(at: at)
+            if case .transferring = state { return Step(fill(t, at: at)) }
+            // Paused, or every chunk sent and Complete with it: the ack is recorded, nothing more goes out.
+            return []
         case (.transferring(let t), .pauseTransfer):
             state = .paused(t)
             return []
         case (.paused(let t), .resumeTransfer(let r)) where r.resumeToken == nil:
-            state = .transferring(t)
-            return fill(at: at)
+            return Step(fill(t, at: at))
         case (.completing(let t), .complete(.verified)):
             state = .done(t)
             return [.close(reason: "migration complete")]
@@ -406,10 +413,10 @@ public struct SenderMachine: SansIOMachine {
         }
     }
 
-    /// Sends chunks until `window` are unacknowledged (MIG-XFER-001); after the last
-    /// acknowledgement, `Complete`.
-    private mutating func fill(at: EpochMillis) -> [TransferAction] {
-        guard case .transferring(var t) = state else { return [] }
+    /// Transferring `t`: sends chunks until `window` are unacknowledged (MIG-XFER-001); after the
+    /// last acknowledgement, `Complete`.
+    private mutating func fill(_ transfer: Transfer, at: EpochMillis) -> [TransferAction] {
+        var t = transfer
         var actions: [TransferAction] = []
         while t.inFlight.count < window, t.next < t.meta.chunkCount {
             let index = t.next
@@ -430,8 +437,8 @@ public struct SenderMachine: SansIOMachine {
 
     /// Sends chunk `index` again, in whichever state holds the transfer, unless it was sent the
     /// most times allowed (MIG-XFER-002).
-    private mutating func resend(_ index: Int, at: EpochMillis, rule: RuleID) -> [TransferAction] {
-        guard var t = state.transfer else { return [] }
+    private mutating func resend(_ index: Int, in transfer: Transfer, at: EpochMillis, rule: RuleID) -> Step<TransferAction> {
+        var t = transfer
         guard t.sends[index, default: 0] < configuration.maxSendsPerChunk else {
             return fail(.tooManyRetransmits, violation(rule, "chunk \(index) delivered within \(configuration.maxSendsPerChunk) sends", "\(t.sends[index, default: 0]) sends"))
         }
@@ -444,8 +451,8 @@ public struct SenderMachine: SansIOMachine {
     /// Ends the session for a reason of this side's own (MIG-MSG-007): the receiver is told over a
     /// connection on which it greeted; one that has not greeted is only closed; with none open
     /// there is nobody to tell.
-    private mutating func cancel(_ reason: ControlMessage.CancelReason) -> [TransferAction] {
-        guard !state.isFinal else { return [] }
+    private mutating func cancel(_ reason: ControlMessage.CancelReason) -> Step<TransferAction> {
+        guard !state.isFinal else { return .ignored("the session has ended") }
         let transfer = state.transfer
         let before = state
         state = .failed(.cancelled(reason), transfer)
@@ -456,10 +463,11 @@ public struct SenderMachine: SansIOMachine {
         }
     }
 
-    private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation) -> [TransferAction] {
+    /// Ends the session on the peer's break: told, closed, reported.
+    private mutating func fail(_ reason: ControlMessage.CancelReason, _ why: Violation) -> Step<TransferAction> {
         let transfer = state.transfer
         state = .failed(.cancelled(reason), transfer)
-        return [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: reason)), .close(reason: why.description), .reject(why)]
+        return .refused(why, [.send(.cancelTransfer(backupId: transfer?.meta.backupId, reason: reason)), .close(reason: why.description), .reject(why)])
     }
 
     private func violation(_ rule: RuleID, _ expected: String, _ found: String) -> Violation {

@@ -4,7 +4,7 @@ import WireCore
 /// reconnects after a drop with back-off, registers again every id it holds, and keeps the socket
 /// alive. `idle → connecting → open ⇄ waiting → … → closed`. Sans-I/O: the edge opens sockets
 /// and reads the clock.
-public struct SignalingConnectionMachine: SansIOMachine {
+public struct SignalingConnectionMachine: TimedMachine {
     /// The timing of PAIR-CONN-002 and PAIR-CONN-003.
     public struct Policy: Sendable, Hashable {
         /// The delay before the n-th attempt in a row (after a drop or a failed attempt); the
@@ -93,19 +93,21 @@ public struct SignalingConnectionMachine: SansIOMachine {
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    public mutating func step(_ event: Event) -> Step<Action> {
         switch (state, event) {
         case (.idle, .start):
             state = .connecting(failures: 0)
             return [.connect(rule: nil)]
-        case (.closed, _), (_, .start):
-            return []
+        case (.closed, _):
+            return .ignored("stopped")
+        case (_, .start):
+            return .ignored("already started")
         case (_, .stop):
             state = .closed
             return [.close]
         case (_, .register(let peerId, _)):
             // Idempotent (§6.1 ensureRegistered): an id already held is not sent again.
-            guard !held.contains(where: { $0.bytesEqual(peerId) }) else { return [] }
+            guard !held.contains(where: { $0.bytesEqual(peerId) }) else { return .ignored("the id is held already") }
             held.append(peerId)
             if case .open = state { return [.sendRegister(peerId: peerId, rule: nil)] }
             return []
@@ -115,11 +117,11 @@ public struct SignalingConnectionMachine: SansIOMachine {
         case (.connecting, .opened(let at)):
             // A connection that opened resets the back-off (PAIR-CONN-002).
             state = .open(nextPingAt: at + policy.keepaliveInterval)
-            return held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) }
+            return Step(held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) })
         case (.connecting(let failures), .failed(let at)):
-            return wait(failures: failures + 1, at: at)
+            return Step(wait(failures: failures + 1, at: at))
         case (.open, .failed(let at)):
-            return wait(failures: 1, at: at)
+            return Step(wait(failures: 1, at: at))
         case (.open(let next), .tick(let at)) where at >= next:
             state = .open(nextPingAt: at + policy.keepaliveInterval)
             return [.ping]
@@ -128,11 +130,12 @@ public struct SignalingConnectionMachine: SansIOMachine {
             return [.connect(rule: PairingRule.backoff)]
         // Ignored (4.4): nothing connects before start; a tick before its time (a stale timer);
         // an opened or failed report with no attempt under way.
-        case (.idle, .opened), (.idle, .failed), (.idle, .tick),
-            (.connecting, .tick),
-            (.open, .opened), (.open, .tick),
-            (.waiting, .opened), (.waiting, .failed), (.waiting, .tick):
-            return []
+        case (.idle, .opened), (.idle, .failed), (.idle, .tick):
+            return .ignored("not started")
+        case (.connecting, .tick), (.open, .tick), (.waiting, .tick):
+            return .ignored("before its time")
+        case (.open, .opened), (.waiting, .opened), (.waiting, .failed):
+            return .ignored("no connection attempt under way")
         }
     }
 

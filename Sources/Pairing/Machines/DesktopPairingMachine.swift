@@ -2,7 +2,7 @@ import WireCore
 
 /// Flow A (§7.2): the phone shows a `device-pairing` QR and waits for the desktop's confirmation.
 /// `idle → displaying(payload, payloadJson, expiresAt) → completed | expired | failed(reason)`.
-public struct DesktopPairingMachine: SansIOMachine {
+public struct DesktopPairingMachine: TimedMachine {
     public enum State: Sendable, Hashable {
         case idle
         case displaying(payload: DevicePairing, payloadJson: String, expiresAt: EpochMillis)
@@ -42,7 +42,7 @@ public struct DesktopPairingMachine: SansIOMachine {
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [PairingAction] {
+    public mutating func step(_ event: Event) -> Step<PairingAction> {
         // PAIR-FLOWA-002: timers are late, so every event first checks the time.
         if case .displaying(_, _, let expiresAt) = state, let at = event.time, at > expiresAt {
             state = .expired
@@ -53,7 +53,7 @@ public struct DesktopPairingMachine: SansIOMachine {
         }
         switch (state, event) {
         case (.idle, .start(let at, let code)):
-            return start(code: code, at: at)
+            return Step(start(code: code, at: at))
         case (.displaying(let payload, _, _), .confirmation(let document, let at)):
             switch acceptConfirmation(document, code: payload.code, at: at) {
             case .failure(let reason):
@@ -70,12 +70,14 @@ public struct DesktopPairingMachine: SansIOMachine {
             return []
         // Ignored (4): nothing shown yet, a second start, a tick before the expiry (checked above)
         // or a retry while the code is shown, and everything after the flow ended.
-        case (.idle, .confirmation), (.idle, .tick), (.idle, .signalingFailed), (.idle, .retry),
-            (.displaying, .start), (.displaying, .tick), (.displaying, .retry),
-            (.completed, .start), (.completed, .confirmation), (.completed, .tick), (.completed, .signalingFailed), (.completed, .retry),
+        case (.idle, .confirmation), (.idle, .tick), (.idle, .signalingFailed), (.idle, .retry):
+            return .ignored("no code shown yet")
+        case (.displaying, .start), (.displaying, .tick), (.displaying, .retry):
+            return .ignored("the code is shown")
+        case (.completed, .start), (.completed, .confirmation), (.completed, .tick), (.completed, .signalingFailed), (.completed, .retry),
             (.expired, .start), (.expired, .confirmation), (.expired, .tick), (.expired, .signalingFailed),
             (.failed, .start), (.failed, .confirmation), (.failed, .tick), (.failed, .signalingFailed):
-            return []
+            return .ignored("the flow has ended")
         }
     }
 

@@ -2,7 +2,7 @@ import WireCore
 
 /// The manual flow (§7.3, §6.5): the user types the desktop's code; the ack goes to the
 /// relay alias `pairing-code:<code>`. `entering → submitting(code) → success(desktopName) | failed(reason)`.
-public struct ManualPairingMachine: SansIOMachine {
+public struct ManualPairingMachine: TimedMachine {
     public enum State: Sendable, Hashable {
         case entering
         case submitting(code: String, submittedAt: EpochMillis)
@@ -48,7 +48,7 @@ public struct ManualPairingMachine: SansIOMachine {
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [PairingAction] {
+    public mutating func step(_ event: Event) -> Step<PairingAction> {
         // PAIR-MAN-003: past the deadline every event finds a timed-out flow.
         if case .submitting(_, let submittedAt) = state, let at = event.time, at - submittedAt > confirmationWait {
             state = .failed(timedOut)
@@ -57,7 +57,7 @@ public struct ManualPairingMachine: SansIOMachine {
         }
         switch (state, event) {
         case (.entering, .submit(let code, let at)):
-            return submit(code: code, at: at)
+            return Step(submit(code: code, at: at))
         case (.submitting, .sendFailed):
             state = .failed(FailureReason(rule: PairingRule.manualSendFailed, detail: "the ack could not be sent"))
             return []
@@ -79,13 +79,15 @@ public struct ManualPairingMachine: SansIOMachine {
         // Ignored (4): nothing was submitted yet, a second submit or a retry while one waits, a
         // send success or a tick before the deadline, and everything after the flow ended.
         case (.entering, .sendSucceeded), (.entering, .sendFailed), (.entering, .peerOffline), (.entering, .confirmation),
-            (.entering, .tick), (.entering, .retry),
-            (.submitting, .submit), (.submitting, .sendSucceeded), (.submitting, .tick), (.submitting, .retry),
-            (.success, .submit), (.success, .sendSucceeded), (.success, .sendFailed), (.success, .peerOffline), (.success, .confirmation),
+            (.entering, .tick), (.entering, .retry):
+            return .ignored("no code submitted yet")
+        case (.submitting, .submit), (.submitting, .sendSucceeded), (.submitting, .tick), (.submitting, .retry):
+            return .ignored("a code is waiting for its confirmation")
+        case (.success, .submit), (.success, .sendSucceeded), (.success, .sendFailed), (.success, .peerOffline), (.success, .confirmation),
             (.success, .tick), (.success, .retry),
             (.failed, .submit), (.failed, .sendSucceeded), (.failed, .sendFailed), (.failed, .peerOffline), (.failed, .confirmation),
             (.failed, .tick):
-            return []
+            return .ignored("the flow has ended")
         }
     }
 

@@ -27,7 +27,7 @@ public struct DesktopContext: Sendable, Hashable {
 /// code as a QR and as six digits, takes the phone's `pair-ack` on its own id or on the code's
 /// alias, and confirms; or it scans the phone's QR (Flow A) and confirms.
 /// `idle → showing(code, qr, expiresAt) → paired(deviceName) | expired | failed(reason)`.
-public struct MobileBridgeMachine: SansIOMachine {
+public struct MobileBridgeMachine: TimedMachine {
     public enum State: Sendable, Hashable {
         case idle
         case showing(qr: DesktopPairing, qrJson: String, expiresAt: EpochMillis)
@@ -72,19 +72,19 @@ public struct MobileBridgeMachine: SansIOMachine {
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [PairingAction] {
+    public mutating func step(_ event: Event) -> Step<PairingAction> {
         // A code is valid for 300,000 ms inclusive; timers are late, so every event checks first.
         if case .showing(let qr, _, let expiresAt) = state, let at = event.time, at > expiresAt {
             state = .expired
             var actions: [PairingAction] = [.release(url: desktop.relayUrl, peerId: PeerID.alias(forCode: qr.code))]
             if case .message = event { actions.append(.drop(refusal(path: .root, "a pair-ack after the code expired"))) }
-            return actions
+            return Step(actions)
         }
         switch (state, event) {
         case (.idle, .start(let at, let code)):
-            return start(code: code, at: at)
+            return Step(start(code: code, at: at))
         case (.idle, .scanned(let text, let at)):
-            return scanned(text, at: at)
+            return Step(scanned(text, at: at))
         case (.showing(let qr, _, _), .message(let document, let at)):
             return received(document, showing: qr, at: at)
         case (.failed, .retry), (.expired, .retry):
@@ -93,12 +93,14 @@ public struct MobileBridgeMachine: SansIOMachine {
         // Ignored (4): a message or a tick with no code shown, a second start or a scan while one
         // is shown, a tick before the expiry (checked above), a retry before the session ended,
         // and everything after it ended.
-        case (.idle, .message), (.idle, .tick), (.idle, .retry),
-            (.showing, .start), (.showing, .scanned), (.showing, .tick), (.showing, .retry),
-            (.paired, .start), (.paired, .message), (.paired, .scanned), (.paired, .tick), (.paired, .retry),
+        case (.idle, .message), (.idle, .tick), (.idle, .retry):
+            return .ignored("no code shown")
+        case (.showing, .start), (.showing, .scanned), (.showing, .tick), (.showing, .retry):
+            return .ignored("a code is shown")
+        case (.paired, .start), (.paired, .message), (.paired, .scanned), (.paired, .tick), (.paired, .retry),
             (.expired, .start), (.expired, .message), (.expired, .scanned), (.expired, .tick),
             (.failed, .start), (.failed, .message), (.failed, .scanned), (.failed, .tick):
-            return []
+            return .ignored("the session has ended")
         }
     }
 
@@ -119,7 +121,7 @@ public struct MobileBridgeMachine: SansIOMachine {
         ]
     }
 
-    private mutating func received(_ document: JSONValue, showing qr: DesktopPairing, at time: EpochMillis) -> [PairingAction] {
+    private mutating func received(_ document: JSONValue, showing qr: DesktopPairing, at time: EpochMillis) -> Step<PairingAction> {
         let message: SignalMessage
         do throws(Violation) {
             message = try SignalMessage.decode(document, context: PairingContext(now: time))
@@ -128,7 +130,7 @@ public struct MobileBridgeMachine: SansIOMachine {
         }
         guard case .pairAck(let ack) = message.payload else {
             // Other messages share the relay (an ICE push, an app's own): not for this flow.
-            return []
+            return .ignored("not a pair-ack")
         }
         guard ack.pairingCode == qr.code else {
             // Dropped silently, and the code stays on screen: a wrong guess must not end the session.
@@ -144,7 +146,7 @@ public struct MobileBridgeMachine: SansIOMachine {
         if message.to.map({ $0.bytesEqual(alias) }) ?? true {
             actions.append(.send(url: desktop.relayUrl, message: desktop.confirmation(code: qr.code, to: ack.mobileDid, at: time)))
         }
-        return actions
+        return Step(actions)
     }
 
     private mutating func scanned(_ text: [UInt8], at time: EpochMillis) -> [PairingAction] {

@@ -2,7 +2,7 @@ import WireCore
 
 /// Flow B (§7.1): the phone scans the desktop's QR and sends its `pair-ack`.
 /// `scanning → sending(desktopName) → success(desktopName) | failed(reason)`.
-public struct ScanDesktopPairingMachine: Sendable {
+public struct ScanDesktopPairingMachine: Machine {
     public enum State: Sendable, Hashable {
         case scanning
         case sending(Sending)
@@ -32,10 +32,10 @@ public struct ScanDesktopPairingMachine: Sendable {
         self.phone = phone
     }
 
-    public mutating func handle(_ event: Event) -> [PairingAction] {
+    public mutating func step(_ event: Event) -> Step<PairingAction> {
         switch (state, event) {
         case (.scanning, .scanned(let text, let at)):
-            return scanned(text, at: at)
+            return Step(scanned(text, at: at))
         case (.sending(let sending), .sendSucceeded(let at)):
             state = .success(desktopName: sending.desktopName)
             return [.persist(PairedDesktop(pairedWith: sending.qr, at: at))]
@@ -46,17 +46,19 @@ public struct ScanDesktopPairingMachine: Sendable {
                 return []
             }
             state = .sending(Sending(qr: sending.qr, message: sending.message, onRelay: true))
-            return [.reset] + route(sending.message, via: sending.qr.relayUrl)
+            return Step([.reset] + route(sending.message, via: sending.qr.relayUrl))
         case (.failed, .retry):
             state = .scanning
             return []
         // Ignored (4): a send result with no send in flight, a second scan while one is sent, a
         // retry before the flow failed, and everything after the flow ended.
-        case (.scanning, .sendSucceeded), (.scanning, .sendFailed), (.scanning, .retry),
-            (.sending, .scanned), (.sending, .retry),
-            (.success, .scanned), (.success, .sendSucceeded), (.success, .sendFailed), (.success, .retry),
+        case (.scanning, .sendSucceeded), (.scanning, .sendFailed), (.scanning, .retry):
+            return .ignored("nothing scanned yet")
+        case (.sending, .scanned), (.sending, .retry):
+            return .ignored("an ack is being sent")
+        case (.success, .scanned), (.success, .sendSucceeded), (.success, .sendFailed), (.success, .retry),
             (.failed, .scanned), (.failed, .sendSucceeded), (.failed, .sendFailed):
-            return []
+            return .ignored("the flow has ended")
         }
     }
 

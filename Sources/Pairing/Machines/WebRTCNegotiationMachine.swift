@@ -2,8 +2,8 @@ import WireCore
 
 /// The WebRTC exchange after pairing (Spec pairing.md 4.6, PAIR-RTC-006): the phone offers, the
 /// desktop answers, both trickle candidates through the relay, to and from the paired peer only.
-/// `idle → negotiating(described, remoteCandidates) → negotiated | failed(reason)`.
-public struct WebRTCNegotiationMachine: SansIOMachine {
+/// `idle → negotiating(session, described, remoteCandidates) → negotiated | failed(reason)`.
+public struct WebRTCNegotiationMachine: TimedMachine {
     public enum Role: String, Sendable, Hashable {
         case offerer, answerer
     }
@@ -11,9 +11,18 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
     public enum State: Sendable, Hashable {
         case idle
         /// `described`: the other side's description (answer or offer) was taken.
-        case negotiating(described: Bool, remoteCandidates: Int)
+        case negotiating(Session, described: Bool, remoteCandidates: Int)
         case negotiated
         case failed(FailureReason)
+    }
+
+    /// The exchange `start` began: with whom, through which relay, sending what, since when.
+    public struct Session: Sendable, Hashable {
+        public var role: Role
+        public var peerId: String
+        public var url: String
+        public var local: Local
+        public var startedAt: EpochMillis
     }
 
     /// What this side sends: its description and its candidate attributes.
@@ -49,7 +58,6 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
     public private(set) var state: State = .idle
     /// This side's own id (the context's `localPeerId`): a signal from it is an echo (PAIR-RTC-004).
     public let localPeerId: String
-    private var session: (role: Role, peerId: String, url: String, local: Local, startedAt: EpochMillis)?
 
     public init(localPeerId: String, timeout: EpochMillis = seedTimeout) {
         self.localPeerId = localPeerId
@@ -58,31 +66,30 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
 
     /// When the machine next needs a `tick`: the exchange's deadline while it is under way.
     public var nextDeadline: EpochMillis? {
-        guard case .negotiating = state, let session else { return nil }
+        guard case .negotiating(let session, _, _) = state else { return nil }
         return session.startedAt + timeout + 1
     }
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [PairingAction] {
+    public mutating func step(_ event: Event) -> Step<PairingAction> {
         switch (state, event) {
         case (.idle, .start(let role, let peerId, let url, let local, let at)):
-            session = (role, peerId, url, local, at)
-            state = .negotiating(described: false, remoteCandidates: 0)
-            return role == .offerer ? describe(.offer(sdp: local.sdp)) : []
+            let session = Session(role: role, peerId: peerId, url: url, local: local, startedAt: at)
+            state = .negotiating(session, described: false, remoteCandidates: 0)
+            return role == .offerer ? Step(describe(.offer(sdp: local.sdp), in: session)) : []
         case (.idle, .signal), (.idle, .peerOffline), (.idle, .tick):
-            return []
+            return .ignored("no exchange started")
         case (.negotiating, .start):
-            return []
-        case (.negotiating(let described, let candidates), _):
-            return negotiate(event, described: described, candidates: candidates)
+            return .ignored("an exchange is already under way")
+        case (.negotiating(let session, let described, let candidates), _):
+            return negotiate(event, session, described: described, candidates: candidates)
         case (.negotiated, _), (.failed, _):
-            return []
+            return .ignored("the exchange is over")
         }
     }
 
-    private mutating func negotiate(_ event: Event, described: Bool, candidates: Int) -> [PairingAction] {
-        guard let session else { return [] }
+    private mutating func negotiate(_ event: Event, _ session: Session, described: Bool, candidates: Int) -> Step<PairingAction> {
         // PAIR-RTC-006: past the deadline every event finds a failed exchange.
         if event.time > session.startedAt + timeout {
             state = .failed(FailureReason(rule: PairingRule.rtcNegotiation, detail: "the exchange did not complete within \(timeout) ms"))
@@ -90,16 +97,18 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
             return []
         }
         switch event {
-        case .start, .tick:
-            return []
+        case .start:
+            return .ignored("an exchange is already under way")
+        case .tick:
+            return .ignored("before the deadline")
         case .peerOffline(let peerId, _):
             // Another target on the same connection is not the paired peer.
-            guard peerId.bytesEqual(session.peerId) else { return [] }
+            guard peerId.bytesEqual(session.peerId) else { return .ignored("another peer is offline") }
             state = .failed(FailureReason(rule: PairingRule.rtcNegotiation, detail: "the paired peer is offline"))
             return []
         case .signal(let document, _):
             // Another machine's message (a confirmation, an opaque payload): not this one's to judge.
-            guard case .signal = PairingFrame.payload(document["payload"]) else { return [] }
+            guard case .signal = PairingFrame.payload(document["payload"]) else { return .ignored("not a WebRTC signal") }
             // A delivery names its sender (PAIR-RELAY-001); one without cannot be the paired peer's,
             // and read as a client's message it would be judged by a `to` that names this side.
             guard document["from"] != nil else {
@@ -119,13 +128,12 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
                             detail: "a signal from \(message.from.map(JSONSerializer.quoted) ?? "nobody named"), not the paired peer \(JSONSerializer.quoted(session.peerId))"))
                 ]
             }
-            guard case .webRTC(let signal) = message.payload else { return [] }
-            return take(signal, described: described, candidates: candidates)
+            guard case .webRTC(let signal) = message.payload else { return .ignored("not a WebRTC signal") }
+            return Step(take(signal, session, described: described, candidates: candidates))
         }
     }
 
-    private mutating func take(_ signal: WebRTCSignal, described: Bool, candidates: Int) -> [PairingAction] {
-        guard let session else { return [] }
+    private mutating func take(_ signal: WebRTCSignal, _ session: Session, described: Bool, candidates: Int) -> [PairingAction] {
         let wrongKind = { (detail: String) in [PairingAction.drop(FailureReason(rule: PairingRule.rtcNegotiation, path: .root / "payload" / "type", detail: detail))] }
         var actions: [PairingAction] = []
         var described = described
@@ -136,7 +144,7 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
         case (.offerer, .answer), (.answerer, .offer):
             guard !described else { return wrongKind("a second description of the peer") }
             described = true
-            if session.role == .answerer { actions = describe(.answer(sdp: session.local.sdp)) }
+            if session.role == .answerer { actions = describe(.answer(sdp: session.local.sdp), in: session) }
         case (.offerer, .offer):
             return wrongKind("an offer at the offerer (no glare handling)")
         case (.answerer, .answer):
@@ -146,13 +154,12 @@ public struct WebRTCNegotiationMachine: SansIOMachine {
             state = .negotiated
             return actions
         }
-        state = .negotiating(described: described, remoteCandidates: candidates)
+        state = .negotiating(session, described: described, remoteCandidates: candidates)
         return actions
     }
 
     /// This side's description, then each of its candidates, one per message, to the paired peer.
-    private func describe(_ description: WebRTCSignal) -> [PairingAction] {
-        guard let session else { return [] }
+    private func describe(_ description: WebRTCSignal, in session: Session) -> [PairingAction] {
         let signals = [description] + session.local.candidates.map { WebRTCSignal.iceCandidate(candidate: $0, sdpMid: "0", sdpMLineIndex: 0) }
         return signals.map { .send(url: session.url, message: SignalMessage(to: session.peerId, payload: .webRTC($0))) }
     }

@@ -4,7 +4,7 @@ import WireCore
 /// connections register peer ids, `message`s are routed by `to`, and manual-pairing aliases
 /// (`pairing-code:<code>`) are guarded against guessing. The WebSocket edge feeds it events and
 /// performs its actions.
-public struct SignalingRelay: Sendable {
+public struct SignalingRelay: Machine {
     public typealias ConnectionID = Int
 
     public enum Event: Sendable, Hashable {
@@ -86,20 +86,20 @@ public struct SignalingRelay: Sendable {
         (peers.keys.map(\.value) + Array(aliases.keys)).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
     }
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    public mutating func step(_ event: Event) -> Step<Action> {
         switch event {
         case .connected(let id, let source, _):
             connections[id] = Connection(source: source)
             return []
         case .disconnected(let id, _):
-            guard let connection = connections.removeValue(forKey: id) else { return [] }
+            guard let connection = connections.removeValue(forKey: id) else { return .ignored("no such connection") }
             // Only what this connection still holds: an id taken over by a newer connection stays.
             for peerId in connection.peerIds where peers[ByteString(peerId)] == id { peers[ByteString(peerId)] = nil }
             for alias in connection.aliases where aliases[alias]?.connection == id { aliases[alias] = nil }
             return []
         case .received(let id, let text, let at):
-            guard connections[id] != nil else { return [] }
-            return received(text, from: id, at: at)
+            guard connections[id] != nil else { return .ignored("no such connection") }
+            return Step(received(text, from: id, at: at))
         }
     }
 

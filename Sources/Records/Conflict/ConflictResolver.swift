@@ -78,21 +78,31 @@ public enum ConflictResolver {
 /// A record zone as the server keeps it, for the optimistic-concurrency rule (REC-CONF-001): a
 /// save must name the record's current change tag; a stale tag yields `serverRecordChanged`
 /// with the client's record, the server's, and the ancestor (the version the stale tag names).
-public struct RecordZone: Sendable {
+public struct RecordZone: Machine {
     public private(set) var records: [String: JSONValue] = [:]
     /// Every version ever saved, by change tag: the ancestors of later conflicts.
     private var history: [String: JSONValue] = [:]
     private var counter = 0
 
-    public enum Result: Sendable, Hashable {
+    public enum Event: Sendable, Hashable {
+        /// `force` is seed 004 §6's forced save: it overwrites whatever the server has.
+        case save(JSONValue, force: Bool)
+    }
+
+    public enum Action: Sendable, Hashable {
         case saved(recordChangeTag: String)
         case serverRecordChanged(client: JSONValue, server: JSONValue, ancestor: JSONValue?)
     }
 
     public init() {}
 
-    /// `force` is seed 004 §6's forced save: it overwrites whatever the server has.
-    public mutating func save(_ record: JSONValue, force: Bool = false) -> Result {
+    public mutating func step(_ event: Event) -> Step<Action> {
+        switch event {
+        case .save(let record, let force): return [save(record, force: force)]
+        }
+    }
+
+    private mutating func save(_ record: JSONValue, force: Bool) -> Action {
         let name = record["recordName"]?.stringValue ?? ""
         if let current = records[name], !force {
             let sent = record["recordChangeTag"]?.stringValue

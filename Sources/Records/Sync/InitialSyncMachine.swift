@@ -4,7 +4,7 @@ import WireCore
 /// restores the purchase first; only a PRO user's iCloud account is asked, then the private
 /// database; found records are restored or deleted by the user's choice; failed operations are
 /// retried with exponential backoff (§7).
-public struct InitialSyncMachine: SansIOMachine {
+public struct InitialSyncMachine: TimedMachine {
     public enum State: Sendable, Hashable {
         case start, checkingPurchase, checkingAccount, querying, awaitingChoice, restoring, restoreFailed, deletingCloud
         /// `operation` failed and is tried again at `at` (REC-INIT-002).
@@ -83,7 +83,7 @@ public struct InitialSyncMachine: SansIOMachine {
     /// means nothing (seed 004 §4.1): a result of an operation that is not under way, a choice
     /// with no prompt; `ready` and `failed` end the flow. A tick is the edge telling the time, not
     /// an event that can come at the wrong moment: one with nothing due is answered with nothing.
-    public mutating func handle(_ event: Event) -> [Action] {
+    public mutating func step(_ event: Event) -> Step<Action> {
         switch state {
         case .start:
             switch event {
@@ -94,14 +94,14 @@ public struct InitialSyncMachine: SansIOMachine {
                     return []
                 }
                 return begin(.restorePurchases)
-            case .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
-            case .tick: return []
+            case .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .localOnly:
             switch event {
             case .proPurchased: return begin(.fetchAccountStatus)
-            case .launched, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
-            case .tick: return []
+            case .launched, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .checkingPurchase:
             switch event {
@@ -112,8 +112,8 @@ public struct InitialSyncMachine: SansIOMachine {
                 }
                 return begin(.fetchAccountStatus)
             case .failed(let at): return retryLater(.restorePurchases, at)
-            case .launched, .proPurchased, .accountStatus, .queryResult, .userChoice, .succeeded: return [.ignored]
-            case .tick: return []
+            case .launched, .proPurchased, .accountStatus, .queryResult, .userChoice, .succeeded: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .checkingAccount:
             switch event {
@@ -124,8 +124,8 @@ public struct InitialSyncMachine: SansIOMachine {
                 }
                 return begin(.queryRecords)
             case .failed(let at): return retryLater(.fetchAccountStatus, at)
-            case .launched, .proPurchased, .purchaseRestored, .queryResult, .userChoice, .succeeded: return [.ignored]
-            case .tick: return []
+            case .launched, .proPurchased, .purchaseRestored, .queryResult, .userChoice, .succeeded: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .querying:
             switch event {
@@ -138,8 +138,8 @@ public struct InitialSyncMachine: SansIOMachine {
                 state = .ready
                 return [.uploadLocal]
             case .failed(let at): return retryLater(.queryRecords, at)
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .userChoice, .succeeded: return [.ignored]
-            case .tick: return []
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .userChoice, .succeeded: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .awaitingChoice, .restoreFailed:
             switch event {
@@ -147,9 +147,9 @@ public struct InitialSyncMachine: SansIOMachine {
                 // A choice the prompt did not offer changes nothing.
                 if ["restore", "retry"].contains(choice) { return begin(.fetchAllRecords) }
                 if ["discard", "delete"].contains(choice) { return begin(.deleteCloudRecords) }
-                return [.ignored]
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .succeeded, .failed: return [.ignored]
-            case .tick: return []
+                return Self.notNow
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .succeeded, .failed: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .restoring:
             switch event {
@@ -160,8 +160,8 @@ public struct InitialSyncMachine: SansIOMachine {
                 // §4.1: a failed restore offers retry or deleting the iCloud data.
                 state = .restoreFailed
                 return [.promptRetryOrDelete]
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice: return [.ignored]
-            case .tick: return []
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .deletingCloud:
             switch event {
@@ -169,28 +169,31 @@ public struct InitialSyncMachine: SansIOMachine {
                 state = .ready
                 return [.uploadLocal]
             case .failed(let at): return retryLater(.deleteCloudRecords, at)
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice: return [.ignored]
-            case .tick: return []
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         case .waitingRetry(let operation, let due):
             switch event {
             case .tick(let at):
-                guard at >= due else { return [] }
+                guard at >= due else { return .ignored("before the retry is due") }
                 state = Self.performing(operation)
                 return [.perform(operation)]
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return Self.notNow
             }
         case .ready, .failed:
             switch event {
-            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return [.ignored]
-            case .tick: return []
+            case .launched, .proPurchased, .purchaseRestored, .accountStatus, .queryResult, .userChoice, .succeeded, .failed: return Self.notNow
+            case .tick: return .ignored("nothing is due")
             }
         }
     }
 
+    /// An event that means nothing in this state: the vectors' `ignored` action, and said so.
+    private static let notNow = Step<Action>([.ignored], .ignored("the event means nothing in this state (seed 004 §4.1)"))
+
     /// REC-INIT-002: the operation under way failed; it is tried again after the backoff, or the
     /// flow gives up after `maxAttempts`.
-    private mutating func retryLater(_ operation: Operation, _ at: EpochMillis) -> [Action] {
+    private mutating func retryLater(_ operation: Operation, _ at: EpochMillis) -> Step<Action> {
         failures += 1
         guard failures < Self.maxAttempts else {
             state = .failed
@@ -201,7 +204,7 @@ public struct InitialSyncMachine: SansIOMachine {
     }
 
     /// Begins `op` afresh: its failures count from zero (a retry after the backoff continues it).
-    private mutating func begin(_ op: Operation) -> [Action] {
+    private mutating func begin(_ op: Operation) -> Step<Action> {
         failures = 0
         state = Self.performing(op)
         return [.perform(op)]

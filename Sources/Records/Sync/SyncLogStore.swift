@@ -3,7 +3,7 @@ import WireCore
 /// The app's SyncLog (seed 001 §3) as a machine: entries are appended as they are written,
 /// a malformed one is refused (REC-SLOG-001), and each launch removes those older than 30 days
 /// (REC-SLOG-002, `SyncLogRetention`).
-public struct SyncLogStore: Sendable {
+public struct SyncLogStore: Machine {
     public enum Event: Sendable {
         case append(JSONValue)
         case launch(at: EpochMillis)
@@ -20,20 +20,25 @@ public struct SyncLogStore: Sendable {
 
     public init() {}
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    public mutating func step(_ event: Event) -> Step<Action> {
         switch event {
         case .append(let document):
             do throws(Violation) {
                 entries.append(try SyncLogDocument.decode(document))
                 return []
             } catch {
-                return [.drop(error)]
+                return .refused(error, [.drop(error)])
             }
         case .launch(let now):
-            let kept = SyncLogRetention.kept(entries, now: now)
-            let removed = entries.filter { entry in !kept.contains(entry) }
+            // One pass: each entry kept or removed by the retention rule (a lookup of the kept
+            // list per entry was quadratic in the log's length).
+            var kept: [SyncLogDocument] = []
+            var removed: [String] = []
+            for entry in entries {
+                if SyncLogRetention.keeps(entry, now: now) { kept.append(entry) } else { removed.append(entry.id) }
+            }
             entries = kept
-            return removed.isEmpty ? [] : [.prune(ids: removed.map(\.id))]
+            return removed.isEmpty ? [] : [.prune(ids: removed)]
         }
     }
 }

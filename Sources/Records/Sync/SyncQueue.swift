@@ -2,7 +2,7 @@ import WireCore
 
 /// Uploads and downloads in the sizes seed 001 sets (REC-BATCH-001): at most 100 changed ideas
 /// per save, oldest change first (ties by id), one save in flight; downloads in pages of 50.
-public struct SyncQueue: Sendable {
+public struct SyncQueue: Machine {
     public static let batchSize = 100
     public static let pageSize = 50
 
@@ -26,7 +26,7 @@ public struct SyncQueue: Sendable {
 
     public init() {}
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    public mutating func step(_ event: Event) -> Step<Action> {
         switch event {
         case .change(let id, let at):
             pending[id] = max(pending[id] ?? at, at)
@@ -37,17 +37,18 @@ public struct SyncQueue: Sendable {
             // An idea changed again while its batch was in flight stays pending.
             for (id, sent) in inFlight where pending[id] == sent { pending[id] = nil }
             inFlight = [:]
-            return nextBatch()
+            return Step(nextBatch().actions)
         case .uploadFailed:
             inFlight = [:]
             return []
         case .download(let total):
-            return stride(from: 0, to: max(0, total), by: Self.pageSize).map { .fetchPage(offset: $0, limit: min(Self.pageSize, total - $0)) }
+            return Step(stride(from: 0, to: max(0, total), by: Self.pageSize).map { .fetchPage(offset: $0, limit: min(Self.pageSize, total - $0)) })
         }
     }
 
-    private mutating func nextBatch() -> [Action] {
-        guard inFlight.isEmpty, !pending.isEmpty else { return [] }
+    private mutating func nextBatch() -> Step<Action> {
+        guard inFlight.isEmpty else { return .ignored("a batch is in flight") }
+        guard !pending.isEmpty else { return .ignored("nothing is pending") }
         let batch = pending.sorted { ($0.value, $0.key) < ($1.value, $1.key) }.prefix(Self.batchSize)
         inFlight = Dictionary(uniqueKeysWithValues: batch.map { ($0.key, $0.value) })
         return [.upload(batch.map(\.key))]

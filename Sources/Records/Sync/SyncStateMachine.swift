@@ -9,7 +9,7 @@ import WireCore
 ///     30 days:       obsolete (REC-STATE-002)
 ///
 /// Every sync outcome is also a `SyncLog` event, returned as an action.
-public struct SyncStateMachine: SansIOMachine {
+public struct SyncStateMachine: TimedMachine {
     public enum Event: Sendable, Hashable {
         case localChange(at: EpochMillis)
         case syncSucceeded(remoteVersion: Int64, recordName: String, at: EpochMillis)
@@ -54,7 +54,7 @@ public struct SyncStateMachine: SansIOMachine {
 
     public static func tick(at time: EpochMillis) -> Event { .tick(at: time) }
 
-    public mutating func handle(_ event: Event) -> [Action] {
+    public mutating func step(_ event: Event) -> Step<Action> {
         switch event {
         case .localChange(let at):
             state.localVersion += 1
@@ -87,14 +87,12 @@ public struct SyncStateMachine: SansIOMachine {
                 state.isObsolete = true
                 return [.obsolete]
             }
-            return []
+            return .ignored("nothing is due")
         }
     }
 }
 
 /// SyncLog retention (seed 001 §3, REC-SLOG-002): at each launch, entries older than 30 days go.
 public enum SyncLogRetention {
-    public static func kept(_ entries: [SyncLogDocument], now: EpochMillis) -> [SyncLogDocument] {
-        entries.filter { now - $0.timestamp <= SyncStateMachine.obsoleteAfter }
-    }
+    public static func keeps(_ entry: SyncLogDocument, now: EpochMillis) -> Bool { now - entry.timestamp <= SyncStateMachine.obsoleteAfter }
 }

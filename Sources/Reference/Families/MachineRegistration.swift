@@ -12,7 +12,7 @@ public struct MachineRegistration: Sendable {
     public let name: String
     /// The state a vector starts from, as the table names it.
     public let initialState: String
-    /// Whether the machine states deadlines (`SansIOMachine.nextDeadline`): each of its steps
+    /// Whether the machine states deadlines (`TimedMachine.nextDeadline`): each of its steps
     /// is then checked tick by tick (Spec pairing.md 4, "Time").
     public let timed: Bool
     let play: Play

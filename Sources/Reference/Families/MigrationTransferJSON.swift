@@ -172,26 +172,25 @@ public enum MigrationTransferJSON {
     static func runPINLockout(events: [JSONValue]) throws(Problem) -> [MachineStep] {
         try MachineDriver.run(
             PINLockout(), events: events,
-            decode: { e throws(Problem) -> (PINLockout.SessionOutcome?, EpochMillis) in
+            decode: { e throws(Problem) -> PINLockout.Event in
                 switch e.name {
                 case "session-ended":
                     let text = try e.string("outcome")
                     guard let outcome = PINLockout.SessionOutcome(rawValue: text) else {
                         throw Problem(message: "events[\(e.index)].outcome: one of locked, pin-accepted, other")
                     }
-                    return (outcome, try e.at())
-                case "session-wanted": return (nil, try e.at())
+                    return .sessionEnded(outcome, at: try e.at())
+                case "session-wanted": return .sessionWanted(at: try e.at())
                 default: throw e.unknown
                 }
             },
             handle: { lockout, event in
-                let (outcome, at) = event
-                if let outcome {
-                    lockout.sessionEnded(outcome, at: at)
-                    return []
+                lockout.handle(event).map { action -> JSONValue in
+                    switch action {
+                    case .startSession: return ["action": "start-session"]
+                    case .wait(let until): return ["action": "wait", "until": .number(JSONNumber(until)), "rule": .string(MigrationRule.pinLockout.rawValue)]
+                    }
                 }
-                guard let until = lockout.waitUntil(at: at) else { return [["action": "start-session"]] }
-                return [["action": "wait", "until": .number(JSONNumber(until)), "rule": .string(MigrationRule.pinLockout.rawValue)]]
             },
             state: { l in ["lockedInARow": int(l.lockedInARow), "notBefore": .number(JSONNumber(l.notBefore))] })
     }

@@ -112,7 +112,7 @@ enum PairingMachineJSON {
     static func json(_ state: WebRTCNegotiationMachine.State) -> JSONValue {
         switch state {
         case .idle: return ["name": "idle"]
-        case .negotiating(let described, let candidates):
+        case .negotiating(_, let described, let candidates):
             return ["name": "negotiating", "described": .bool(described), "remoteCandidates": .number(JSONNumber(Int64(candidates)))]
         case .negotiated: return ["name": "negotiated"]
         case .failed(let reason): return ["name": "failed", "reason": json(reason)]

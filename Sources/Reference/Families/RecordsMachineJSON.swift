@@ -154,12 +154,9 @@ enum RecordsMachineJSON {
     // MARK: record-zone
 
     static func runRecordZone(events: [JSONValue]) throws(Problem) -> [MachineStep] {
-        enum Event {
-            case save(JSONValue, force: Bool)
-        }
-        return try MachineDriver.run(
+        try MachineDriver.run(
             RecordZone(), events: events,
-            decode: { e throws(Problem) -> Event in
+            decode: { e throws(Problem) -> RecordZone.Event in
                 switch e.name {
                 case "save": return .save(try e.document(), force: false)
                 case "save-forced": return .save(try e.document(), force: true)
@@ -167,15 +164,16 @@ enum RecordsMachineJSON {
                 }
             },
             handle: { zone, event in
-                guard case .save(let record, let force) = event else { return [] }
-                switch zone.save(record, force: force) {
-                case .saved(let tag):
-                    return [["action": "saved", "recordChangeTag": .string(tag)]]
-                case .serverRecordChanged(let client, let server, let ancestor):
-                    return [[
-                        "action": "server-record-changed", "client": client, "server": server, "ancestor": ancestor ?? .null,
-                        "rule": .string(RecordRule.staleTag.rawValue),
-                    ]]
+                zone.handle(event).map { action -> JSONValue in
+                    switch action {
+                    case .saved(let tag):
+                        return ["action": "saved", "recordChangeTag": .string(tag)]
+                    case .serverRecordChanged(let client, let server, let ancestor):
+                        return [
+                            "action": "server-record-changed", "client": client, "server": server, "ancestor": ancestor ?? .null,
+                            "rule": .string(RecordRule.staleTag.rawValue),
+                        ]
+                    }
                 }
             },
             state: { zone in

@@ -50,6 +50,7 @@ public struct CloudRecord: Sendable {
         }
         var checks = IndependentChecks()
         var canonical = JSONObject(["recordName": .string(recordName), "recordType": .string(recordType)])
+        canonical.members.reserveCapacity(8)
         let tag = checks.check { () throws(Violation) -> String? in
             let tag = try r.optionalString("recordChangeTag")
             if let tag, tag.isEmpty || tag.utf8.count > 256 || tag.unicodeScalars.contains(where: { $0.value < 0x21 || $0.value > 0x7E }) {

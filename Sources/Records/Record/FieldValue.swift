@@ -91,16 +91,21 @@ public struct FieldValue: Sendable, Hashable {
 
     /// The members CloudKit Web Services defines for each dictionary value; any other is ignored
     /// and left out of the canonical form (CORE-MEMBER-001, REC-REC-003).
-    static let dictionaryMembers: [FieldType: [String]] = [
-        .reference: ["recordName", "action"],
-        .assetID: ["fileChecksum", "size", "referenceChecksum", "wrappingKey", "receipt", "downloadURL"],
-        .location: ["latitude", "longitude", "horizontalAccuracy", "verticalAccuracy", "altitude", "speed", "course", "timestamp"],
-    ]
+    /// A switch, not a dictionary: a `String`-backed enum hashes its raw value, and this is asked
+    /// for every field of every record.
+    static func dictionaryMembers(_ type: FieldType) -> [String]? {
+        switch type {
+        case .reference: return ["recordName", "action"]
+        case .assetID: return ["fileChecksum", "size", "referenceChecksum", "wrappingKey", "receipt", "downloadURL"]
+        case .location: return ["latitude", "longitude", "horizontalAccuracy", "verticalAccuracy", "altitude", "speed", "course", "timestamp"]
+        default: return nil
+        }
+    }
 
     /// A checked value with only its declared members.
     static func declared(_ value: JSONValue, as type: FieldType) -> JSONValue {
         if let element = type.element, case .array(let items) = value { return .array(items.map { declared($0, as: element) }) }
-        guard let keys = dictionaryMembers[type], case .object(let object) = value else { return value }
+        guard case .object(let object) = value, let keys = dictionaryMembers(type) else { return value }
         return .object(JSONObject(object.members.filter { keys.contains($0.key) }))
     }
 

@@ -219,22 +219,7 @@ public struct ReceiverMachine: TimedMachine {
     public mutating func step(_ event: Event) -> Step<TransferAction> {
         switch event {
         case .connected(let at):
-            touch(at)
-            let hello = TransferAction.send(.handshake(handshake))
-            if case .disconnected(let r) = state {
-                state = .resuming(r)
-                return [hello]
-            }
-            guard case .idle = state else { return .ignored("a sender is connected already, or the session has ended") }
-            if pin.isEmpty || resumeToken.isEmpty || sessionId.isEmpty {
-                state = .failed(.noRandom, nil)
-                return [
-                    .close(reason: "no random bytes for the PIN"),
-                    .reject(violation(MigrationRule.pinDraw, "random bytes for the PIN, the resume token and the session id", "a source that ran out")),
-                ]
-            }
-            state = .awaitingHandshake(since: at)
-            return [hello]
+            return connected(at: at)
         case .message(let document, let at):
             guard state.isOpen else { return .ignored("no connection is open") }
             touch(at)
@@ -254,35 +239,9 @@ public struct ReceiverMachine: TimedMachine {
             touch(at)
             return chunk(bytes)
         case .userConfirmed(let yes, let at):
-            guard case .confirming(var r) = state else { return .ignored("nothing is waiting for the user's answer") }
-            guard yes else {
-                state = .failed(.cancelled(.userDeclined), r)
-                return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
-            }
-            // MIG-META-002: with the envelope's header, the password is checked before any chunk.
-            if let header = r.meta.envelopeHeader {
-                state = .checkingPassword(r)
-                return [.checkPassword(header: header)]
-            }
-            // MIG-XFER-005: silence counts from when the transfer was asked for, not from the
-            // meta: a user who took a minute to confirm is not a stalled sender.
-            r.lastActivity = at
-            state = .transferring(r)
-            return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
+            return confirmed(yes, at: at)
         case .passwordChecked(let check, let at):
-            guard case .checkingPassword(var r) = state else { return .ignored("no password is being checked") }
-            switch check {
-            case .opens, .notChecked:
-                r.lastActivity = at
-                state = .transferring(r)
-                return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
-            case .wrongPassword:
-                // Not the sender's fault: no violation, the same outcome on both sides.
-                state = .failed(.cancelled(.wrongPassword), r)
-                return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .wrongPassword)), .close(reason: "the password does not open this backup")]
-            case .invalidHeader(let why):
-                return fail(.protocolError, why)
-            }
+            return passwordChecked(check, at: at)
         case .userPause:
             guard case .transferring(let r) = state else { return .ignored("nothing is being received") }
             state = .paused(r)
@@ -294,15 +253,7 @@ public struct ReceiverMachine: TimedMachine {
             state = .transferring(r)
             return [.send(.resumeTransfer(.init(backupId: r.meta.backupId)))]
         case .userCancel:
-            switch state {
-            case .done, .failed, .locked: return .ignored("the session has ended")
-            default: break
-            }
-            let reception = state.reception
-            let connected = state.isOpen
-            state = .failed(.cancelled(.userCancelled), reception)
-            // With no connection open there is nobody to tell (MIG-MSG-007).
-            return connected ? [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")] : []
+            return cancelledByUser()
         case .packageRefused(let why, _):
             switch state {
             case .transferring: return fail(.protocolError, why)
@@ -311,41 +262,125 @@ public struct ReceiverMachine: TimedMachine {
                 return .ignored("chunks are unpacked only while transferring")
             }
         case .fileVerified(let ok, _):
-            guard case .verifying(let r) = state else { return .ignored("no file is being verified") }
-            guard ok else {
-                state = .failed(.cancelled(.digestMismatch), r)
-                return [
-                    .send(.complete(.digestMismatch(backupId: r.meta.backupId))),
-                    .reject(Violation(rule: MigrationRule.finalDigest, path: .root, expected: r.meta.envelopeSHA256, found: "another digest")),
-                ]
-            }
-            state = .done(r)
-            return [.send(.complete(.verified(backupId: r.meta.backupId))), .restore(r.meta)]
+            return fileVerified(ok)
         case .disconnected:
-            switch state {
-            case .transferring(let r), .paused(let r), .verifying(let r), .resuming(let r):
-                state = .disconnected(r)
-            case .done, .failed, .locked, .disconnected:
-                return .ignored("the session had ended or was disconnected already")
-            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword:
-                // Before the transfer nothing is worth keeping: a new connection starts over with a new PIN.
-                state = .failed(.disconnected, state.reception)
-            }
-            return []
+            return disconnected()
         case .tick(let at):
-            switch state {
-            case .transferring(let r) where at - r.lastActivity > configuration.stallTimeout:
-                state = .disconnected(r)
-                return [.close(reason: "no data for \(configuration.stallTimeout) ms"),
-                        .reject(Violation(rule: MigrationRule.timeouts, path: .root, expected: "data within \(configuration.stallTimeout) ms", found: "\(at - r.lastActivity) ms of silence"))]
-            case .awaitingHandshake(let since) where at - since > configuration.handshakeTimeout:
-                return Step(ungreeted(since: since, at: at, nil))
-            case .resuming(let r) where at - r.lastActivity > configuration.handshakeTimeout:
-                return Step(ungreeted(since: r.lastActivity, at: at, r))
-            case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .transferring, .paused, .verifying, .done,
-                .disconnected, .resuming, .failed, .locked:
-                return .ignored("no deadline has passed")
-            }
+            return timeouts(at: at)
+        }
+    }
+
+    /// A connection opened: greet, or resume after a drop.
+    private mutating func connected(at: EpochMillis) -> Step<TransferAction> {
+        touch(at)
+        let hello = TransferAction.send(.handshake(handshake))
+        if case .disconnected(let r) = state {
+            state = .resuming(r)
+            return [hello]
+        }
+        guard case .idle = state else { return .ignored("a sender is connected already, or the session has ended") }
+        if pin.isEmpty || resumeToken.isEmpty || sessionId.isEmpty {
+            state = .failed(.noRandom, nil)
+            return [
+                .close(reason: "no random bytes for the PIN"),
+                .reject(violation(MigrationRule.pinDraw, "random bytes for the PIN, the resume token and the session id", "a source that ran out")),
+            ]
+        }
+        state = .awaitingHandshake(since: at)
+        return [hello]
+    }
+
+    /// The user's answer to the wipe (MIG-META-002 checks the password first when it can).
+    private mutating func confirmed(_ yes: Bool, at: EpochMillis) -> Step<TransferAction> {
+        guard case .confirming(var r) = state else { return .ignored("nothing is waiting for the user's answer") }
+        guard yes else {
+            state = .failed(.cancelled(.userDeclined), r)
+            return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .userDeclined)), .close(reason: "the user declined")]
+        }
+        // MIG-META-002: with the envelope's header, the password is checked before any chunk.
+        if let header = r.meta.envelopeHeader {
+            state = .checkingPassword(r)
+            return [.checkPassword(header: header)]
+        }
+        // MIG-XFER-005: silence counts from when the transfer was asked for, not from the
+        // meta: a user who took a minute to confirm is not a stalled sender.
+        r.lastActivity = at
+        state = .transferring(r)
+        return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
+    }
+
+    /// The password check's result, before any chunk is asked for.
+    private mutating func passwordChecked(_ check: PasswordCheck, at: EpochMillis) -> Step<TransferAction> {
+        guard case .checkingPassword(var r) = state else { return .ignored("no password is being checked") }
+        switch check {
+        case .opens, .notChecked:
+            r.lastActivity = at
+            state = .transferring(r)
+            return [.openFile(r.meta), .send(.startTransfer(backupId: r.meta.backupId, window: window))]
+        case .wrongPassword:
+            // Not the sender's fault: no violation, the same outcome on both sides.
+            state = .failed(.cancelled(.wrongPassword), r)
+            return [.send(.cancelTransfer(backupId: r.meta.backupId, reason: .wrongPassword)), .close(reason: "the password does not open this backup")]
+        case .invalidHeader(let why):
+            return fail(.protocolError, why)
+        }
+    }
+
+    /// The user cancelled (MIG-MSG-007).
+    private mutating func cancelledByUser() -> Step<TransferAction> {
+        switch state {
+        case .done, .failed, .locked: return .ignored("the session has ended")
+        default: break
+        }
+        let reception = state.reception
+        let connected = state.isOpen
+        state = .failed(.cancelled(.userCancelled), reception)
+        // With no connection open there is nobody to tell (MIG-MSG-007).
+        return connected ? [.send(.cancelTransfer(backupId: reception?.meta.backupId, reason: .userCancelled)), .close(reason: "cancelled")] : []
+    }
+
+    /// The assembled file against the announced digest (MIG-XFER-004).
+    private mutating func fileVerified(_ ok: Bool) -> Step<TransferAction> {
+        guard case .verifying(let r) = state else { return .ignored("no file is being verified") }
+        guard ok else {
+            state = .failed(.cancelled(.digestMismatch), r)
+            return [
+                .send(.complete(.digestMismatch(backupId: r.meta.backupId))),
+                .reject(Violation(rule: MigrationRule.finalDigest, path: .root, expected: r.meta.envelopeSHA256, found: "another digest")),
+            ]
+        }
+        state = .done(r)
+        return [.send(.complete(.verified(backupId: r.meta.backupId))), .restore(r.meta)]
+    }
+
+    /// The connection dropped: what is worth keeping is kept.
+    private mutating func disconnected() -> Step<TransferAction> {
+        switch state {
+        case .transferring(let r), .paused(let r), .verifying(let r), .resuming(let r):
+            state = .disconnected(r)
+        case .done, .failed, .locked, .disconnected:
+            return .ignored("the session had ended or was disconnected already")
+        case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword:
+            // Before the transfer nothing is worth keeping: a new connection starts over with a new PIN.
+            state = .failed(.disconnected, state.reception)
+        }
+        return []
+    }
+
+    /// What the clock ends: a stalled transfer (MIG-XFER-005), a sender that never greets (MIG-XFER-007).
+    private mutating func timeouts(at: EpochMillis) -> Step<TransferAction> {
+        switch state {
+        case .transferring(let r) where at - r.lastActivity > configuration.stallTimeout:
+            state = .disconnected(r)
+            return [.close(reason: "no data for \(configuration.stallTimeout) ms"),
+                    .reject(Violation(rule: MigrationRule.timeouts, path: .root, expected: "data within \(configuration.stallTimeout) ms", found: "\(at - r.lastActivity) ms of silence"))]
+        case .awaitingHandshake(let since) where at - since > configuration.handshakeTimeout:
+            return Step(ungreeted(since: since, at: at, nil))
+        case .resuming(let r) where at - r.lastActivity > configuration.handshakeTimeout:
+            return Step(ungreeted(since: r.lastActivity, at: at, r))
+        case .idle, .awaitingHandshake, .awaitingPIN, .awaitingMeta, .confirming, .checkingPassword, .transferring, .paused, .verifying, .done,
+            .disconnected, .resuming, .failed, .locked:
+            return .ignored("no deadline has passed")
         }
     }
 

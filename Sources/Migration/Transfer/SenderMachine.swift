@@ -335,63 +335,11 @@ public struct SenderMachine: TimedMachine {
             guard id == t.meta.backupId else { return fail(.protocolError, violation(MigrationRule.transferControl, t.meta.backupId, id)) }
             window = min(window, w)
             return Step(fill(t, at: at))
-        case (.waitingReconnect(var t, _, .greeted), .resumeTransfer(let r)):
-            // MIG-XFER-003: only the receiver holding the token resumes; what it has is not sent again.
-            guard r.backupId == t.meta.backupId else {
-                return fail(.protocolError, Violation(rule: MigrationRule.resume, path: .root / "payload" / "backupId", expected: t.meta.backupId, found: r.backupId))
-            }
-            guard let token = r.resumeToken, token == t.resumeToken, let have = r.have else {
-                // The token is a secret: the report does not repeat it.
-                return fail(
-                    .protocolError,
-                    Violation(
-                        rule: MigrationRule.resume, path: .root / "payload" / "resumeToken", expected: "the token the PIN's acceptance gave",
-                        found: r.resumeToken == nil ? "absent (a resume after a pause, not after a reconnect)" : "another token"))
-            }
-            // A receiver cannot hold a chunk past the backup's last: clamping the range would take the lie.
-            if let past = have.firstIndex(where: { $0.upperBound > t.meta.chunkCount }) {
-                return fail(
-                    .protocolError,
-                    Violation(
-                        rule: MigrationRule.resume, path: .root / "payload" / "have" / past,
-                        expected: "ranges within the backup's \(t.meta.chunkCount) chunks", found: "[\(have[past].lowerBound), \(have[past].upperBound))"))
-            }
-            let held = ChunkSet(have)
-            // An acknowledged chunk is on disk (written, journalled, then acknowledged): a `have`
-            // without it would take acknowledged chunks over the wire again.
-            if let lost = t.acked.ranges.lazy.flatMap({ $0 }).first(where: { !held.contains($0) }) {
-                return fail(
-                    .protocolError,
-                    Violation(
-                        rule: MigrationRule.resume, path: .root / "payload" / "have",
-                        expected: "every chunk acknowledged before the drop (\(t.acked.count), chunk \(lost) among them)",
-                        found: "\(held.count) chunk(s), without chunk \(lost)"))
-            }
-            t.acked = held
-            if let w = r.window { window = min(configuration.maxWindow, w) }
-            t.next = 0
-            return Step(fill(t, at: at))
-        case (.transferring(var t), .chunkAck(let id, let index, let status)), (.paused(var t), .chunkAck(let id, let index, let status)),
-            (.completing(var t), .chunkAck(let id, let index, let status)):
-            guard id == t.meta.backupId else {
-                return fail(.protocolError, violation(MigrationRule.chunkAck, "an ack for backup \(t.meta.backupId)", id))
-            }
-            guard index < t.meta.chunkCount else {
-                return fail(
-                    .protocolError,
-                    Violation(rule: MigrationRule.order, path: .root / "payload" / "index", expected: "an index below chunkCount \(t.meta.chunkCount)", found: "\(index)"))
-            }
-            if status == .retransmit {
-                // A late complaint about a chunk already acknowledged (a corrupted duplicate) changes nothing.
-                guard !t.acked.contains(index) else { return .ignored("chunk \(index) was acknowledged already") }
-                return resend(index, in: t, at: at, rule: MigrationRule.retransmit)
-            }
-            t.inFlight[index] = nil
-            t.acked.insert(index)
-            state = state.with(t)
-            if case .transferring = state { return Step(fill(t, at: at)) }
-            // Paused, or every chunk sent and Complete with it: the ack is recorded, nothing more goes out.
-            return []
+        case (.waitingReconnect(let t, _, .greeted), .resumeTransfer(let r)):
+            return resumed(t, r, at: at)
+        case (.transferring(let t), .chunkAck(let id, let index, let status)), (.paused(let t), .chunkAck(let id, let index, let status)),
+            (.completing(let t), .chunkAck(let id, let index, let status)):
+            return acknowledged(t, id, index, status, at: at)
         case (.transferring(let t), .pauseTransfer):
             state = .paused(t)
             return []
@@ -411,6 +359,69 @@ public struct SenderMachine: TimedMachine {
         default:
             return fail(.protocolError, violation(MigrationRule.order, "a message the session expects now", "\(message.json["type"]?.stringValue ?? "?") in \(phase.rawValue)"))
         }
+    }
+
+    /// MIG-XFER-003: only the receiver holding the token resumes; what it has is not sent again.
+    private mutating func resumed(_ transfer: Transfer, _ r: ControlMessage.ResumeTransfer, at: EpochMillis) -> Step<TransferAction> {
+        var t = transfer
+        guard r.backupId == t.meta.backupId else {
+            return fail(.protocolError, Violation(rule: MigrationRule.resume, path: .root / "payload" / "backupId", expected: t.meta.backupId, found: r.backupId))
+        }
+        guard let token = r.resumeToken, token == t.resumeToken, let have = r.have else {
+            // The token is a secret: the report does not repeat it.
+            return fail(
+                .protocolError,
+                Violation(
+                    rule: MigrationRule.resume, path: .root / "payload" / "resumeToken", expected: "the token the PIN's acceptance gave",
+                    found: r.resumeToken == nil ? "absent (a resume after a pause, not after a reconnect)" : "another token"))
+        }
+        // A receiver cannot hold a chunk past the backup's last: clamping the range would take the lie.
+        if let past = have.firstIndex(where: { $0.upperBound > t.meta.chunkCount }) {
+            return fail(
+                .protocolError,
+                Violation(
+                    rule: MigrationRule.resume, path: .root / "payload" / "have" / past,
+                    expected: "ranges within the backup's \(t.meta.chunkCount) chunks", found: "[\(have[past].lowerBound), \(have[past].upperBound))"))
+        }
+        let held = ChunkSet(have)
+        // An acknowledged chunk is on disk (written, journalled, then acknowledged): a `have`
+        // without it would take acknowledged chunks over the wire again.
+        if let lost = t.acked.ranges.lazy.flatMap({ $0 }).first(where: { !held.contains($0) }) {
+            return fail(
+                .protocolError,
+                Violation(
+                    rule: MigrationRule.resume, path: .root / "payload" / "have",
+                    expected: "every chunk acknowledged before the drop (\(t.acked.count), chunk \(lost) among them)",
+                    found: "\(held.count) chunk(s), without chunk \(lost)"))
+        }
+        t.acked = held
+        if let w = r.window { window = min(configuration.maxWindow, w) }
+        t.next = 0
+        return Step(fill(t, at: at))
+    }
+
+    /// A ChunkAck while the transfer is held (sending, paused, or completing).
+    private mutating func acknowledged(_ transfer: Transfer, _ id: String, _ index: Int, _ status: ControlMessage.ChunkStatus, at: EpochMillis) -> Step<TransferAction> {
+        var t = transfer
+        guard id == t.meta.backupId else {
+            return fail(.protocolError, violation(MigrationRule.chunkAck, "an ack for backup \(t.meta.backupId)", id))
+        }
+        guard index < t.meta.chunkCount else {
+            return fail(
+                .protocolError,
+                Violation(rule: MigrationRule.order, path: .root / "payload" / "index", expected: "an index below chunkCount \(t.meta.chunkCount)", found: "\(index)"))
+        }
+        if status == .retransmit {
+            // A late complaint about a chunk already acknowledged (a corrupted duplicate) changes nothing.
+            guard !t.acked.contains(index) else { return .ignored("chunk \(index) was acknowledged already") }
+            return resend(index, in: t, at: at, rule: MigrationRule.retransmit)
+        }
+        t.inFlight[index] = nil
+        t.acked.insert(index)
+        state = state.with(t)
+        if case .transferring = state { return Step(fill(t, at: at)) }
+        // Paused, or every chunk sent and Complete with it: the ack is recorded, nothing more goes out.
+        return []
     }
 
     /// Transferring `t`: sends chunks until `window` are unacknowledged (MIG-XFER-001); after the

@@ -45,7 +45,9 @@ public enum WebSocketClient {
                         if let simulatedLatency {
                             try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first)
                         }
+                        #if TLS
                         if secure { try trust.add(to: channel.pipeline.syncOperations, host: host) }
+                        #endif
                         try channel.pipeline.syncOperations.addHandler(StatusLineRecorder(answer))
                         let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
                             maxFrameSize: maxFrameSize, enableAutomaticErrorHandling: false,
@@ -77,8 +79,10 @@ public enum WebSocketClient {
         do {
             result = try await upgrade.get()
         } catch {
-            guard secure else { throw error }
-            throw await TLSFailure.diagnose(host: host, port: port, trust: trust, error: error)
+            #if TLS
+            if secure { throw await TLSFailure.diagnose(host: host, port: port, trust: trust, error: error) }
+            #endif
+            throw error
         }
         guard case .websocket(let ws) = result else {
             throw WebSocketUpgradeRefused(url: url, statusLine: answer.withLockedValue { $0 } ?? "")

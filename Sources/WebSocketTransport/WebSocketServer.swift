@@ -48,7 +48,7 @@ public struct WebSocketListener: Sendable {
         host: String, port: Int, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, tls: TLSServerIdentity? = nil,
         limits: Limits = Limits(), admit: (@Sendable (_ path: String) -> Bool)? = nil
     ) async throws -> WebSocketListener {
-        let context = try tls.map(ServerTLS.init)
+        let context: ServerTLS? = try tls.map(ServerTLS.init)
         do {
             return try await listen(
                 host: host, port: port, maxFrameSize: maxFrameSize, simulatedLatency: simulatedLatency, tls: context, limits: limits, admit: admit)

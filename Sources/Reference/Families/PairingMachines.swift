@@ -39,33 +39,35 @@ extension PairingMachineJSON {
             }, label: webRTCLabel),
     ]
 
-    /// `start phone`, `signal offer`: the role started and the signal's type.
+    /// `start phone`, `signal offer`: the role started and the signal's kind (the kind table's,
+    /// byte for byte: anything else is `other`).
     @Sendable static func webRTCLabel(_ event: JSONValue) -> String {
         let name = event["event"]?.stringValue ?? "?"
         switch name {
         case "start": return "start " + (event["role"]?.stringValue ?? "?")
         case "signal":
-            let type = event["document"]?["payload"]?["type"]?.stringValue ?? ""
-            return "signal " + (["offer", "answer", "ice-candidate"].contains(type) ? type : "other")
+            guard case .signal(let kind) = PairingFrame.payload(event["document"]?["payload"]) else { return "signal other" }
+            return "signal " + kind.rawValue
         default: return name
         }
     }
 
-    /// `received register alias`, `received message`: what the relay received, and whether it names an alias.
+    /// `received register alias`, `received message`: what the relay received, by the kind table,
+    /// and whether it names an alias.
     @Sendable static func relayLabel(_ event: JSONValue) -> String {
         let name = event["event"]?.stringValue ?? "?"
         guard name == "received" else { return name }
         guard let document = event["document"] else { return "received text" }
-        switch document["type"]?.stringValue ?? "" {
-        case "register": return "received register" + (isAlias(document["peerId"]) ? " alias" : "")
-        case "message": return "received message" + (isAlias(document["to"]) ? " alias" : "")
-        case "ping": return "received ping"
+        switch PairingFrame(document).documentKind {
+        case .register?: return "received register" + (isAlias(document["peerId"]) ? " alias" : "")
+        case .message?: return "received message" + (isAlias(document["to"]) ? " alias" : "")
+        case .ping?: return "received ping"
         default: return "received other"
         }
     }
 
-    /// A `pairing-code:` alias, compared by Unicode scalars as the relay compares ids.
+    /// A `pairing-code:` alias, read as the relay reads ids (`PeerID.aliasCode`).
     @Sendable static func isAlias(_ id: JSONValue?) -> Bool {
-        id?.stringValue?.unicodeScalars.starts(with: "pairing-code:".unicodeScalars) ?? false
+        id?.stringValue.flatMap(PeerID.aliasCode) != nil
     }
 }

@@ -153,8 +153,7 @@ struct HostileMigrationPeerTests {
     /// The reference peer, its log in `log`/victim.log, its peak memory in `log`/peak (peak.py
     /// says why the child's own rusage would not do).
     static func victim(_ arguments: [String], log: URL) throws -> ChildProcess {
-        let peak = Fixture.root.appendingPathComponent("Tests/Fixtures/hostile-migration/peak.py").path
-        let command = ["python3", peak, log.appendingPathComponent("peak").path, "--", Fixture.executable("reference-peer")] + arguments
+        let command = Fixture.measuringPeak([Fixture.executable("reference-peer")] + arguments, into: log.appendingPathComponent("peak"))
         let quoted = command.map { "'\($0)'" }.joined(separator: " ")
         return try ChildProcess.spawn(shell: "exec \(quoted) >/dev/null 2>'\(log.appendingPathComponent("victim.log").path)'")
     }
@@ -183,8 +182,7 @@ struct HostileMigrationPeerTests {
         victim.terminateGroup()
         #expect(read().contains(attack.says), "\(read())\nthe hostile peer saw: \(seen)")
         if let saw = attack.saw { #expect(seen.contains(saw), "\(seen)") }
-        let measured = try String(contentsOf: log.appendingPathComponent("peak"), encoding: .utf8)
-        let peak = try #require(Int(measured.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let peak = try Fixture.peakKiB(log.appendingPathComponent("peak"))
         #expect(peak < peakLimitKiB, "peak \(peak) KiB")
     }
 }

@@ -23,6 +23,19 @@ package enum Fixture {
         return candidates.first { FileManager.default.isExecutableFile(atPath: $0) } ?? candidates.last!
     }
 
+    /// `command` run under Tests/Fixtures/peak.py, which writes its peak resident memory in KiB to
+    /// `peak`: the child's own rusage would carry the test process's memory (peak.py says why).
+    package static func measuringPeak(_ command: [String], into peak: URL) -> [String] {
+        ["python3", root.appendingPathComponent("Tests/Fixtures/peak.py").path, peak.path, "--"] + command
+    }
+
+    /// The peak written by a `measuringPeak` command that has exited.
+    package static func peakKiB(_ peak: URL) throws -> Int {
+        let text = try String(contentsOf: peak, encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let kib = Int(text) else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSFilePathErrorKey: peak.path]) }
+        return kib
+    }
+
     /// Kills the process after `limit` seconds unless the returned item is cancelled first.
     package static func watchdog(_ process: Process, limit: Double) -> DispatchWorkItem {
         let pid = process.processIdentifier

@@ -48,71 +48,128 @@ public actor DesktopPeer {
     }
 
     private let options: Options
-    private var machine: MobileBridgeMachine
-    private var relay: SignalingClient?
-    /// The alias's own connection, with `aliasConnection`.
-    private var aliasRelay: SignalingClient?
-    private let timer = DeadlineAlarm()
-    private var finished: CheckedContinuation<PairingOutcome, Never>?
-    /// Ids asked for, and those the relay answered `registered`: the QR is shown once they match,
-    /// so that a phone as fast as a script never finds the alias missing.
-    private var asked: Set<ByteString> = []
-    private var answered: Set<ByteString> = []
-    /// The URL of the desktop's own connection: where the WebRTC exchange goes once paired.
-    private var ownURL: String?
-    var negotiation: Negotiation?
+    /// The pairing under way, for `cancel`.
+    private var current: Edge<Input>?
 
     public init(_ options: Options) {
         self.options = options
-        machine = Self.machine(options)
     }
 
     static func machine(_ options: Options) -> MobileBridgeMachine {
         MobileBridgeMachine(desktop: options.desktop, validity: options.faults.neverExpire ? EpochMillis(Int32.max) * 1000 : options.validity)
     }
 
+    enum Input: Sendable {
+        /// The pairing's first event: a code to show, or a phone's QR scanned.
+        case begin(MobileBridgeMachine.Event)
+        /// A text frame from one of the desktop's relay connections.
+        case frame(String)
+        case cancel
+        /// The wait for the relay's `registered` answers is over: the QR is shown now.
+        case showNow
+    }
+
     /// Shows a new code drawn from `random` (CSPRNG bytes at the edge): `show` gets the QR text
-    /// once both ids are asked for; returns when a phone paired or the code expired.
+    /// once both ids are registered (or after 5 s); returns when a phone paired or the code expired.
     public func pair(random: [UInt8], show: @escaping @Sendable (String) async -> Void) async -> PairingOutcome {
-        machine = Self.machine(options)
-        (asked, answered) = ([], [])
         var source = ScriptedBytes(random)
         guard let code = PairingCode.draw(from: &source) else { return PairingOutcome(state: "failed (no random bytes)", succeeded: false) }
-        return await withCheckedContinuation { continuation in
-            finished = continuation
-            let actions = machine.handle(.start(at: options.now(), code: code))
-            Task {
-                await self.perform(actions)
-                let deadline = ContinuousClock.now + .seconds(5)
-                while !self.asked.isSubset(of: self.answered), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-                if case .showing(_, let qrJson, _) = self.machine.state { await show(qrJson) }
-            }
-        }
+        return await run(.start(at: options.now(), code: code), show: show)
     }
 
     /// Flow A: scans the phone's `device-pairing` QR text and confirms to its DID.
     public func scan(_ text: String) async -> PairingOutcome {
-        machine = Self.machine(options)
-        (asked, answered) = ([], [])
-        return await withCheckedContinuation { continuation in
-            finished = continuation
-            let actions = machine.handle(.scanned(text: Array(text.trimmingCharacters(in: .newlines).utf8), at: options.now()))
-            Task { await self.perform(actions) }
+        await run(.scanned(text: Array(text.trimmingCharacters(in: .newlines).utf8), at: options.now()), show: nil)
+    }
+
+    /// Gives up the pairing under way: it ends `cancelled`.
+    public func cancel() async {
+        current?.post(.cancel)
+    }
+
+    private func run(_ first: MobileBridgeMachine.Event, show: (@Sendable (String) async -> Void)?) async -> PairingOutcome {
+        let edge = Edge<Input>(now: options.now)
+        current = edge
+        defer { current = nil }
+        let session = PairingSession(Self.machine(options))
+        return await PairingSession.run(session, Performer(options: options, show: show), on: edge, first: .begin(first), showNow: show == nil ? nil : .showNow)
+    }
+
+    /// The desktop's side of the edge: its relay connections, the QR on display, the faults.
+    struct Performer: EdgePerformer {
+        typealias Hosted = PairingSession<MobileBridgeMachine>
+        let options: Options
+        var qr: QRDisplay
+        var relay: SignalingClient?
+        /// The alias's own connection, with `aliasConnection`.
+        var aliasRelay: SignalingClient?
+        /// Ids asked for, and those the relay answered `registered`: the QR is shown once they match,
+        /// so that a phone as fast as a script never finds the alias missing.
+        var asked: Set<ByteString> = []
+        var answered: Set<ByteString> = []
+        var cancelled = false
+        /// The URL of the desktop's own connection: where the WebRTC exchange goes once paired.
+        var ownURL: String?
+        /// The pairing's outcome while the exchange after it runs.
+        var paired: PairingOutcome?
+
+        init(options: Options, show: (@Sendable (String) async -> Void)?) {
+            self.options = options
+            qr = QRDisplay(show)
         }
-    }
 
-    private func handle(_ event: MobileBridgeMachine.Event) async {
-        await perform(machine.handle(event))
-    }
+        mutating func events(for input: Input, at now: EpochMillis, _ machine: Hosted, _ edge: Edge<Input>) async throws -> [Hosted.Event] {
+            switch input {
+            case .begin(let event):
+                return [.flow(event)]
+            case .cancel:
+                cancelled = true
+                return []
+            case .showNow:
+                qr.waitedEnough = true
+                return []
+            case .frame(let text):
+                return await frame(text, at: now, machine, edge)
+            }
+        }
 
-    private func perform(_ actions: [PairingAction]) async {
-        for action in actions {
+        /// A frame from the relay: a `message` is the flow's, or the exchange's once it has begun;
+        /// anything else is not.
+        private mutating func frame(_ text: String, at now: EpochMillis, _ machine: Hosted, _ edge: Edge<Input>) async -> [Hosted.Event] {
+            guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return [] }
+            let frame = PairingFrame(value)
+            if frame.documentKind == .registered, let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
+            if machine.exchange != nil {
+                switch frame.documentKind {
+                case .message?: return [.exchange(.signal(document: value, at: now))]
+                case .peerOffline?: return [.exchange(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: now))]
+                // The exchange acts on deliveries and on its peer going offline; the relay's other frames are the connection's.
+                case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .registered?, .relayError?, .pairedDesktop?, .ping?,
+                    .pong?, .peerStatus?, nil:
+                    return []
+                }
+            }
+            guard frame.documentKind == .message else { return [] }
+            if options.faults.confirmAnyCode, let ack = value["payload"], frame.payloadKind == .pairAck,
+                let code = ack["pairingCode"]?.stringValue, let did = ack["mobileDid"]?.stringValue, case .showing(let qr, _, _) = machine.flow.state,
+                code != qr.code
+            {
+                // The fault: a wrong code is confirmed as if it were the one on display.
+                let confirmation = PairingConfirmation(pairingCode: code, pcPeerId: options.desktop.pcPeerId, deviceInfo: options.desktop.device, timestamp: now)
+                _ = await relay?.send(JSONSerializer.compact(SignalMessage(to: did, payload: .pairingConfirmation(confirmation)).canonical))
+                return []
+            }
+            await options.hold?()
+            return [.flow(.message(document: value, at: edge.now()))]
+        }
+
+        mutating func perform(_ action: PairingAction, _ machine: Hosted, _ edge: Edge<Input>) async throws -> Performed<Hosted.Event> {
             switch action {
             case .register(let url, let peerId):
-                if options.faults.noAlias, PeerID.aliasCode(peerId) != nil { continue }
+                if options.faults.noAlias, PeerID.aliasCode(peerId) != nil { break }
                 asked.insert(ByteString(peerId))
                 if PeerID.aliasCode(peerId) == nil { ownURL = url }
-                await client(url, alias: PeerID.aliasCode(peerId) != nil).register(peerId)
+                await client(url, alias: PeerID.aliasCode(peerId) != nil, edge).register(peerId)
             case .release(_, let peerId):
                 if options.aliasConnection, PeerID.aliasCode(peerId) != nil {
                     await stopAliasRelay()
@@ -120,121 +177,74 @@ public actor DesktopPeer {
                     await relay?.release(peerId)
                 }
             case .send(let url, let message):
-                ownURL = url
-                _ = await client(url).send(JSONSerializer.compact(message.canonical))
+                if machine.exchange == nil { ownURL = url }
+                _ = await client(url, edge).send(JSONSerializer.compact(message.canonical))
             case .drop(let reason):
-                options.report(reason)
+                (machine.exchange == nil ? options.report : options.reportSignal ?? options.report)(reason)
                 options.log(reason.logLine)
             case .reset, .persist:
                 break
             }
+            return .done
         }
-        timer.set(machine.nextDeadline, now: options.now()) { await self.handle(.tick(at: self.options.now())) }
-        await finishIfDone()
-    }
 
-    /// A frame from the relay: a `message` is the flow's; anything else is not.
-    private func frame(_ text: String) async {
-        guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
-        let frame = PairingFrame(value)
-        if frame.documentKind == .registered, let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
-        if negotiation != nil {
-            switch frame.documentKind {
-            case .message?: await negotiate(.signal(document: value, at: options.now()))
-            case .peerOffline?: await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: options.now()))
-            // The exchange acts on deliveries and on its peer going offline; the relay's other frames are the connection's.
-            case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .registered?, .relayError?, .pairedDesktop?, .ping?, .pong?,
-                .peerStatus?, nil:
-                break
+        mutating func settled(_ machine: Hosted, _ edge: Edge<Input>) async throws -> Settled<PairingOutcome, Hosted.Event> {
+            if cancelled {
+                await closeAll()
+                return .end(PairingOutcome(state: "cancelled", succeeded: false))
             }
-            return
+            if case .showing(_, let qrJson, _) = machine.flow.state { qr.offer(qrJson, registered: asked.isSubset(of: answered), on: edge) }
+            if let paired {
+                guard let outcome = machine.outcome(after: paired, report: options.reportSignal ?? options.report) else { return .goOn }
+                await closeAll()
+                return .end(outcome)
+            }
+            let outcome: PairingOutcome
+            switch machine.flow.state {
+            case .paired(let name, let did):
+                let record: JSONValue = ["mobileDid": .string(did), "deviceName": .string(name), "pairedAt": .number(JSONNumber(edge.now()))]
+                outcome = PairingOutcome(state: "paired (\(name))", succeeded: true, stored: JSONSerializer.compact(record))
+            case .expired: outcome = PairingOutcome(state: "expired", succeeded: false)
+            case .failed(let reason):
+                options.report(reason)
+                outcome = PairingOutcome(state: PhonePeer.failed(reason), succeeded: false)
+            case .idle, .showing:
+                return .goOn
+            }
+            await stopAliasRelay()
+            if case .paired(_, let did) = machine.flow.state, let timeout = options.webrtcTimeout, let url = ownURL {
+                paired = outcome
+                let id = options.desktop.pcPeerId
+                let start = WebRTCNegotiationMachine.Event.start(role: .answerer, peerId: did, url: url, local: Hosted.local(for: id), at: edge.now())
+                return .then([.begin(WebRTCNegotiationMachine(localPeerId: id, timeout: timeout), start)])
+            }
+            await closeAll()
+            return .end(outcome)
         }
-        guard frame.documentKind == .message else { return }
-        if options.faults.confirmAnyCode, let ack = value["payload"], frame.payloadKind == .pairAck,
-            let code = ack["pairingCode"]?.stringValue, let did = ack["mobileDid"]?.stringValue, case .showing(let qr, _, _) = machine.state,
-            code != qr.code
-        {
-            // The fault: a wrong code is confirmed as if it were the one on display.
-            let confirmation = PairingConfirmation(pairingCode: code, pcPeerId: options.desktop.pcPeerId, deviceInfo: options.desktop.device, timestamp: options.now())
-            _ = await relay?.send(JSONSerializer.compact(SignalMessage(to: did, payload: .pairingConfirmation(confirmation)).canonical))
-            return
+
+        /// The connection for the desktop's own id, or (with `aliasConnection`) the alias's own one.
+        private mutating func client(_ url: String, alias: Bool = false, _ edge: Edge<Input>) -> SignalingClient {
+            let own = alias && options.aliasConnection
+            if let existing = own ? aliasRelay : relay { return existing }
+            var faults = options.client
+            if own && options.faults.aliasNoKeepalive { faults.noKeepalive = true }
+            let client = SignalingClient(
+                url: url, policy: options.policy, trust: options.trust, faults: faults, now: options.now, log: options.log,
+                onFrame: { text in edge.post(.frame(text)) })
+            if own { aliasRelay = client } else { relay = client }
+            return client
         }
-        await options.hold?()
-        await handle(.message(document: value, at: options.now()))
-    }
 
-    /// Gives up the code on display: the pairing ends `cancelled`.
-    public func cancel() async {
-        guard finished != nil else { return }
-        timer.cancel()
-        await relay?.stop()
-        relay = nil
-        await stopAliasRelay()
-        finished?.resume(returning: PairingOutcome(state: "cancelled", succeeded: false))
-        finished = nil
-    }
-
-    /// The connection for the desktop's own id, or (with `aliasConnection`) the alias's own one.
-    private func client(_ url: String, alias: Bool = false) -> SignalingClient {
-        let own = alias && options.aliasConnection
-        if let existing = own ? aliasRelay : relay { return existing }
-        var faults = options.client
-        if own && options.faults.aliasNoKeepalive { faults.noKeepalive = true }
-        let client = SignalingClient(
-            url: url, policy: options.policy, trust: options.trust, faults: faults, now: options.now, log: options.log,
-            onFrame: { [weak self] text in await self?.frame(text) })
-        if own { aliasRelay = client } else { relay = client }
-        return client
-    }
-
-    private func stopAliasRelay() async {
-        await aliasRelay?.stop()
-        aliasRelay = nil
-    }
-
-    private func finishIfDone() async {
-        let outcome: PairingOutcome
-        switch machine.state {
-        case .paired(let name, let did):
-            let record: JSONValue = ["mobileDid": .string(did), "deviceName": .string(name), "pairedAt": .number(JSONNumber(options.now()))]
-            outcome = PairingOutcome(state: "paired (\(name))", succeeded: true, stored: JSONSerializer.compact(record))
-        case .expired: outcome = PairingOutcome(state: "expired", succeeded: false)
-        case .failed(let reason):
-            options.report(reason)
-            outcome = PairingOutcome(state: PhonePeer.failed(reason), succeeded: false)
-        default: return
+        private mutating func stopAliasRelay() async {
+            await aliasRelay?.stop()
+            aliasRelay = nil
         }
-        timer.cancel()
-        // Paired already, and the exchange is under way or over: nothing more to finish.
-        guard finished != nil, negotiation == nil else { return }
-        await stopAliasRelay()
-        if case .paired(_, let did) = machine.state, let timeout = options.webrtcTimeout, let url = ownURL {
-            var machine = WebRTCNegotiationMachine(localPeerId: options.desktop.pcPeerId, timeout: timeout)
-            let actions = machine.handle(
-                .start(role: .answerer, peerId: did, url: url, local: Negotiation.local(for: options.desktop.pcPeerId), at: options.now()))
-            negotiation = Negotiation(machine: machine, paired: outcome)
-            await performNegotiation(actions)
-            return
+
+        /// The close frame follows the confirmation on the same connection.
+        private mutating func closeAll() async {
+            await relay?.stop()
+            relay = nil
+            await stopAliasRelay()
         }
-        await end(outcome)
     }
-
-    func end(_ outcome: PairingOutcome) async {
-        // The close frame follows the confirmation on the same connection.
-        await relay?.stop()
-        relay = nil
-        await stopAliasRelay()
-        finished?.resume(returning: outcome)
-        finished = nil
-    }
-
-    // MARK: the WebRTC exchange after pairing (4.6), as the answerer
-
-}
-
-extension DesktopPeer: NegotiatingPeer {
-    var signalReport: @Sendable (FailureReason) -> Void { options.reportSignal ?? options.report }
-    var signalLog: @Sendable (String) -> Void { options.log }
-    var clock: @Sendable () -> EpochMillis { options.now }
-    func sendSignal(_ text: String, url: String) async { _ = await client(url).send(text) }
 }

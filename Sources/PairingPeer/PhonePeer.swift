@@ -36,273 +36,214 @@ public actor PhonePeer {
         public init(phone: PhoneContext) { self.phone = phone }
     }
 
-    enum Flow {
-        case scan(ScanDesktopPairingMachine)
-        case manual(ManualPairingMachine)
-        case display(DesktopPairingMachine)
-    }
-
     private let options: Options
-    private var flow: Flow
-    private var clients: [String: SignalingClient] = [:]
-    private let timer = DeadlineAlarm()
-    private var stored: String?
-    private var finished: CheckedContinuation<PairingOutcome, Never>?
-    /// The id a faulty phone registers after a reconnection (the QR's `pcPeerId`, or the alias).
-    private var target: String?
-    /// Ids the relay answered `registered`: Flow A shows its QR once the DID is among them.
-    private var answered: Set<ByteString> = []
-    /// The signaling URL the flow last used, and the desktop a confirmation came from: where the
-    /// WebRTC exchange goes once paired.
-    private var lastURL: String?
-    private var confirmedBy: String?
-    var negotiation: Negotiation?
+    /// The pairing under way, for `cancel`.
+    private var current: Edge<Input>?
 
     public init(_ options: Options) {
         self.options = options
-        flow = .scan(ScanDesktopPairingMachine(phone: options.phone))
+    }
+
+    enum Input: Sendable {
+        /// The flow's first event: a code typed, a QR scanned, the phone's own QR to show.
+        case begin(PhoneFlow.Event)
+        /// A text frame from one of the phone's relay connections.
+        case frame(String)
+        /// Whether a frame the flow sent went out.
+        case sent(Bool)
+        case cancel
+        /// The wait for the relay's `registered` answer is over: the QR is shown now.
+        case showNow
     }
 
     /// Pairs from what the user has: six digits are a typed code (manual flow), anything else
     /// the text of a scanned QR (Flow B). Returns when the flow ends.
     public func pair(_ input: String) async -> PairingOutcome {
         let text = input.trimmingCharacters(in: .newlines)
-        forgetLastPairing()
-        return await withCheckedContinuation { continuation in
-            finished = continuation
-            let at = options.now()
-            if PairingCode.isValid(text) {
-                target = PeerID.alias(forCode: text)
-                var machine = ManualPairingMachine(phone: options.phone, confirmationWait: options.confirmationWait)
-                let actions = machine.handle(.submit(code: text, at: at))
-                flow = .manual(machine)
-                Task { await self.perform(actions) }
-            } else {
-                var machine = ScanDesktopPairingMachine(phone: options.phone)
-                let actions = machine.handle(.scanned(text: Array(text.utf8), at: at))
-                if case .sending(let sending) = machine.state { target = sending.qr.pcPeerId }
-                flow = .scan(machine)
-                Task { await self.perform(actions) }
-            }
+        let at = options.now()
+        if PairingCode.isValid(text) {
+            let flow = PhoneFlow.manual(ManualPairingMachine(phone: options.phone, confirmationWait: options.confirmationWait))
+            return await run(flow, .manual(.submit(code: text, at: at)), target: PeerID.alias(forCode: text), show: nil)
         }
+        return await run(.scan(ScanDesktopPairingMachine(phone: options.phone)), .scan(.scanned(text: Array(text.utf8), at: at)), target: nil, show: nil)
     }
 
     /// Flow A: shows a `device-pairing` QR (its code drawn from `random`, CSPRNG bytes at the
-    /// edge) through `show` once the DID is registered, and waits for the desktop's confirmation.
+    /// edge) through `show` once the DID is registered (or after 5 s), and waits for the
+    /// desktop's confirmation.
     public func display(random: [UInt8], show: @escaping @Sendable (String) async -> Void) async -> PairingOutcome {
         var source = ScriptedBytes(random)
         guard let code = PairingCode.draw(from: &source) else { return PairingOutcome(state: "failed (no random bytes)", succeeded: false) }
-        forgetLastPairing()
-        return await withCheckedContinuation { continuation in
-            finished = continuation
-            var machine = DesktopPairingMachine(phone: options.phone)
-            let actions = machine.handle(.start(at: options.now(), code: code))
-            flow = .display(machine)
-            Task {
-                await self.perform(actions)
-                let deadline = ContinuousClock.now + .seconds(5)
-                let did = self.options.phone.activeDid ?? ""
-                while !self.answered.contains(ByteString(did)), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(10)) }
-                if case .display(let m) = self.flow, case .displaying(_, let payloadJson, _) = m.state { await show(payloadJson) }
-            }
-        }
-    }
-
-    /// Each pairing starts from nothing: a manual flow persists no record, and must not report the
-    /// one an earlier Flow B stored.
-    private func forgetLastPairing() {
-        (stored, target, lastURL, confirmedBy) = (nil, nil, nil, nil)
+        return await run(.display(DesktopPairingMachine(phone: options.phone)), .display(.start(at: options.now(), code: code)), target: nil, show: show)
     }
 
     /// Gives up the flow under way: it ends `cancelled`.
     public func cancel() async {
-        guard let finished else { return }
-        self.finished = nil
-        timer.cancel()
-        for client in clients.values { await client.stop() }
-        clients = [:]
-        finished.resume(returning: PairingOutcome(state: "cancelled", succeeded: false))
+        current?.post(.cancel)
     }
 
-    private func handleDisplay(_ event: DesktopPairingMachine.Event) async {
-        guard case .display(var machine) = flow else { return }
-        let actions = machine.handle(event)
-        flow = .display(machine)
-        await perform(actions)
+    /// One pairing, from nothing: a manual flow persists no record, and must not report the one
+    /// an earlier Flow B stored.
+    private func run(_ flow: PhoneFlow, _ first: PhoneFlow.Event, target: String?, show: (@Sendable (String) async -> Void)?) async -> PairingOutcome {
+        let edge = Edge<Input>(now: options.now)
+        current = edge
+        defer { current = nil }
+        var performer = Performer(options: options, show: show)
+        performer.target = target
+        return await PairingSession.run(PairingSession(flow), performer, on: edge, first: .begin(first), showNow: show == nil ? nil : .showNow)
     }
 
-    private func handleScan(_ event: ScanDesktopPairingMachine.Event) async {
-        guard case .scan(var machine) = flow else { return }
-        let actions = machine.handle(event)
-        flow = .scan(machine)
-        await perform(actions)
-    }
+    /// The phone's side of the edge: its relay connections, what it stores, the QR it shows.
+    struct Performer: EdgePerformer {
+        typealias Hosted = PairingSession<PhoneFlow>
+        let options: Options
+        var qr: QRDisplay
+        var clients: [String: SignalingClient] = [:]
+        var stored: String?
+        /// The id a faulty phone registers after a reconnection (the QR's `pcPeerId`, or the alias).
+        var target: String?
+        /// Ids the relay answered `registered`: Flow A shows its QR once the DID is among them.
+        var answered: Set<ByteString> = []
+        var cancelled = false
+        /// The signaling URL the flow last used, and the desktop a confirmation came from: where the
+        /// WebRTC exchange goes once paired.
+        var lastURL: String?
+        var confirmedBy: String?
+        /// The pairing's outcome while the exchange after it runs.
+        var paired: PairingOutcome?
 
-    private func handleManual(_ event: ManualPairingMachine.Event) async {
-        guard case .manual(var machine) = flow else { return }
-        let actions = machine.handle(event)
-        flow = .manual(machine)
-        await perform(actions)
-    }
+        init(options: Options, show: (@Sendable (String) async -> Void)?) {
+            self.options = options
+            qr = QRDisplay(show)
+        }
 
-    private func perform(_ actions: [PairingAction]) async {
-        for action in actions {
+        mutating func events(for input: Input, at now: EpochMillis, _ machine: Hosted, _ edge: Edge<Input>) async throws -> [Hosted.Event] {
+            switch input {
+            case .begin(let event):
+                return [.flow(event)]
+            case .frame(let text):
+                return frame(text, at: now, machine)
+            case .sent(let sent):
+                switch machine.flow {
+                case .scan: return [.flow(.scan(sent ? .sendSucceeded(at: now) : .sendFailed(at: now)))]
+                case .manual: return [.flow(.manual(sent ? .sendSucceeded(at: now) : .sendFailed(at: now)))]
+                case .display: return []
+                }
+            case .cancel:
+                cancelled = true
+                return []
+            case .showNow:
+                qr.waitedEnough = true
+                return []
+            }
+        }
+
+        /// A frame from a relay: a confirmation inside a `message`, or `peer-offline`; the
+        /// exchange's once it has begun.
+        private mutating func frame(_ text: String, at now: EpochMillis, _ machine: Hosted) -> [Hosted.Event] {
+            guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return [] }
+            let frame = PairingFrame(value)
+            switch frame.documentKind {
+            case .registered?:
+                if let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
+                return []
+            case .message? where machine.exchange != nil:
+                return [.exchange(.signal(document: value, at: now))]
+            case .peerOffline? where machine.exchange != nil:
+                return [.exchange(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: now))]
+            case .message?:
+                guard let payload = value["payload"], frame.payloadKind == .pairingConfirmation else { return [] }
+                confirmedBy = payload["pcPeerId"]?.stringValue
+                if case .display = machine.flow { return [.flow(.display(.confirmation(document: payload, at: now)))] }
+                return [.flow(.manual(.confirmation(document: payload, at: now)))]
+            case .peerOffline?:
+                return [.flow(.manual(.peerOffline(at: now)))]
+            case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .relayError?, .pairedDesktop?, .ping?, .pong?, .peerStatus?, nil:
+                // Not for the phone's flow: the relay's errors and keepalives are the client's, and a
+                // kind a client does not act on is one it ignores (PAIR-RELAY-002: a relay's extensions
+                // and presence broadcasts included), so a kind the table gains needs nothing here.
+                return []
+            }
+        }
+
+        mutating func stepped(_ machine: Hosted, _ edge: Edge<Input>) async throws {
+            // Flow B's target is the scanned QR's desktop, known once the scan is taken.
+            if case .scan(let m) = machine.flow, case .sending(let sending) = m.state { target = sending.qr.pcPeerId }
+        }
+
+        mutating func perform(_ action: PairingAction, _ machine: Hosted, _ edge: Edge<Input>) async throws -> Performed<Hosted.Event> {
             switch action {
             case .register(let url, let peerId):
                 lastURL = url
-                await client(url).register(peerId, target: target)
+                await client(url, edge).register(peerId, target: target)
+            case .send(let url, let message) where machine.exchange != nil:
+                _ = await client(url, edge).send(JSONSerializer.compact(message.canonical))
             case .send(let url, let message):
                 lastURL = url
-                let client = client(url)
+                let client = client(url, edge)
                 let text = JSONSerializer.compact(message.canonical)
-                Task {
-                    let sent = await client.send(text)
-                    await self.sendResult(sent)
-                }
+                edge.spawn { edge.post(.sent(await client.send(text))) }
             case .reset:
-                for client in clients.values { await client.stop() }
-                clients = [:]
+                await closeAll()
             case .persist(let record):
                 stored = JSONSerializer.compact(record.canonical)
             case .drop(let reason):
-                options.report(reason)
+                (machine.exchange == nil ? options.report : options.reportSignal ?? options.report)(reason)
                 options.log(reason.logLine)
             case .release:
                 break
             }
+            return .done
         }
-        timer.set(nextDeadline, now: options.now()) { await self.tick() }
-        await finishIfDone()
-    }
 
-    private func sendResult(_ sent: Bool) async {
-        let at = options.now()
-        switch flow {
-        case .scan: await handleScan(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
-        case .manual: await handleManual(sent ? .sendSucceeded(at: at) : .sendFailed(at: at))
-        case .display: break
-        }
-    }
-
-    /// When the flow under way next needs the time (Flow B needs none).
-    private var nextDeadline: EpochMillis? {
-        switch flow {
-        case .manual(let m): m.nextDeadline
-        case .display(let m): m.nextDeadline
-        case .scan: nil
-        }
-    }
-
-    private func tick() async {
-        let at = options.now()
-        switch flow {
-        case .manual: await handleManual(.tick(at: at))
-        case .display: await handleDisplay(.tick(at: at))
-        case .scan: break
-        }
-    }
-
-    /// A frame from a relay: a confirmation inside a `message`, or `peer-offline`.
-    private func frame(_ text: String) async {
-        guard let value = try? JSONParser.parse(Array(text.utf8), limits: pairingLimits) else { return }
-        let at = options.now()
-        let frame = PairingFrame(value)
-        switch frame.documentKind {
-        case .registered?:
-            if let id = value["peerId"]?.stringValue { answered.insert(ByteString(id)) }
-        case .message? where negotiation != nil:
-            await negotiate(.signal(document: value, at: at))
-        case .peerOffline? where negotiation != nil:
-            await negotiate(.peerOffline(peerId: value["peerId"]?.stringValue ?? "", at: at))
-        case .message?:
-            if let payload = value["payload"], frame.payloadKind == .pairingConfirmation {
-                confirmedBy = payload["pcPeerId"]?.stringValue
-                if case .display = flow {
-                    await handleDisplay(.confirmation(document: payload, at: at))
-                } else {
-                    await handleManual(.confirmation(document: payload, at: at))
-                }
+        mutating func settled(_ machine: Hosted, _ edge: Edge<Input>) async throws -> Settled<PairingOutcome, Hosted.Event> {
+            if cancelled {
+                await closeAll()
+                return .end(PairingOutcome(state: "cancelled", succeeded: false))
             }
-        case .peerOffline?:
-            await handleManual(.peerOffline(at: at))
-        case .desktopPairing?, .pairAck?, .devicePairing?, .pairingConfirmation?, .register?, .relayError?, .pairedDesktop?, .ping?, .pong?, .peerStatus?, nil:
-            // Not for the phone's flow: the relay's errors and keepalives are the client's, and a
-            // kind a client does not act on is one it ignores (PAIR-RELAY-002: a relay's extensions
-            // and presence broadcasts included), so a kind the table gains needs nothing here.
-            break
+            if case .display(let m) = machine.flow, case .displaying(_, let payloadJson, _) = m.state {
+                qr.offer(payloadJson, registered: answered.contains(ByteString(options.phone.activeDid ?? "")), on: edge)
+            }
+            if let paired {
+                guard let outcome = machine.outcome(after: paired, report: options.reportSignal ?? options.report) else { return .goOn }
+                await closeAll()
+                return .end(outcome)
+            }
+            guard let outcome = machine.flow.outcome(stored: stored) else { return .goOn }
+            if outcome.succeeded, let timeout = options.webrtcTimeout, let begin = offer(machine, timeout: timeout, at: edge.now()) {
+                paired = outcome
+                return .then([begin])
+            }
+            await closeAll()
+            return .end(outcome)
+        }
+
+        /// The exchange as the offerer, on the connection that paired; nil when the desktop's id
+        /// or the phone's own is not known.
+        private func offer(_ machine: Hosted, timeout: EpochMillis, at now: EpochMillis) -> Hosted.Event? {
+            let desktop: String?
+            if case .scan = machine.flow { desktop = target } else { desktop = confirmedBy }
+            guard let desktop, let url = lastURL, let did = options.phone.activeDid else { return nil }
+            let start = WebRTCNegotiationMachine.Event.start(role: .offerer, peerId: desktop, url: url, local: Hosted.local(for: did), at: now)
+            return .begin(WebRTCNegotiationMachine(localPeerId: did, timeout: timeout), start)
+        }
+
+        private mutating func client(_ url: String, _ edge: Edge<Input>) -> SignalingClient {
+            if let client = clients[url] { return client }
+            let client = SignalingClient(
+                url: url, policy: options.policy, trust: options.trust, faults: options.faults, now: options.now, log: options.log,
+                onFrame: { text in edge.post(.frame(text)) })
+            clients[url] = client
+            return client
+        }
+
+        private mutating func closeAll() async {
+            for client in clients.values { await client.stop() }
+            clients = [:]
         }
     }
-
-    private func client(_ url: String) -> SignalingClient {
-        if let client = clients[url] { return client }
-        let client = SignalingClient(
-            url: url, policy: options.policy, trust: options.trust, faults: options.faults, now: options.now, log: options.log,
-            onFrame: { [weak self] text in await self?.frame(text) })
-        clients[url] = client
-        return client
-    }
-
-    private func finishIfDone() async {
-        let outcome: PairingOutcome
-        switch flow {
-        case .scan(let m):
-            switch m.state {
-            case .success(let name): outcome = PairingOutcome(state: "success (\(name))", succeeded: true, stored: stored)
-            case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
-            default: return
-            }
-        case .manual(let m):
-            switch m.state {
-            case .success(let name): outcome = PairingOutcome(state: "success (\(name))", succeeded: true, stored: stored)
-            case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
-            default: return
-            }
-        case .display(let m):
-            switch m.state {
-            case .completed: outcome = PairingOutcome(state: "completed", succeeded: true)
-            case .expired: outcome = PairingOutcome(state: "expired", succeeded: false)
-            case .failed(let reason): outcome = PairingOutcome(state: Self.failed(reason), succeeded: false)
-            default: return
-            }
-        }
-        timer.cancel()
-        // Paired already, and the exchange is under way or over: nothing more to finish.
-        guard finished != nil, negotiation == nil else { return }
-        if outcome.succeeded, let timeout = options.webrtcTimeout, await offer(outcome, timeout: timeout) { return }
-        await end(outcome)
-    }
-
-    func end(_ outcome: PairingOutcome) async {
-        for client in clients.values { await client.stop() }
-        clients = [:]
-        finished?.resume(returning: outcome)
-        finished = nil
-    }
-
-    // MARK: the WebRTC exchange after pairing (4.6)
-
-    /// Starts the exchange as the offerer, on the connection that paired; false when the
-    /// desktop's id or the phone's own is not known.
-    private func offer(_ paired: PairingOutcome, timeout: EpochMillis) async -> Bool {
-        let desktop: String?
-        if case .scan = flow { desktop = target } else { desktop = confirmedBy }
-        guard let desktop, let url = lastURL, let did = options.phone.activeDid else { return false }
-        var machine = WebRTCNegotiationMachine(localPeerId: did, timeout: timeout)
-        let actions = machine.handle(.start(role: .offerer, peerId: desktop, url: url, local: Negotiation.local(for: did), at: options.now()))
-        negotiation = Negotiation(machine: machine, paired: paired)
-        await performNegotiation(actions)
-        return true
-    }
-
 
     static func failed(_ reason: FailureReason) -> String {
         "failed (\(reason.rule) at \(reason.path.description.isEmpty ? "/" : reason.path.description): \(reason.detail))"
     }
-}
-
-extension PhonePeer: NegotiatingPeer {
-    var signalReport: @Sendable (FailureReason) -> Void { options.reportSignal ?? options.report }
-    var signalLog: @Sendable (String) -> Void { options.log }
-    var clock: @Sendable () -> EpochMillis { options.now }
-    func sendSignal(_ text: String, url: String) async { _ = await client(url).send(text) }
 }

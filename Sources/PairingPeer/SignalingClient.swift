@@ -17,29 +17,27 @@ public struct ClientFaults: Sendable, Hashable {
 }
 
 /// A client's connection to one signaling URL: the edge of `SignalingConnectionMachine` (Spec
-/// pairing.md 4.4). It reconnects with back-off, registers again what it holds, sends
-/// `{type:"ping"}` as its keepalive (the form the deployed relay counts) and hands every text
-/// frame it receives to `onFrame`.
-public actor SignalingClient {
+/// pairing.md 4.4), run by `EdgeHost`. It reconnects with back-off, registers again what it
+/// holds, sends `{type:"ping"}` as its keepalive (the form the deployed relay counts) and hands
+/// every text frame it receives to `onFrame`.
+public final class SignalingClient: Sendable {
     public let url: String
-    private var machine: SignalingConnectionMachine
-    private let now: @Sendable () -> EpochMillis
-    /// Received text frames, in order, handed to `onFrame` by their own task: a handler that
-    /// stops this client never waits on the connection that is delivering to it.
-    private let frames: AsyncStream<String>.Continuation
-    private let pump: Task<Void, Never>
-    private let log: @Sendable (String) -> Void
-    private let trust: TLSClientTrust
-    private var faults: ClientFaults
-    /// With `faults.registerTargetID`: the id registered instead of the client's own.
-    private var target: String?
-    private var writer: WebSocketWriter?
-    /// Connections opened so far (the first registers; later ones register again).
-    private var opens = 0
-    private let timer = DeadlineAlarm()
-    private var connection: Task<Void, Never>?
-    /// Senders waiting for the attempt under way: true when it opened.
-    private var waiting: [CheckedContinuation<Bool, Never>] = []
+    private let edge: Edge<Input>
+    private let run: Task<Void, Never>
+
+    enum Input: Sendable {
+        case register(String, target: String?)
+        case release(String)
+        /// A frame to send now, or once the attempt under way opens; the answer is whether it went.
+        case send(String, CheckedContinuation<Bool, Never>)
+        /// Senders waiting for an attempt that never answers give up.
+        case giveUpWaiting
+        case stop
+        case connection(ConnectionEvent)
+        case connectFailed(String)
+        /// The closing handshake took too long: the connection is cut.
+        case cut
+    }
 
     public init(
         url: String, policy: SignalingConnectionMachine.Policy, trust: TLSClientTrust = .system, faults: ClientFaults = ClientFaults(),
@@ -47,14 +45,18 @@ public actor SignalingClient {
     ) {
         self.url = url
         // The no-backoff fault: every attempt at once.
-        machine = SignalingConnectionMachine(policy: faults.noBackoff ? .init(backoff: [0], keepaliveInterval: policy.keepaliveInterval) : policy)
-        self.trust = trust
-        self.faults = faults
-        self.now = now
-        self.log = log
+        let machine = SignalingConnectionMachine(policy: faults.noBackoff ? .init(backoff: [0], keepaliveInterval: policy.keepaliveInterval) : policy)
+        let edge = Edge<Input>(now: now)
+        self.edge = edge
+        // Received text frames, in order, handed to `onFrame` by their own task: a handler that
+        // stops this client never waits on the loop that is delivering to it.
         let (stream, frames) = AsyncStream.makeStream(of: String.self)
-        self.frames = frames
-        pump = Task {
+        let performer = Performer(url: url, trust: trust, faults: faults, log: log, frames: frames)
+        run = Task {
+            _ = try? await EdgeHost.run(machine, performer, on: edge)
+            frames.finish()
+        }
+        Task {
             for await text in stream { await onFrame(text) }
         }
     }
@@ -62,121 +64,166 @@ public actor SignalingClient {
     /// Holds `peerId` (registered now when connected, and after every reconnection); connects
     /// when not yet started.
     public func register(_ peerId: String, target: String? = nil) async {
-        if let target { self.target = target }
-        await perform(machine.handle(.register(peerId: peerId, at: now())))
-        await perform(machine.handle(.start(at: now())))
+        edge.post(.register(peerId, target: target))
     }
 
     public func release(_ peerId: String) async {
-        await perform(machine.handle(.release(peerId: peerId, at: now())))
+        edge.post(.release(peerId))
     }
 
     /// Sends one text frame: at once when connected, after the attempt under way when
     /// connecting. False when there is no connection to send on.
     public func send(_ text: String) async -> Bool {
-        if writer == nil, case .connecting = machine.state {
-            // A server that accepts and never answers the upgrade must not hold a sender forever.
-            let limit = Task {
-                try? await Task.sleep(for: .seconds(10))
-                if !Task.isCancelled { self.resumeWaiting(false) }
-            }
-            let opened = await withCheckedContinuation { waiting.append($0) }
-            limit.cancel()
-            guard opened else { return false }
-        }
-        guard let writer else { return false }
-        do {
-            try await writer.send(text: text)
-            return true
-        } catch {
-            return false
-        }
+        await withCheckedContinuation { edge.post(.send(text, $0)) }
     }
 
-    /// Closes the connection for good.
+    /// Closes the connection for good; returns once it has closed (frames received before are
+    /// still handed on, by their own task: a handler may be the one stopping).
     public func stop() async {
-        await perform(machine.handle(.stop(at: now())))
+        edge.post(.stop)
+        await run.value
     }
 
-    private func perform(_ actions: [SignalingConnectionMachine.Action]) async {
-        // The machine has moved already; its deadline is set before the actions await.
-        timer.set(machine.nextDeadline, now: now()) { await self.tick() }
-        for action in actions {
+    deinit { run.cancel() }
+
+    struct Performer: EdgePerformer {
+        let url: String
+        let trust: TLSClientTrust
+        let faults: ClientFaults
+        let log: @Sendable (String) -> Void
+        let frames: AsyncStream<String>.Continuation
+        /// With `faults.registerTargetID`: the id registered instead of the client's own.
+        var target: String?
+        var current: (writer: WebSocketWriter, id: UUID)?
+        /// Connections opened so far (the first registers; later ones register again).
+        var opens = 0
+        /// Senders waiting for the attempt under way.
+        var waiting: [(text: String, answer: CheckedContinuation<Bool, Never>)] = []
+        /// Stopped: the run ends once the connection has.
+        var stopping = false
+
+        mutating func events(
+            for input: Input, at now: EpochMillis, _ machine: SignalingConnectionMachine, _ edge: Edge<Input>
+        ) async throws -> [SignalingConnectionMachine.Event] {
+            switch input {
+            case .register(let peerId, let target):
+                if let target { self.target = target }
+                return [.register(peerId: peerId, at: now), .start(at: now)]
+            case .release(let peerId):
+                return [.release(peerId: peerId, at: now)]
+            case .send(let text, let answer):
+                if current == nil, case .connecting = machine.state {
+                    // A server that accepts and never answers the upgrade must not hold a sender forever.
+                    if waiting.isEmpty {
+                        edge.spawn {
+                            try? await Task.sleep(for: .seconds(10))
+                            edge.post(.giveUpWaiting)
+                        }
+                    }
+                    waiting.append((text, answer))
+                } else {
+                    answer.resume(returning: await send(text))
+                }
+                return []
+            case .giveUpWaiting:
+                answerWaiting(sent: false)
+                return []
+            case .stop:
+                return [.stop(at: now)]
+            case .cut:
+                current?.writer.abort()
+                return []
+            case .connectFailed(let why):
+                log("\(url): \(why)")
+                return [.failed(at: now)]
+            case .connection(let event):
+                return await connection(event, at: now)
+            }
+        }
+
+        private mutating func connection(_ event: ConnectionEvent, at now: EpochMillis) async -> [SignalingConnectionMachine.Event] {
+            switch event {
+            case .connected(let writer, let id):
+                current = (writer, id)
+                opens += 1
+                log("\(url): connected")
+                return [.opened(at: now)]
+            case .received(let message, let id):
+                if current?.id == id, case .text(let text) = message { frames.yield(text) }
+                return []
+            case .frameRefused:
+                return []
+            case .disconnected(let id, let error):
+                guard current?.id == id else { return [] }
+                current = nil
+                if let error { log("\(url): \(error)") }
+                answerWaiting(sent: false)
+                return [.failed(at: now)]
+            }
+        }
+
+        mutating func perform(
+            _ action: SignalingConnectionMachine.Action, _ machine: SignalingConnectionMachine, _ edge: Edge<Input>
+        ) async throws -> Performed<SignalingConnectionMachine.Event> {
             switch action {
             case .connect:
-                connect()
+                let (url, trust) = (url, trust)
+                edge.spawn {
+                    let socket: WebSocketConnection
+                    do {
+                        socket = try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 16, trust: trust)
+                    } catch {
+                        if !(error is CancellationError) { edge.post(.connectFailed("\(error)")) }
+                        return
+                    }
+                    await socket.pump { edge.post(.connection($0)) }
+                }
             case .sendRegister(let peerId, let rule):
                 // The echo-loop fault: a re-register after a reconnection claims the target's id.
                 let id = (faults.registerTargetID && rule != nil && opens > 1 ? target : nil) ?? peerId
-                try? await writer?.send(text: JSONSerializer.compact(Register(peerId: id).canonical))
+                _ = await send(JSONSerializer.compact(Register(peerId: id).canonical))
             case .ping:
-                if !faults.noKeepalive { try? await writer?.send(text: #"{"type":"ping"}"#) }
+                if !faults.noKeepalive { _ = await send(#"{"type":"ping"}"#) }
             case .close:
-                resumeWaiting(false)
-                frames.finish()
-                let session = connection
-                if let writer {
-                    self.writer = nil
+                stopping = true
+                answerWaiting(sent: false)
+                if let writer = current?.writer {
                     // The closing handshake, so that what was sent last (an ack, a confirmation)
                     // leaves before the connection does; cut after two seconds without an answer.
                     await writer.close()
-                    let cutter = Task {
+                    edge.spawn {
                         try? await Task.sleep(for: .seconds(2))
-                        session?.cancel()
+                        edge.post(.cut)
                     }
-                    await session?.value
-                    cutter.cancel()
-                } else {
-                    session?.cancel()
                 }
             }
+            return .done
         }
-    }
 
-    private func connect() {
-        connection = Task { await Self.session(self) }
-    }
-
-    /// One connection, from the attempt to its end; outside the actor, so that frames are read
-    /// while the actor works.
-    private nonisolated static func session(_ client: SignalingClient) async {
-        do {
-            let socket = try await WebSocketClient.connect(to: client.url, maxFrameSize: 1 << 16, trust: client.trust)
-            try await socket.run { inbound, writer in
-                await client.opened(writer)
-                for try await message in inbound {
-                    if case .text(let text) = message { client.frames.yield(text) }
-                }
+        mutating func settled(_ machine: SignalingConnectionMachine, _ edge: Edge<Input>) async throws -> Settled<Void, SignalingConnectionMachine.Event> {
+            // Opened: what waited for the attempt goes out, after the machine's own registrations.
+            if case .open = machine.state, !waiting.isEmpty {
+                let all = waiting
+                waiting = []
+                for (text, answer) in all { answer.resume(returning: await send(text)) }
             }
-        } catch is CancellationError {
-            // Stopped: nothing to report.
-        } catch {
-            client.log("\(client.url): \(error)")
+            return stopping && current == nil ? .end(()) : .goOn
         }
-        await client.failed()
-    }
 
-    private func opened(_ writer: WebSocketWriter) async {
-        self.writer = writer
-        opens += 1
-        log("\(url): connected")
-        await perform(machine.handle(.opened(at: now())))
-        resumeWaiting(true)
-    }
+        private func send(_ text: String) async -> Bool {
+            guard let writer = current?.writer else { return false }
+            do {
+                try await writer.send(text: text)
+                return true
+            } catch {
+                return false
+            }
+        }
 
-    private func failed() async {
-        writer = nil
-        await perform(machine.handle(.failed(at: now())))
-        resumeWaiting(false)
-    }
-
-    private func tick() async {
-        await perform(machine.handle(.tick(at: now())))
-    }
-
-    private func resumeWaiting(_ opened: Bool) {
-        let all = waiting
-        waiting = []
-        for continuation in all { continuation.resume(returning: opened) }
+        private mutating func answerWaiting(sent: Bool) {
+            let all = waiting
+            waiting = []
+            for (_, answer) in all { answer.resume(returning: sent) }
+        }
     }
 }

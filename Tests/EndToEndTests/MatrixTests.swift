@@ -8,6 +8,14 @@ import WireCore
 /// JSON and HTML, and the HTML rendered by a browser with every cell linked to its report.
 @Suite("Interop matrix", .serialized)
 struct MatrixTests {
+    /// The JSON report of the cell a summary line names ("PASS  reference as desktop: ..."), so
+    /// that a cell failing on a loaded machine says why.
+    static func cellReport(_ line: String, in out: URL) -> String {
+        guard let named = line.firstMatch(of: /^(?:PASS|FAIL)  (\S+) as (\S+):/) else { return "" }
+        let url = out.appendingPathComponent("cells/\(named.1)--\(named.2).json")
+        return String(((try? String(contentsOf: url, encoding: .utf8)) ?? "no \(url.path)").prefix(6000))
+    }
+
     @Test(.timeLimit(.minutes(5))) func implementationsByRolesWithEveryCellLinked() async throws {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("matrix-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
@@ -97,7 +105,7 @@ struct MatrixTests {
             "FAIL  wrong-digest-sender sender to reference receiver: ", "FAIL  wrong-digest-sender sender to outsider-receiver receiver: ",
             "FAIL  15 of 23 cells passed",
         ] {
-            #expect(run.stdout.contains(line), "\(line)\n\(run.stdout)")
+            #expect(run.stdout.contains(line), "\(line)\n\(run.stdout)\n\(Self.cellReport(line, in: out))")
         }
         let matrix = try JSONParser.parse(Array(try Data(contentsOf: out.appendingPathComponent("matrix.json"))))
         #expect(matrix["ok"] == false)

@@ -51,26 +51,9 @@ public enum Watcher {
         let (events, sink) = AsyncStream.makeStream(of: Observed.self)
         let backlog = Backlog(limit: 64 << 20)
         let forwarding = Forwarding()
-        let log = try options.log.map { url -> FileHandle in
-            guard FileManager.default.createFile(atPath: url.path, contents: nil) else { throw WebSocketError("cannot write the log \(url.path)") }
-            return try FileHandle(forWritingTo: url)
-        }
-        defer { try? log?.close() }
-        var logged = 0
-        var logEnded: EpochMillis?
-        /// A line of the log, unless it would pass the limit: then the log ends there.
-        func append(_ line: String, at: EpochMillis) {
-            guard let log, logEnded == nil else { return }
-            let end = SessionLog.endLine(at: at) + "\n"
-            guard logged + line.utf8.count + 1 + end.utf8.count <= options.logLimit else {
-                log.write(Data(end.utf8))
-                logEnded = at
-                return
-            }
-            log.write(Data((line + "\n").utf8))
-            logged += line.utf8.count + 1
-        }
-        append(SessionLog.line(header), at: header.startedAt)
+        let log = try SessionLogFile(options.log, limit: options.logLimit)
+        defer { log.close() }
+        log.append(SessionLog.line(header), at: header.startedAt)
         let listener = try await WebSocketListener.bind(
             host: options.listen.host, port: options.listen.port, maxFrameSize: options.maxFrameSize, tls: options.tlsIdentity)
         options.ready(listener.port)
@@ -87,38 +70,13 @@ public enum Watcher {
                 })
             serving = Task { try? await relay.serve(listener) }
         }
-        let (ends, end) = AsyncStream.makeStream(of: Void.self)
-        let stopping = Task {
-            for await _ in stop {
-                end.yield()
-                return
-            }
-        }
-        let timing = options.duration.map { seconds in
-            Task {
-                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
-                end.yield()
-            }
-        }
-        let ending = Task {
-            for await _ in ends {
-                sink.finish()
-                return
-            }
-        }
-        // Sessions that wait for an answer end when it is due, frames or not.
-        let ticking = Task {
-            while !Task.isCancelled {
-                try? await Task.sleep(for: .milliseconds(250))
-                sink.yield(.tick)
-            }
-        }
+        let timers = Self.timers(stop: stop, duration: options.duration, sink)
         var judge = judge
         // Frames are digested here, on this task, not on the forwarding ones: judging never
         // delays the transfer it watches. The envelope is put together as its chunks go past.
         var envelope = options.family == "migration" ? EnvelopeDigest(password: options.password) : nil
         func record(_ event: WireEvent) {
-            append(SessionLog.line(event), at: event.at)
+            log.append(SessionLog.line(event), at: event.at)
             options.echo?(WatchReport.line(event))
             judge.handle(event)
         }
@@ -149,25 +107,53 @@ public enum Watcher {
         }
         // Frames still in flight are neither read nor held.
         sink.finish()
-        ticking.cancel()
         backlog.close()
         let endedAt = SystemClock().now()
         serving.cancel()
-        stopping.cancel()
-        timing?.cancel()
-        ending.cancel()
+        timers.forEach { $0.cancel() }
         await listener.close()
-        if logEnded == nil { log?.write(Data((SessionLog.endLine(at: endedAt) + "\n").utf8)) }
+        log.end(at: endedAt)
         var result = judge.finish(at: endedAt)
         (result.forwarded, result.unforwarded) = (forwarding.forwarded, forwarding.refused)
         if let (upstream, why) = forwarding.firstRefusal {
             // What the watch could not forward, it could not judge: said, never a silent pass.
             result.notes.append("\(forwarding.refused) connection(s) could not be forwarded to \(upstream) (first: \(why)); what they would have carried was not judged")
         }
-        if let logEnded {
+        if let logEnded = log.cutAt {
             result.notes.append("the session log ends at \(logEnded) ms, where it reached its limit of \(options.logLimit) bytes (--log-limit-mb): what came after was judged here and is not in it")
         }
         return result
+    }
+
+    /// What ends a watch besides its sessions (`stop` yielding, `duration` passing), and the tick
+    /// every quarter second by which a session waiting for an answer ends when it is due.
+    private static func timers(stop: AsyncStream<Void>, duration: Double?, _ sink: AsyncStream<Observed>.Continuation) -> [Task<Void, Never>] {
+        let (ends, end) = AsyncStream.makeStream(of: Void.self)
+        let stopping = Task {
+            for await _ in stop {
+                end.yield()
+                return
+            }
+        }
+        let timing = duration.map { seconds in
+            Task {
+                try? await Task.sleep(for: .milliseconds(Int64(seconds * 1000)))
+                end.yield()
+            }
+        }
+        let ending = Task {
+            for await _ in ends {
+                sink.finish()
+                return
+            }
+        }
+        let ticking = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(250))
+                sink.yield(.tick)
+            }
+        }
+        return [ticking, stopping, ending] + (timing.map { [$0] } ?? [])
     }
 
     static func event(_ tap: RelayTapEvent) -> WireEvent {

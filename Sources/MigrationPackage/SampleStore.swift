@@ -26,48 +26,81 @@ public enum SampleStore {
     ]
 
     public static func generate(at root: URL, seed: UInt64, options: Options = Options()) throws {
-        var rng = SplitMix64(seed: seed)
+        var d = Draws(rng: SplitMix64(seed: seed))
         let store = DeviceStore(root)
         let fm = FileManager.default
         try fm.createDirectory(at: store.data, withIntermediateDirectories: true)
         try fm.createDirectory(at: store.media, withIntermediateDirectories: true)
         try fm.createDirectory(at: store.masterKey.deletingLastPathComponent(), withIntermediateDirectories: true)
-        func uuid() -> String { uuidV4Text(random: (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }) }
-        func text() -> String { (0..<Int.random(in: 1...4, using: &rng)).map { _ in words.randomElement(using: &rng)! }.joined(separator: " ") }
-        func time() -> Int64 { Int64.random(in: 1_600_000_000...1_760_000_000, using: &rng) }
-        func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }
-        func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+        // Each stage draws from `d` in turn: their order is what makes a seed give one store.
+        let (categories, categoryJSON) = Self.categories(options, &d)
+        let (storyIDs, storyJSON) = Self.stories(options, &d)
+        let mediaJSON = try Self.media(options, storyIDs: storyIDs, into: store, &d)
+        let settings = Self.settings(&d)
+        let relations = Self.relations(storyIDs: storyIDs, categories: categories, &d)
+        let documents: [(ExportKind, [JSONValue])] = [
+            (.categories, categoryJSON), (.stories, storyJSON), (.media, mediaJSON), (.settings, options.stories == 0 ? [] : settings),
+            (.relations, relations),
+        ]
+        for (kind, elements) in documents {
+            try Data(JSONSerializer.pretty(.array(elements)).utf8).write(to: store.export(kind))
+        }
+        try Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &d.rng) }).write(to: store.masterKey)
+    }
 
+    /// The random draws a store is made of, from one seeded generator.
+    struct Draws {
+        var rng: SplitMix64
+        mutating func uuid() -> String { uuidV4Text(random: (0..<16).map { _ in UInt8.random(in: 0...255, using: &rng) }) }
+        mutating func text() -> String { (0..<Int.random(in: 1...4, using: &rng)).map { _ in SampleStore.words.randomElement(using: &rng)! }.joined(separator: " ") }
+        mutating func time() -> Int64 { Int64.random(in: 1_600_000_000...1_760_000_000, using: &rng) }
+    }
+
+    private static func int(_ v: Int64) -> JSONValue { .number(JSONNumber(v)) }
+    private static func optional(_ s: String?) -> JSONValue { s.map { .string($0) } ?? .null }
+
+    /// Nested categories, at most three levels deep.
+    private static func categories(_ options: Options, _ d: inout Draws) -> ([(id: String, level: Int64)], [JSONValue]) {
         var categories: [(id: String, level: Int64)] = []
         var categoryJSON: [JSONValue] = []
         for i in 0..<options.categories {
-            let parent = i > 2 && Bool.random(using: &rng) ? categories.filter { $0.level < 3 }.randomElement(using: &rng) : nil
-            let id = uuid()
+            let parent = i > 2 && Bool.random(using: &d.rng) ? categories.filter { $0.level < 3 }.randomElement(using: &d.rng) : nil
+            let id = d.uuid()
             let level = (parent?.level ?? 0) + 1
             categories.append((id, level))
             categoryJSON.append([
-                "id": .string(id), "name": .string(text()), "nameEn": optional(Bool.random(using: &rng) ? "Category \(i)" : nil),
-                "colorHex": .string("#" + [UInt8.random(in: 0...255, using: &rng), UInt8.random(in: 0...255, using: &rng), UInt8.random(in: 0...255, using: &rng)].hexEncoded.uppercased()),
+                "id": .string(id), "name": .string(d.text()), "nameEn": optional(Bool.random(using: &d.rng) ? "Category \(i)" : nil),
+                "colorHex": .string("#" + [UInt8.random(in: 0...255, using: &d.rng), UInt8.random(in: 0...255, using: &d.rng), UInt8.random(in: 0...255, using: &d.rng)].hexEncoded.uppercased()),
                 "level": int(level), "parentId": optional(parent?.id), "iconName": "folder", "iconType": "system", "customIconData": .null,
-                "sortOrder": int(Int64(i)), "createdAt": int(time()),
+                "sortOrder": int(Int64(i)), "createdAt": int(d.time()),
             ])
         }
+        return (categories, categoryJSON)
+    }
+
+    private static func stories(_ options: Options, _ d: inout Draws) -> ([String], [JSONValue]) {
         var storyIDs: [String] = []
         var storyJSON: [JSONValue] = []
         for _ in 0..<options.stories {
-            let id = uuid()
-            let created = time()
+            let id = d.uuid()
+            let created = d.time()
             storyIDs.append(id)
             storyJSON.append([
-                "id": .string(id), "title": optional(Bool.random(using: &rng) ? text() : nil), "content": .string(text() + "\n\n" + text()),
-                "plainTextContent": .string(text()), "createdAt": int(created), "updatedAt": int(created + Int64.random(in: 0...86400, using: &rng)),
-                "timestamp": int(created), "isDeleted": .bool(false), "syncStatus": 0, "mood": optional(Bool.random(using: &rng) ? "😊" : nil),
-                "locationName": .null, "locationAddress": .null, "locationCity": optional(Bool.random(using: &rng) ? "上海" : nil),
+                "id": .string(id), "title": optional(Bool.random(using: &d.rng) ? d.text() : nil), "content": .string(d.text() + "\n\n" + d.text()),
+                "plainTextContent": .string(d.text()), "createdAt": int(created), "updatedAt": int(created + Int64.random(in: 0...86400, using: &d.rng)),
+                "timestamp": int(created), "isDeleted": .bool(false), "syncStatus": 0, "mood": optional(Bool.random(using: &d.rng) ? "😊" : nil),
+                "locationName": .null, "locationAddress": .null, "locationCity": optional(Bool.random(using: &d.rng) ? "上海" : nil),
                 "latitude": .number(JSONNumber(literal: "31.2304")), "longitude": .number(JSONNumber(literal: "121.4737")),
                 "horizontalAccuracy": .number(JSONNumber(literal: "-1.0")), "verticalAccuracy": .number(JSONNumber(literal: "5.5")),
             ])
         }
 
+        return (storyIDs, storyJSON)
+    }
+
+    /// Media records and their files (and thumbnails); `brokenMedia` records have no file.
+    private static func media(_ options: Options, storyIDs: [String], into store: DeviceStore, _ d: inout Draws) throws -> [JSONValue] {
+        let fm = FileManager.default
         // Media: images about 1/8 of the budget each chunk, videos larger; every file random bytes.
         var mediaJSON: [JSONValue] = []
         var remaining = options.mediaBytes
@@ -82,9 +115,9 @@ public enum SampleStore {
             } else {
                 range = video ? (256 << 10)...(4 << 20) : (16 << 10)...(512 << 10)
             }
-            let size = options.zeroByteFiles && index == 0 ? 0 : min(remaining, Int64.random(in: range, using: &rng))
-            let id = uuid()
-            let created = time()
+            let size = options.zeroByteFiles && index == 0 ? 0 : min(remaining, Int64.random(in: range, using: &d.rng))
+            let id = d.uuid()
+            let created = d.time()
             let ext = video ? "mov" : (index % 2 == 0 ? "heic" : "jpg")
             let name = index % 5 == 1 ? "照片_\(index)_😀.\(ext)" : "\(id).\(ext)"
             let thumb: String? = video ? "\(id)_thumb.jpg" : nil
@@ -95,45 +128,45 @@ public enum SampleStore {
             if isBroken {
                 brokenLeft -= 1
             } else {
-                try writeRandom(size, to: folder.appendingPathComponent(name), rng: &rng)
-                if let thumb { try writeRandom(Int64.random(in: 1024...8192, using: &rng), to: folder.appendingPathComponent(thumb), rng: &rng) }
+                try writeRandom(size, to: folder.appendingPathComponent(name), rng: &d.rng)
+                if let thumb { try writeRandom(Int64.random(in: 1024...8192, using: &d.rng), to: folder.appendingPathComponent(thumb), rng: &d.rng) }
                 remaining -= size
             }
             mediaJSON.append([
                 "id": .string(id), "type": .string(record.type), "fileName": .string(name), "thumbnailFileName": optional(thumb),
                 "encryptionKeyId": .string("key-\(index % 7)"), "fileSize": int(size), "width": int(video ? 1920 : 4032),
                 "height": int(video ? 1080 : 3024), "duration": .number(JSONNumber(literal: video ? "12.5" : "0")), "createdAt": int(created),
-                "storyId": optional(storyIDs.isEmpty || index % 3 == 0 ? nil : storyIDs.randomElement(using: &rng)),
+                "storyId": optional(storyIDs.isEmpty || index % 3 == 0 ? nil : storyIDs.randomElement(using: &d.rng)),
             ])
             index += 1
         }
-        let settings: [JSONValue] = [
-            ["key": "theme", "type": "string", "value": "dark", "updatedAt": int(time())],
-            ["key": "fontSize", "type": "int", "value": "17", "updatedAt": int(time())],
-            ["key": "faceIDEnabled", "type": "bool", "value": "true", "updatedAt": int(time())],
-            ["key": "lineSpacing", "type": "double", "value": "1.25", "updatedAt": int(time())],
-            ["key": "widgets", "type": "json", "value": #"{"order":["today","mood"],"标题":"我的故事"}"#, "updatedAt": int(time())],
+        return mediaJSON
+    }
+
+    private static func settings(_ d: inout Draws) -> [JSONValue] {
+        [
+            ["key": "theme", "type": "string", "value": "dark", "updatedAt": int(d.time())],
+            ["key": "fontSize", "type": "int", "value": "17", "updatedAt": int(d.time())],
+            ["key": "faceIDEnabled", "type": "bool", "value": "true", "updatedAt": int(d.time())],
+            ["key": "lineSpacing", "type": "double", "value": "1.25", "updatedAt": int(d.time())],
+            ["key": "widgets", "type": "json", "value": #"{"order":["today","mood"],"标题":"我的故事"}"#, "updatedAt": int(d.time())],
         ]
+    }
+
+    private static func relations(storyIDs: [String], categories: [(id: String, level: Int64)], _ d: inout Draws) -> [JSONValue] {
         var relations: [JSONValue] = []
         var pairs: Set<String> = []
         if !categories.isEmpty {
             for story in storyIDs {
-                for _ in 0..<Int.random(in: 0...2, using: &rng) {
-                    let category = categories.randomElement(using: &rng)!.id
+                for _ in 0..<Int.random(in: 0...2, using: &d.rng) {
+                    let category = categories.randomElement(using: &d.rng)!.id
                     if pairs.insert(story + category).inserted {
                         relations.append(["storyId": .string(story), "categoryId": .string(category)])
                     }
                 }
             }
         }
-        let documents: [(ExportKind, [JSONValue])] = [
-            (.categories, categoryJSON), (.stories, storyJSON), (.media, mediaJSON), (.settings, options.stories == 0 ? [] : settings),
-            (.relations, relations),
-        ]
-        for (kind, elements) in documents {
-            try Data(JSONSerializer.pretty(.array(elements)).utf8).write(to: store.export(kind))
-        }
-        try Data((0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }).write(to: store.masterKey)
+        return relations
     }
 
     static func writeRandom(_ size: Int64, to url: URL, rng: inout SplitMix64) throws {

@@ -70,25 +70,7 @@ public struct WebSocketListener: Sendable {
             .childChannelOption(.recvAllocator, value: WebSocketListener.receiveBuffers)
             .bind(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    // Counted from accept to close; one over the cap is closed at once, before TLS
-                    // or HTTP cost anything.
-                    let admitted = open.withLockedValue { count in
-                        guard count < limits.maxConnections else { return false }
-                        count += 1
-                        return true
-                    }
-                    let upgraded = NIOLockedValueBox(false)
-                    if admitted {
-                        let deadline = channel.eventLoop.scheduleTask(in: limits.upgradeTimeout) {
-                            if !upgraded.withLockedValue({ $0 }) { channel.close(promise: nil) }
-                        }
-                        channel.closeFuture.whenComplete { _ in
-                            deadline.cancel()
-                            open.withLockedValue { $0 -= 1 }
-                        }
-                    } else {
-                        channel.close(promise: nil)
-                    }
+                    let upgraded = count(channel, open: open, limits: limits)
                     if let simulatedLatency { try channel.pipeline.syncOperations.addHandler(SimulatedLatency(delay: simulatedLatency), position: .first) }
                     if let tls { try tls.add(to: channel.pipeline.syncOperations) }
                     let upgrader = NIOTypedWebSocketServerUpgrader<Upgrade>(
@@ -110,16 +92,7 @@ public struct WebSocketListener: Sendable {
                         configuration: .init(
                             upgradeConfiguration: .init(
                                 upgraders: [upgrader],
-                                notUpgradingCompletionHandler: { channel in
-                                    // Refused by `admit`: 503; not a WebSocket request: 426. Then close.
-                                    let wasRefused = refused.withLockedValue { $0.remove(ObjectIdentifier(channel)) != nil }
-                                    let head = HTTPResponseHead(
-                                        version: .http1_1, status: wasRefused ? .serviceUnavailable : .upgradeRequired,
-                                        headers: ["Connection": "close", "Content-Length": "0", "Upgrade": "websocket"])
-                                    channel.write(HTTPServerResponsePart.head(head), promise: nil)
-                                    return channel.writeAndFlush(HTTPServerResponsePart.end(nil)).flatMap { channel.close() }
-                                        .map { Upgrade.refused }
-                                })))
+                                notUpgradingCompletionHandler: { channel in refuse(channel, refused: refused) })))
                 }
             }
         guard let port = channel.channel.localAddress?.port else { throw WebSocketError("the listener has no port") }
@@ -140,6 +113,41 @@ public struct WebSocketListener: Sendable {
             await queue.finish()
         }
         return WebSocketListener(channel: channel.channel, queue: queue, port: port)
+    }
+
+    /// Counts `channel` from accept to close, and closes it when it does not upgrade in time; one
+    /// over the cap is closed at once, before TLS or HTTP cost anything. Returns the flag the
+    /// upgrade sets.
+    private static func count(_ channel: any Channel, open: NIOLockedValueBox<Int>, limits: Limits) -> NIOLockedValueBox<Bool> {
+        let upgraded = NIOLockedValueBox(false)
+        let admitted = open.withLockedValue { count in
+            guard count < limits.maxConnections else { return false }
+            count += 1
+            return true
+        }
+        guard admitted else {
+            channel.close(promise: nil)
+            return upgraded
+        }
+        let deadline = channel.eventLoop.scheduleTask(in: limits.upgradeTimeout) {
+            if !upgraded.withLockedValue({ $0 }) { channel.close(promise: nil) }
+        }
+        channel.closeFuture.whenComplete { _ in
+            deadline.cancel()
+            open.withLockedValue { $0 -= 1 }
+        }
+        return upgraded
+    }
+
+    /// Answers a request that does not upgrade, then closes: 503 when `admit` refused it, 426
+    /// when it is not a WebSocket request.
+    private static func refuse(_ channel: any Channel, refused: NIOLockedValueBox<Set<ObjectIdentifier>>) -> EventLoopFuture<Upgrade> {
+        let wasRefused = refused.withLockedValue { $0.remove(ObjectIdentifier(channel)) != nil }
+        let head = HTTPResponseHead(
+            version: .http1_1, status: wasRefused ? .serviceUnavailable : .upgradeRequired,
+            headers: ["Connection": "close", "Content-Length": "0", "Upgrade": "websocket"])
+        channel.write(HTTPServerResponsePart.head(head), promise: nil)
+        return channel.writeAndFlush(HTTPServerResponsePart.end(nil)).flatMap { channel.close() }.map { Upgrade.refused }
     }
 
     /// Hands each connection to `handler` in its own child task until the calling task is

@@ -82,7 +82,14 @@ struct Bench {
         }
         if packageOnly { return }
 
-        // Transfer over loopback WebSocket, 1 MiB chunks: window 1 is the seed's send-then-wait.
+        let defaultWindow = try await transferRows(quick: quick, arguments: arguments, work: work, opensslSHA: opensslSHA)
+        if !transferOnly { try MigrationBench.rows(quick: quick, window: defaultWindow, work: work) }
+    }
+
+    /// Transfers over loopback WebSocket with 1 MiB chunks, window 1 (the seed's send-then-wait)
+    /// against the default window, with and without a 20 ms round trip, and watched. Returns the
+    /// window compared.
+    static func transferRows(quick: Bool, arguments: [String], work: URL, opensslSHA: Double?) async throws -> Int {
         let transferBytes: Int64 = quick ? 256 << 20 : 1 << 30
         let package = try TransferBench.package(bytes: transferBytes, chunkSize: 1 << 20, in: work)
         // The receiver writes to memory when it can, so the disk's rate for new files (measured
@@ -124,50 +131,12 @@ struct Bench {
         print(" computed by the sender in the pass that hashes the package for BackupMeta and checked by the receiver;")
         print(" each side receives everything 10 ms late)")
         print("(every row: the median of 3 runs after a warm-up, min ... max in parentheses)")
-        if !transferOnly { try MigrationBench.rows(quick: quick, window: defaultWindow, work: work) }
+        return defaultWindow
     }
 
     /// Envelope, SHA-256, records, and pack/unpack of growing stores with their peak memory.
     static func packageRows(quick: Bool, records withRecords: Bool, ciphers: [SegmentCipher], work: URL, opensslGCM: Double?, opensslSHA: Double?) throws {
-        do {
-            // Streaming, as packing does: one segment at a time into a reused frame buffer.
-            let total = quick ? 64 << 20 : 256 << 20
-            let segment = [UInt8](repeating: 0x5A, count: 1 << 16)
-            var random = ScriptedBytes(Array(repeating: 1, count: 23))
-            let small = try Envelope.seal([UInt8](repeating: 0x5A, count: 32 << 20), password: "bench", segmentSize: 1 << 16, iterations: 1000, random: &random)
-            var frames: [[UInt8]] = []
-            var offset = EnvelopeHeader.length
-            while offset < small.count {
-                frames.append(Array(small[offset..<min(small.count, offset + (1 << 16) + EnvelopeHeader.frameOverhead)]))
-                offset += (1 << 16) + EnvelopeHeader.frameOverhead
-            }
-            for cipher in ciphers {
-                let seal = try measure(bytes: total) {
-                    var random = ScriptedBytes(Array(repeating: 1, count: 23))
-                    var sealer = try EnvelopeSealer(
-                        password: "bench", plaintextLength: UInt64(total), segmentSize: 1 << 16, iterations: 1000, cipher: cipher, random: &random)
-                    var frame: [UInt8] = []
-                    frame.reserveCapacity(segment.count + EnvelopeHeader.frameOverhead)
-                    while !sealer.isFinished {
-                        frame.removeAll(keepingCapacity: true)
-                        try sealer.seal(segment, appendingTo: &frame)
-                    }
-                }
-                print(row("envelope seal (64 KiB, \(cipher.rawValue))", seal, opensslGCM))
-                let open = try measure(bytes: (32 << 20) * (total / (32 << 20))) {
-                    for _ in 0..<(total / (32 << 20)) {
-                        var opener = try EnvelopeOpener(
-                            header: Array(small.prefix(EnvelopeHeader.length)), password: "bench", policy: EnvelopePolicy(iterations: 1...10_000_000), cipher: cipher)
-                        for frame in frames { _ = try opener.open(frame) }
-                    }
-                }
-                print(row("envelope open (64 KiB, \(cipher.rawValue))", open, opensslGCM))
-            }
-            let payload = [UInt8](repeating: 0x5A, count: total)
-            let sha = try measure(bytes: payload.count) { _ = SHA256.hash(data: payload) }
-            print(row("swift-crypto SHA-256", sha, opensslSHA))
-        }
-
+        try envelopeRows(quick: quick, ciphers: ciphers, opensslGCM: opensslGCM, opensslSHA: opensslSHA)
         if withRecords { records(count: quick ? 20_000 : 100_000) }
 
         for size in quick ? [Int64(64 << 20)] : [Int64(256 << 20), Int64(2 << 30)] {
@@ -215,6 +184,47 @@ struct Bench {
         print("(stores: 300 stories, 400 media files whose size grows with the store; pack and unpack include")
         print(" PBKDF2 with 1000 test iterations, zip, SHA-256 of every file and the atomic switch; each in its own")
         print(" process, the peak RSS the largest of its runs)")
+    }
+
+    /// Seal and open through each cipher, streaming as packing does (one segment at a time into a
+    /// reused frame buffer), and swift-crypto's SHA-256.
+    static func envelopeRows(quick: Bool, ciphers: [SegmentCipher], opensslGCM: Double?, opensslSHA: Double?) throws {
+        // Streaming, as packing does: one segment at a time into a reused frame buffer.
+        let total = quick ? 64 << 20 : 256 << 20
+        let segment = [UInt8](repeating: 0x5A, count: 1 << 16)
+        var random = ScriptedBytes(Array(repeating: 1, count: 23))
+        let small = try Envelope.seal([UInt8](repeating: 0x5A, count: 32 << 20), password: "bench", segmentSize: 1 << 16, iterations: 1000, random: &random)
+        var frames: [[UInt8]] = []
+        var offset = EnvelopeHeader.length
+        while offset < small.count {
+            frames.append(Array(small[offset..<min(small.count, offset + (1 << 16) + EnvelopeHeader.frameOverhead)]))
+            offset += (1 << 16) + EnvelopeHeader.frameOverhead
+        }
+        for cipher in ciphers {
+            let seal = try measure(bytes: total) {
+                var random = ScriptedBytes(Array(repeating: 1, count: 23))
+                var sealer = try EnvelopeSealer(
+                    password: "bench", plaintextLength: UInt64(total), segmentSize: 1 << 16, iterations: 1000, cipher: cipher, random: &random)
+                var frame: [UInt8] = []
+                frame.reserveCapacity(segment.count + EnvelopeHeader.frameOverhead)
+                while !sealer.isFinished {
+                    frame.removeAll(keepingCapacity: true)
+                    try sealer.seal(segment, appendingTo: &frame)
+                }
+            }
+            print(row("envelope seal (64 KiB, \(cipher.rawValue))", seal, opensslGCM))
+            let open = try measure(bytes: (32 << 20) * (total / (32 << 20))) {
+                for _ in 0..<(total / (32 << 20)) {
+                    var opener = try EnvelopeOpener(
+                        header: Array(small.prefix(EnvelopeHeader.length)), password: "bench", policy: EnvelopePolicy(iterations: 1...10_000_000), cipher: cipher)
+                    for frame in frames { _ = try opener.open(frame) }
+                }
+            }
+            print(row("envelope open (64 KiB, \(cipher.rawValue))", open, opensslGCM))
+        }
+        let payload = [UInt8](repeating: 0x5A, count: total)
+        let sha = try measure(bytes: payload.count) { _ = SHA256.hash(data: payload) }
+        print(row("swift-crypto SHA-256", sha, opensslSHA))
     }
 
     /// Records decoded and validated per second (the records family's full rules) against a plain

@@ -77,12 +77,46 @@ struct Check: ParsableCommand {
         if let session { return try judgeSession(session) }
         let accepted = try baseline.map(Self.readBaseline)
         let clock = now ?? SystemClock().now()
+        let password = try passwordFile.map(readPassword)
+        let setup = try setUp(clock: clock, password: password)
+        var results: [DocumentChecker.Result] = []
+        // SwiftData's classes are one model, however many files declare them.
+        let swiftFiles = kind == nil ? files.filter(SwiftModelFiles.handles) : []
+        if !swiftFiles.isEmpty { results.append(try SwiftModelFiles.check(swiftFiles, previous: setup.previousModel, allowUnresolved: allowUnresolved)) }
+        for file in files where !swiftFiles.contains(file) {
+            results.append(try check(file, setup, password: password))
+        }
+        let unmirrored = setup.unmirrored
+        if let unmirrored { results = results.map { var r = $0; r.notes.append(unmirrored); return r } }
+        if let writeBaseline { try writeOutput(CheckBaseline.render(results), to: writeBaseline) }
+        let outcome = accepted?.apply(to: results)
+        if let outcome { results = outcome.results }
+        switch format {
+        case .text: try writeOutput(CheckReport.text(results, color: output == nil && isTerminal(.standardOutput), baseline: outcome), to: output)
+        case .json, .junit, .html: try writeOutput(CheckReport.json(results, baseline: outcome), to: output)
+        }
+        // A recorded payload judged by today's clock fails its time rules: say so, once.
+        if now == nil, results.contains(where: { $0.violations.contains { $0.rule.rawValue.hasPrefix("PAIR-TIME-") } }) {
+            FileHandle.standardError.write(Data(
+                "conformance check: time rules were judged by this machine's clock (now = \(clock) ms); to check a recorded payload, pass --now with the time it was made\n".utf8))
+        }
+        if results.contains(where: { !$0.violations.isEmpty }) || outcome?.stale.isEmpty == false { throw ExitCode(Status.violations) }
+    }
+
+    /// What every document is checked against: the context the families read, the previous
+    /// model, the note for a history not yet mirrored, the envelope policy.
+    struct Setup {
+        var context: JSONObject
+        var previousModel: JSONValue?
+        var unmirrored: String?
+        var policy: EnvelopePolicy
+    }
+
+    func setUp(clock: Int64, password: String?) throws -> Setup {
         var context = JSONObject([
             "now": .number(JSONNumber(clock)), "activeDid": noActiveDid ? .null : .string(activeDid),
         ])
         if let localPeerId { context["localPeerId"] = .string(localPeerId) }
-        var results: [DocumentChecker.Result] = []
-        let password = try passwordFile.map(readPassword)
         if let password { context["password"] = .string(password) }
         // A history git holds (SwiftData's, or a model edited in place) names its first mirrored
         // release as a revision; an .xcdatamodeld names a version of its own.
@@ -98,8 +132,7 @@ struct Check: ParsableCommand {
             do {
                 context["model"] = try ModelFileChecker.contextModel(URL(fileURLWithPath: model))
             } catch {
-                FileHandle.standardError.write(Data("conformance check: --model \(error.description.terminalSafe)\n".utf8))
-                throw ExitCode(Status.usage)
+                throw Self.usage("--model \(error.description.terminalSafe)")
             }
         }
         if let timeZone { context["timeZone"] = .string(timeZone) }
@@ -109,102 +142,88 @@ struct Check: ParsableCommand {
             context["minimumIterations"] = .number(JSONNumber(Int64(minimumIterations)))
             policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound)
         }
-        // SwiftData's classes are one model, however many files declare them.
-        let swiftFiles = kind == nil ? files.filter(SwiftModelFiles.handles) : []
-        if !swiftFiles.isEmpty { results.append(try SwiftModelFiles.check(swiftFiles, previous: previousModel, allowUnresolved: allowUnresolved)) }
-        for file in files where !swiftFiles.contains(file) {
-            let url = URL(fileURLWithPath: file)
-            var isDirectory: ObjCBool = false
-            let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
-            if file != "-" && exists && (kind == "xcdatamodel" || (kind == nil && ModelFileChecker.handles(url))) {
-                do {
-                    results.append(try ModelFileChecker.check(url, previous: previousModel, firstMirrored: firstMirroredVersion))
-                } catch {
-                    FileHandle.standardError.write(Data("conformance check: \(error.description.terminalSafe)\n".utf8))
-                    throw ExitCode(Status.usage)
-                }
-                continue
+        return Setup(context: context, previousModel: previousModel, unmirrored: unmirrored, policy: policy)
+    }
+
+    /// One file named on the command line, by what it is: a model, a package, a MyStory backup or a document.
+    func check(_ file: String, _ setup: Setup, password: String?) throws -> DocumentChecker.Result {
+        let url = URL(fileURLWithPath: file)
+        var isDirectory: ObjCBool = false
+        let exists = FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory)
+        if file != "-" && exists && (kind == "xcdatamodel" || (kind == nil && ModelFileChecker.handles(url))) {
+            return try usageOnFailure { () throws(ModelFileChecker.Unreadable) in
+                try ModelFileChecker.check(url, previous: setup.previousModel, firstMirrored: firstMirroredVersion)
             }
-            if file != "-" && kind == nil && exists && url.pathExtension == "enc" && password == nil {
-                // Nothing in an envelope can be read without its password: the user's omission, not a violation.
-                FileHandle.standardError.write(Data("conformance check: \(file.terminalSafe) is an encrypted package: pass --password-file FILE\n".utf8))
-                throw ExitCode(Status.usage)
-            }
-            if file != "-", kind == nil, isDirectory.boolValue, !Self.looksLikePackage(url) {
-                // A folder of sources or models is the user's slip, not a package missing its manifest.
-                let swift = ((try? FileManager.default.contentsOfDirectory(atPath: file)) ?? []).contains { $0.hasByteSuffix(".swift") }
-                let hint = swift ? "; for SwiftData, pass its .swift files (\(file)/*.swift)" : ""
-                FileHandle.standardError.write(Data(
-                    "conformance check: \(file.terminalSafe) is a folder that is neither a package (no manifest.json, not Backup-{id}) nor a model (.xcdatamodeld, .xcdatamodel)\(hint.terminalSafe)\n".utf8))
-                throw ExitCode(Status.usage)
-            }
-            if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
-                results.append(PackageChecker.check(url, password: password, policy: policy))
-                continue
-            }
-            if file != "-", !isDirectory.boolValue, let result = Self.myStoryBackup(url) {
-                results.append(result)
-                continue
-            }
-            let bytes: [UInt8]
-            // A document over the largest size any kind allows is refused unread (CORE-JSON-004):
-            // checking a 1 GB file must not take a gigabyte of memory.
-            let handle: FileHandle
-            do {
-                handle = file == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: url)
-            } catch {
-                let reason = exists ? (isDirectory.boolValue ? "it is a folder, not a package or a model" : error.localizedDescription) : "no such file"
-                FileHandle.standardError.write(Data("conformance check: cannot read \(file.terminalSafe): \(reason.terminalSafe)\n".utf8))
-                throw ExitCode(Status.usage)
-            }
-            let limit = Families.maxDocumentBytes
-            let size = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
-            let data = size.map { $0 > limit } == true ? Data() : ((try? handle.read(upToCount: limit + 1)) ?? nil) ?? Data()
-            if let total = size.flatMap({ $0 > limit ? $0 : nil }) ?? (data.count > limit ? data.count : nil) {
-                let name = file == "-" ? "<stdin>" : file
-                let found = size == nil ? "more than \(limit) bytes" : "\(total) bytes"
-                let v = Violation(
-                    rule: CoreRule.size, path: .root, expected: "at most \(limit) bytes (the largest document any kind allows)", found: found, subject: name)
-                results.append(DocumentChecker.Result(name: name, kind: kind, violations: [v], canonical: nil))
-                continue
-            }
-            bytes = [UInt8](data)
-            if file != "-", kind == nil, url.pathExtension != "json", !Self.beginsLikeJSON(bytes) {
-                // Neither a model, a package nor JSON: the wrong file named (exit 2), not a
-                // document that breaks CORE-JSON-001. A file named .json, a --kind or standard
-                // input is a document, and its syntax is judged.
-                FileHandle.standardError.write(Data(
-                    "conformance check: \(file.terminalSafe) is neither a JSON document, a model nor a package (give --kind to check it as a document)\n".utf8))
-                throw ExitCode(Status.usage)
-            }
-            if kind == "xcdatamodel" {
-                // Not a model is the user's mistake (exit 2), as for a model file named on the command line.
-                do {
-                    results.append(
-                        try ModelFileChecker.check(bytes, previous: previousModel, name: file == "-" ? "<stdin>" : file, location: file == "-" ? "standard input" : file))
-                } catch {
-                    FileHandle.standardError.write(Data("conformance check: \(error.description.terminalSafe)\n".utf8))
-                    throw ExitCode(Status.usage)
-                }
-                continue
-            }
-            let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? Families.kind(forFileName: url.lastPathComponent)
-            results.append(DocumentChecker.check(bytes, name: file == "-" ? "<stdin>" : file, kind: documentKind, context: .object(context)))
         }
-        if let unmirrored { results = results.map { var r = $0; r.notes.append(unmirrored); return r } }
-        if let writeBaseline { try writeOutput(CheckBaseline.render(results), to: writeBaseline) }
-        let outcome = accepted?.apply(to: results)
-        if let outcome { results = outcome.results }
-        switch format {
-        case .text: try writeOutput(CheckReport.text(results, color: output == nil && isTerminal(.standardOutput), baseline: outcome), to: output)
-        case .json, .junit, .html: try writeOutput(CheckReport.json(results, baseline: outcome), to: output)
+        if file != "-" && kind == nil && exists && url.pathExtension == "enc" && password == nil {
+            // Nothing in an envelope can be read without its password: the user's omission, not a violation.
+            throw Self.usage("\(file.terminalSafe) is an encrypted package: pass --password-file FILE")
         }
-        // A recorded payload judged by today's clock fails its time rules: say so, once.
-        if now == nil, results.contains(where: { $0.violations.contains { $0.rule.rawValue.hasPrefix("PAIR-TIME-") } }) {
-            FileHandle.standardError.write(Data(
-                "conformance check: time rules were judged by this machine's clock (now = \(clock) ms); to check a recorded payload, pass --now with the time it was made\n".utf8))
+        if file != "-", kind == nil, isDirectory.boolValue, !Self.looksLikePackage(url) {
+            // A folder of sources or models is the user's slip, not a package missing its manifest.
+            let swift = ((try? FileManager.default.contentsOfDirectory(atPath: file)) ?? []).contains { $0.hasByteSuffix(".swift") }
+            let hint = swift ? "; for SwiftData, pass its .swift files (\(file)/*.swift)" : ""
+            throw Self.usage(
+                "\(file.terminalSafe) is a folder that is neither a package (no manifest.json, not Backup-{id}) nor a model (.xcdatamodeld, .xcdatamodel)\(hint.terminalSafe)")
         }
-        if results.contains(where: { !$0.violations.isEmpty }) || outcome?.stale.isEmpty == false { throw ExitCode(Status.violations) }
+        if file != "-" && kind == nil && exists && (isDirectory.boolValue || url.pathExtension == "zip" || url.pathExtension == "enc") {
+            return PackageChecker.check(url, password: password, policy: setup.policy)
+        }
+        if file != "-", !isDirectory.boolValue, let result = Self.myStoryBackup(url) { return result }
+        return try checkDocument(file, setup, exists: exists, isDirectory: isDirectory.boolValue)
+    }
+
+    /// A file (or standard input) read as one JSON document, refused unread when it is larger than
+    /// any kind allows (CORE-JSON-004: checking a 1 GB file must not take a gigabyte of memory).
+    func checkDocument(_ file: String, _ setup: Setup, exists: Bool, isDirectory: Bool) throws -> DocumentChecker.Result {
+        let url = URL(fileURLWithPath: file)
+        let name = file == "-" ? "<stdin>" : file
+        let handle: FileHandle
+        do {
+            handle = file == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: url)
+        } catch {
+            let reason = exists ? (isDirectory ? "it is a folder, not a package or a model" : error.localizedDescription) : "no such file"
+            throw Self.usage("cannot read \(file.terminalSafe): \(reason.terminalSafe)")
+        }
+        let limit = Families.maxDocumentBytes
+        let size = file == "-" ? nil : (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? NSNumber)?.intValue
+        let data = size.map { $0 > limit } == true ? Data() : ((try? handle.read(upToCount: limit + 1)) ?? nil) ?? Data()
+        if let total = size.flatMap({ $0 > limit ? $0 : nil }) ?? (data.count > limit ? data.count : nil) {
+            let found = size == nil ? "more than \(limit) bytes" : "\(total) bytes"
+            let v = Violation(
+                rule: CoreRule.size, path: .root, expected: "at most \(limit) bytes (the largest document any kind allows)", found: found, subject: name)
+            return DocumentChecker.Result(name: name, kind: kind, violations: [v], canonical: nil)
+        }
+        let bytes = [UInt8](data)
+        if file != "-", kind == nil, url.pathExtension != "json", !Self.beginsLikeJSON(bytes) {
+            // Neither a model, a package nor JSON: the wrong file named (exit 2), not a
+            // document that breaks CORE-JSON-001. A file named .json, a --kind or standard
+            // input is a document, and its syntax is judged.
+            throw Self.usage("\(file.terminalSafe) is neither a JSON document, a model nor a package (give --kind to check it as a document)")
+        }
+        if kind == "xcdatamodel" {
+            // Not a model is the user's mistake (exit 2), as for a model file named on the command line.
+            return try usageOnFailure { () throws(ModelFileChecker.Unreadable) in
+                try ModelFileChecker.check(bytes, previous: setup.previousModel, name: name, location: file == "-" ? "standard input" : file)
+            }
+        }
+        let documentKind = kind ?? (previous != nil ? "model" : nil) ?? (model != nil ? "mirrored-record" : nil) ?? Families.kind(forFileName: url.lastPathComponent)
+        return DocumentChecker.check(bytes, name: name, kind: documentKind, context: .object(setup.context))
+    }
+
+    /// A model that cannot be read is the user's mistake: said on standard error, exit 2.
+    func usageOnFailure(_ body: () throws(ModelFileChecker.Unreadable) -> DocumentChecker.Result) throws -> DocumentChecker.Result {
+        do {
+            return try body()
+        } catch {
+            throw Self.usage(error.description.terminalSafe)
+        }
+    }
+
+    /// Says `message` on standard error; the error to throw for exit 2.
+    static func usage(_ message: String) -> ExitCode {
+        FileHandle.standardError.write(Data("conformance check: \(message)\n".utf8))
+        return ExitCode(Status.usage)
     }
 
     /// An unpacked package: `Backup-{id}/` or a folder holding its manifest.

@@ -72,6 +72,17 @@ struct Matrix: AsyncParsableCommand {
             throw ValidationError("cannot create \(cellsFolder.path): \(error)")
         }
         let specBase = repository.root.appendingPathComponent("Spec").absoluteString + "/"
+        let cells = try await playCells(matrix, in: cellsFolder, vectors: vectors, specBase: specBase)
+        let pairs = await playPairs(matrix, in: folder)
+        let result = MatrixReport(implementations: matrix.implementations.map(\.name), cells: cells, pairs: pairs)
+        try writeOutput(result.json(), to: folder.appendingPathComponent("matrix.json").path)
+        try writeOutput(result.html(), to: folder.appendingPathComponent("matrix.html").path)
+        print(result.text(), terminator: "")
+        if !result.ok { throw ExitCode(Status.violations) }
+    }
+
+    /// Each implementation in each of its roles, against the runner.
+    func playCells(_ matrix: MatrixFile, in cellsFolder: URL, vectors: [String: VectorCase], specBase: String) async throws -> [MatrixReport.Cell] {
         var cells: [MatrixReport.Cell] = []
         for implementation in matrix.implementations {
             for entry in implementation.entries {
@@ -89,6 +100,12 @@ struct Matrix: AsyncParsableCommand {
                 cells.append(MatrixReport.Cell(implementation: implementation.name, role: entry.role, report: report, error: error, stem: "cells/" + stem))
             }
         }
+        return cells
+    }
+
+    /// Every phone with every desktop (directly, then through every relay) and every sender with
+    /// every receiver, each pair through the watch.
+    func playPairs(_ matrix: MatrixFile, in folder: URL) async -> [MatrixReport.Pair] {
         // Every phone with every desktop, through the watch.
         var pairs: [MatrixReport.Pair] = []
         let pairsFolder = folder.appendingPathComponent("pairs")
@@ -137,11 +154,7 @@ struct Matrix: AsyncParsableCommand {
                     await playTransfer(sender: sender, receiver: receiver, base: transfersFolder.appendingPathComponent(stem), stem: "transfers/" + stem))
             }
         }
-        let result = MatrixReport(implementations: matrix.implementations.map(\.name), cells: cells, pairs: pairs)
-        try writeOutput(result.json(), to: folder.appendingPathComponent("matrix.json").path)
-        try writeOutput(result.html(), to: folder.appendingPathComponent("matrix.html").path)
-        print(result.text(), terminator: "")
-        if !result.ok { throw ExitCode(Status.violations) }
+        return pairs
     }
 
     /// The checkout the matrix runs from, passed to every run and watch it starts.
@@ -206,9 +219,6 @@ struct Matrix: AsyncParsableCommand {
     func playPair(
         phone: (String, MatrixFile.Entry), desktop: (String, MatrixFile.Entry), through relay: (String, MatrixFile.Entry)? = nil, base: URL, stem: String
     ) async -> MatrixReport.Pair {
-        func failed(_ why: String) -> MatrixReport.Pair {
-            MatrixReport.Pair(kind: .pairing, first: phone.0, second: desktop.0, relay: relay?.0, ok: false, summary: "error: \(why)", stem: stem)
-        }
         func path(_ suffix: String) -> String {
             let p = base.path + "." + suffix
             try? FileManager.default.removeItem(atPath: p)
@@ -219,82 +229,104 @@ struct Matrix: AsyncParsableCommand {
         _ = path("html")
         var peers: [Process] = []
         defer { peers.reversed().forEach(Self.stop) }
-        var upstream: [String] = []
-        if let relay {
-            // The relay implementation listens on a port of its own; the watch forwards to it.
+        do {
+            var upstream: [String] = []
+            if let relay {
+                let (process, arguments) = try await startUpstream(relay, base: base, path: path)
+                peers.append(process)
+                upstream = arguments
+            }
+            // With --ports the watch listens in the range too; else on any port (--ready-file says).
+            let watchPort: Int
             do {
-                let port = try self.port()
-                let files = ["dir": path("relay-dir"), "pin": path("relay-pin"), "handoff": path("relay-handoff"), "qr": path("relay-qr"), "scan": path("relay-scan")]
-                peers.append(
-                    try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(relay.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".relay.log"))
-                let listening = Date().addingTimeInterval(20)
-                while !Self.accepts(port) {
-                    if !peers[0].isRunning || Date() > listening { return failed("the relay did not listen; see \(base.lastPathComponent).relay.log") }
-                    try? await Task.sleep(for: .milliseconds(50))
-                }
-                upstream = ["--upstream", "ws://127.0.0.1:\(port)"] + relay.1.watch
+                watchPort = ports == nil ? 0 : try self.port()
             } catch {
-                return failed("the relay did not start: \(error)")
+                throw PairFailed("the watch has no port: \(error)")
             }
-        }
-        // With --ports the watch listens in the range too; else on any port (--ready-file says).
-        let watchPort: Int
-        do {
-            watchPort = ports == nil ? 0 : try self.port()
-        } catch {
-            return failed("the watch has no port: \(error)")
-        }
-        let watchArguments =
-            ["watch", "--family", "pairing", "--listen", "127.0.0.1:\(watchPort)", "--ready-file", ready, "--log", log]
-            + ["--format", "json", "--output", json, "--repo", repositoryRoot, "--owners", owners] + phone.1.watch + desktop.1.watch + upstream
-        let watch: Process
-        do {
-            watch = try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log")
-        } catch {
-            return failed("the watch did not start: \(error)")
-        }
-        defer { Self.stop(watch) }
-        var url = ""
-        let listening = Date().addingTimeInterval(20)
-        while url.isEmpty {
-            url = (try? String(contentsOfFile: ready, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-            if url.isEmpty {
-                if !watch.isRunning || Date() > listening { return failed("the watch did not listen; see \(base.lastPathComponent).watch.log") }
-                try? await Task.sleep(for: .milliseconds(50))
-            }
-        }
-        let (desktopQR, handoff) = (path("desktop-qr"), path("handoff"))
-        let desktopFiles = ["qr": desktopQR, "scan": path("scan"), "pin": path("desktop-pin"), "handoff": path("desktop-handoff"), "dir": path("desktop-dir")]
-        let phoneFiles = ["handoff": handoff, "qr": path("phone-qr"), "scan": path("phone-scan"), "pin": path("phone-pin"), "dir": path("phone-dir")]
-        do {
-            peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(desktop.1, url: url, files: desktopFiles)], log: base.path + ".desktop.log"))
+            let watchArguments =
+                ["watch", "--family", "pairing", "--listen", "127.0.0.1:\(watchPort)", "--ready-file", ready, "--log", log]
+                + ["--format", "json", "--output", json, "--repo", repositoryRoot, "--owners", owners] + phone.1.watch + desktop.1.watch + upstream
+            let watch = try Self.started("the watch") { try Self.start([Self.executable] + watchArguments, log: base.path + ".watch.log") }
+            defer { Self.stop(watch) }
+            let url = try await Self.appears(ready, within: 20, while: watch, else: "the watch did not listen; see \(base.lastPathComponent).watch.log")
+            let (desktopQR, handoff) = (path("desktop-qr"), path("handoff"))
+            let desktopFiles = ["qr": desktopQR, "scan": path("scan"), "pin": path("desktop-pin"), "handoff": path("desktop-handoff"), "dir": path("desktop-dir")]
+            let phoneFiles = ["handoff": handoff, "qr": path("phone-qr"), "scan": path("phone-scan"), "pin": path("phone-pin"), "dir": path("phone-dir")]
+            peers.append(
+                try Self.started("the desktop") {
+                    try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(desktop.1, url: url, files: desktopFiles)], log: base.path + ".desktop.log")
+                })
             try Self.own(peers[peers.count - 1], as: "\(desktop.0) (desktop)", in: owners)
-            peers.append(try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(phone.1, url: url, files: phoneFiles)], log: base.path + ".phone.log"))
+            peers.append(
+                try Self.started("the phone") {
+                    try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(phone.1, url: url, files: phoneFiles)], log: base.path + ".phone.log")
+                })
             try Self.own(peers[peers.count - 1], as: "\(phone.0) (phone)", in: owners)
-        } catch {
-            return failed("a peer did not start: \(error)")
-        }
-        // The camera: the desktop's QR, once it shows one, is what the phone scans.
-        let shown = Date().addingTimeInterval(30)
-        var qr: Data?
-        while qr == nil {
-            if let data = FileManager.default.contents(atPath: desktopQR), !data.isEmpty { qr = data } else {
-                if Date() > shown { return failed("the desktop showed no QR within 30 s; see \(base.lastPathComponent).desktop.log") }
-                try? await Task.sleep(for: .milliseconds(50))
+            // The camera: the desktop's QR, once it shows one, is what the phone scans.
+            _ = try await Self.appears(desktopQR, within: 30, while: nil, else: "the desktop showed no QR within 30 s; see \(base.lastPathComponent).desktop.log")
+            do {
+                // Carried as the desktop wrote it, byte for byte.
+                try FileManager.default.contents(atPath: desktopQR)?.write(to: URL(fileURLWithPath: handoff), options: .atomic)
+            } catch {
+                throw PairFailed("cannot hand the QR to the phone: \(error)")
             }
-        }
-        do {
-            try qr?.write(to: URL(fileURLWithPath: handoff), options: .atomic)
+            // The pair's time counts from the scan, not from the watch's start: peers slow to start
+            // (a loaded machine, a JVM) get all of it. Then the watch is interrupted: it still writes
+            // its report of what it saw.
+            await Self.awaitExit(watch, within: Double(pairSeconds), then: SIGINT)
+            var pair = await judged(.pairing, phone.0, desktop.0, watch: watch, base: base, stem: stem, completed: "paired")
+            pair.relay = relay?.0
+            return pair
         } catch {
-            return failed("cannot hand the QR to the phone: \(error)")
+            let why = (error as? PairFailed)?.why ?? "\(error)"
+            return MatrixReport.Pair(kind: .pairing, first: phone.0, second: desktop.0, relay: relay?.0, ok: false, summary: "error: \(why)", stem: stem)
         }
-        // The pair's time counts from the scan, not from the watch's start: peers slow to start
-        // (a loaded machine, a JVM) get all of it. Then the watch is interrupted: it still writes
-        // its report of what it saw.
-        await Self.awaitExit(watch, within: Double(pairSeconds), then: SIGINT)
-        var pair = await judged(.pairing, phone.0, desktop.0, watch: watch, base: base, stem: stem, completed: "paired")
-        pair.relay = relay?.0
-        return pair
+    }
+
+    /// Why a pair could not be played.
+    struct PairFailed: Error {
+        let why: String
+        init(_ why: String) { self.why = why }
+    }
+
+    /// The relay implementation on a port of its own, once it listens; the watch's arguments to
+    /// forward to it.
+    func startUpstream(_ relay: (String, MatrixFile.Entry), base: URL, path: (String) -> String) async throws -> (Process, [String]) {
+        let port = try self.port()
+        let files = ["dir": path("relay-dir"), "pin": path("relay-pin"), "handoff": path("relay-handoff"), "qr": path("relay-qr"), "scan": path("relay-scan")]
+        let process = try Self.started("the relay") {
+            try Self.start(["/bin/sh", "-c", "exec " + MatrixCell.command(relay.1, url: "ws://127.0.0.1:\(port)", files: files)], log: base.path + ".relay.log")
+        }
+        let listening = Date().addingTimeInterval(20)
+        while !Self.accepts(port) {
+            if !process.isRunning || Date() > listening {
+                Self.stop(process)
+                throw PairFailed("the relay did not listen; see \(base.lastPathComponent).relay.log")
+            }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return (process, ["--upstream", "ws://127.0.0.1:\(port)"] + relay.1.watch)
+    }
+
+    /// The process `start` starts, or why `what` did not start.
+    static func started(_ what: String, _ start: () throws -> Process) throws -> Process {
+        do {
+            return try start()
+        } catch {
+            throw PairFailed("\(what) did not start: \(error)")
+        }
+    }
+
+    /// The text of `file` once it is there and not empty, trimmed; `failure` after `seconds`, or
+    /// as soon as `process` (when given) has exited.
+    static func appears(_ file: String, within seconds: Double, while process: Process?, else failure: String) async throws -> String {
+        let deadline = Date().addingTimeInterval(seconds)
+        while true {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            if !text.isEmpty { return text }
+            if process?.isRunning == false || Date() > deadline { throw PairFailed(failure) }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// A sender and a receiver through `conformance watch --family migration`: the kit starts the

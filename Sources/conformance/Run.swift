@@ -92,17 +92,7 @@ struct Run: AsyncParsableCommand {
             throw ValidationError("unknown family \(family); known: \(Families.all.map(\.name).joined(separator: ", "))")
         }
         let cases = try repository.cases()
-        var expected = ExpectedFailures()
-        if let path = expectedFailures {
-            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-                throw ValidationError("cannot read \(path)")
-            }
-            do {
-                expected = try ExpectedFailures.parse(text)
-            } catch {
-                throw ValidationError("\(path): \(error)")
-            }
-        }
+        let expected = try loadExpectedFailures()
         var filter = CaseFilter(family: family, globs: caseGlobs, excludes: exclude)
         if let shard {
             guard let parsed = CaseFilter.parseShard(shard) else {
@@ -121,41 +111,7 @@ struct Run: AsyncParsableCommand {
         if role != nil && jobs > 1 {
             throw ValidationError("--jobs plays vector cases in parallel; live cases (--role) share one peer and run one at a time")
         }
-        var runs: [RunReport] = []
-        if let role {
-            do {
-                var options = try liveOptions(role)
-                options.levels = levels
-                for _ in 0..<repeatCount {
-                    runs.append(try await LiveRunner.run(options, repository: repository, cases: cases, filter: filter, expectedFailures: expected))
-                }
-            } catch let error as ValidationError {
-                throw error
-            } catch let failure as TLSFailure {
-                // The peer could not prove who it is: one outcome, named, no case run.
-                FileHandle.standardError.write(Data("conformance run: \(peer.terminalSafe) refused by TLS: \(failure.terminalSafe)\n".utf8))
-                print("FAIL  \(failure.kind.rawValue): \(failure.detail.terminalSafe)")
-                throw ExitCode(Status.violations)
-            } catch {
-                throw ValidationError("\(error)")
-            }
-        } else {
-            let implementations = try (0..<jobs).map { _ in try makePeer() }
-            defer { implementations.forEach { $0.close() } }
-            // A run of no case would pass having judged nothing: the selection and the shard must
-            // each hold a case.
-            var unsharded = filter
-            unsharded.shard = nil
-            let selected = cases.filter(unsharded.matches).count
-            if selected == 0 { throw ValidationError("no case matches the selection") }
-            if let shard = filter.shard, !cases.contains(where: filter.matches) {
-                throw ValidationError(
-                    "--shard \(shard.index)/\(shard.count) holds none of the \(selected) case(s) selected (a case falls in a shard by its id); split into fewer shards")
-            }
-            for _ in 0..<repeatCount {
-                runs.append(Runner.run(cases, across: implementations, expectedFailures: expected, filter: filter, levels: levels))
-            }
-        }
+        let runs = if let role { try await runLive(role, repository, cases, filter, expected, levels) } else { try runVectors(cases, filter, expected, levels) }
         guard var report = repeatCount == 1 ? runs.first : RepeatedRuns.combine(runs) else { throw ValidationError("no run") }
         report.replay = Self.replayCommand(CommandLine.arguments)
         if let shard = filter.shard {
@@ -180,6 +136,63 @@ struct Run: AsyncParsableCommand {
         if !report.results.isEmpty, report.results.allSatisfy({ $0.verdict == .skipped }) {
             let words = TextReport.extraCounts(report.results).map { "\($0.1) \($0.0)" }.joined(separator: ", ")
             throw InputError("no case was judged (\(words)): a run that judges nothing is not a pass")
+        }
+    }
+
+    /// The live cases of `role`, `--repeat` times.
+    func runLive(
+        _ role: LiveRole, _ repository: Repository, _ cases: [VectorCase], _ filter: CaseFilter, _ expected: ExpectedFailures, _ levels: RuleLevels
+    ) async throws -> [RunReport] {
+        var runs: [RunReport] = []
+        do {
+            var options = try liveOptions(role)
+            options.levels = levels
+            for _ in 0..<repeatCount {
+                runs.append(try await LiveRunner.run(options, repository: repository, cases: cases, filter: filter, expectedFailures: expected))
+            }
+        } catch let error as ValidationError {
+            throw error
+        } catch let failure as TLSFailure {
+            // The peer could not prove who it is: one outcome, named, no case run.
+            FileHandle.standardError.write(Data("conformance run: \(peer.terminalSafe) refused by TLS: \(failure.terminalSafe)\n".utf8))
+            print("FAIL  \(failure.kind.rawValue): \(failure.detail.terminalSafe)")
+            throw ExitCode(Status.violations)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        return runs
+    }
+
+    /// The vector cases, across `--jobs` peers, `--repeat` times.
+    func runVectors(_ cases: [VectorCase], _ filter: CaseFilter, _ expected: ExpectedFailures, _ levels: RuleLevels) throws -> [RunReport] {
+        var runs: [RunReport] = []
+        let implementations = try (0..<jobs).map { _ in try makePeer() }
+        defer { implementations.forEach { $0.close() } }
+        // A run of no case would pass having judged nothing: the selection and the shard must
+        // each hold a case.
+        var unsharded = filter
+        unsharded.shard = nil
+        let selected = cases.filter(unsharded.matches).count
+        if selected == 0 { throw ValidationError("no case matches the selection") }
+        if let shard = filter.shard, !cases.contains(where: filter.matches) {
+            throw ValidationError(
+                "--shard \(shard.index)/\(shard.count) holds none of the \(selected) case(s) selected (a case falls in a shard by its id); split into fewer shards")
+        }
+        for _ in 0..<repeatCount {
+            runs.append(Runner.run(cases, across: implementations, expectedFailures: expected, filter: filter, levels: levels))
+        }
+        return runs
+    }
+
+    func loadExpectedFailures() throws -> ExpectedFailures {
+        guard let path = expectedFailures else { return ExpectedFailures() }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ValidationError("cannot read \(path)")
+        }
+        do {
+            return try ExpectedFailures.parse(text)
+        } catch {
+            throw ValidationError("\(path): \(error)")
         }
     }
 
@@ -246,21 +259,7 @@ struct Run: AsyncParsableCommand {
             options.scanOut = scanOut.map { URL(fileURLWithPath: $0) }
         }
         if role == .phone { options.qrFile = qrFile.map { URL(fileURLWithPath: $0) } }
-        if role == .phone || role == .desktop {
-            if let backoff {
-                let delays = backoff.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
-                guard !delays.isEmpty, delays.allSatisfy({ $0 != nil }) else { throw ValidationError("--backoff must be delays in ms separated by commas") }
-                options.backoff = delays.compactMap { $0 }
-            }
-            options.keepaliveMs = keepaliveMs
-            // The stated timing must itself be what the Spec allows (PAIR-CONN-002, -003).
-            if let problem = SignalingConnectionMachine.Policy(backoff: options.backoff, keepaliveInterval: keepaliveMs).problem {
-                throw ValidationError("--backoff/--keepalive-ms: \(problem) (Spec pairing.md PAIR-CONN-002, PAIR-CONN-003)")
-            }
-            guard timeScale > 0, timeScale <= 1 else { throw ValidationError("--time-scale must be more than 0 and at most 1") }
-            options.timeScale = timeScale
-            options.relayURL = relayUrl
-        }
+        if role == .phone || role == .desktop { try statePairingTiming(&options) }
         guard (1...30_000).contains(pinLockoutMs) else { throw ValidationError("--pin-lockout-ms must be 1 ... 30000 (the Spec's wait; shorter for test builds)") }
         options.pinLockoutMs = pinLockoutMs
         guard (1...300_000).contains(desktopValidityMs) else { throw ValidationError("--desktop-validity-ms must be 1 ... 300000 (the seed's 5 minutes; shorter for test builds)") }
@@ -291,6 +290,23 @@ struct Run: AsyncParsableCommand {
             options.password = LiveRunner.defaultPassword
         }
         return options
+    }
+
+    /// The timing a phone or desktop under test states, itself within what the Spec allows.
+    func statePairingTiming(_ options: inout LiveOptions) throws {
+        if let backoff {
+            let delays = backoff.split(separator: ",").map { Int64($0.trimmingCharacters(in: .whitespaces)) }
+            guard !delays.isEmpty, delays.allSatisfy({ $0 != nil }) else { throw ValidationError("--backoff must be delays in ms separated by commas") }
+            options.backoff = delays.compactMap { $0 }
+        }
+        options.keepaliveMs = keepaliveMs
+        // The stated timing must itself be what the Spec allows (PAIR-CONN-002, -003).
+        if let problem = SignalingConnectionMachine.Policy(backoff: options.backoff, keepaliveInterval: keepaliveMs).problem {
+            throw ValidationError("--backoff/--keepalive-ms: \(problem) (Spec pairing.md PAIR-CONN-002, PAIR-CONN-003)")
+        }
+        guard timeScale > 0, timeScale <= 1 else { throw ValidationError("--time-scale must be more than 0 and at most 1") }
+        options.timeScale = timeScale
+        options.relayURL = relayUrl
     }
 
     func makePeer() throws -> any Peer {

@@ -74,7 +74,25 @@ struct Watch: AsyncParsableCommand {
             guard let eq = pair.lastIndex(of: "="), eq != pair.startIndex else { throw ValidationError("--name \(pair) is not PEERID=LABEL") }
             names[String(pair[..<eq])] = String(pair[pair.index(after: eq)...])
         }
-        var options = WatchOptions(family: family, listen: (String(listen[..<colon]), port))
+        let options = try watchOptions(host: String(listen[..<colon]), port: port)
+        if let upstream, family == "pairing" {
+            // A relay takes any number of connections: one now says whether it can be reached at
+            // all (a relay that refused every connection was a PASS). An old phone's sender
+            // takes one receiver, so it is never tried ahead.
+            do {
+                let probe = try await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust)
+                try? await probe.run { _, writer in await writer.close() }
+            } catch {
+                throw InputError("--upstream \(upstream) cannot be reached: \(error)")
+            }
+        }
+        let result = try await watch(options, names: names, keepalives: keepalives, backoffs: backoffs)
+        try Self.write(result, format: format, output: output, repository: repository, judgedSomething: result.unforwarded == 0 || result.forwarded > 0)
+    }
+
+    /// Where the watch listens and forwards, what it logs, and whom it trusts.
+    func watchOptions(host: String, port: Int) throws -> WatchOptions {
+        var options = WatchOptions(family: family, listen: (host, port))
         options.upstream = upstream
         options.sessions = sessions
         options.duration = duration
@@ -98,18 +116,14 @@ struct Watch: AsyncParsableCommand {
             if let readyFile { try? Data(url.utf8).write(to: URL(fileURLWithPath: readyFile), options: .atomic) }
         }
         if isTerminal(.standardError) { options.echo = { line in FileHandle.standardError.write(Data((line + "\n").utf8)) } }
-        if let upstream, family == "pairing" {
-            // A relay takes any number of connections: one now says whether it can be reached at
-            // all (a relay that refused every connection was a PASS). An old phone's sender
-            // takes one receiver, so it is never tried ahead.
-            do {
-                let probe = try await WebSocketClient.connect(to: upstream, maxFrameSize: options.maxFrameSize, trust: options.trust)
-                try? await probe.run { _, writer in await writer.close() }
-            } catch {
-                throw InputError("--upstream \(upstream) cannot be reached: \(error)")
-            }
-        }
-        let result: WatchResult
+        return options
+    }
+
+    /// Watches with the family's judge until the watch ends; its result.
+    func watch(
+        _ options: WatchOptions, names: [String: String], keepalives: (EpochMillis?, [String: EpochMillis]), backoffs: (EpochMillis?, [String: EpochMillis])
+    ) async throws -> WatchResult {
+        var options = options
         do {
             if family == "migration" {
                 // Chunks up to 16 MiB pass.
@@ -123,7 +137,7 @@ struct Watch: AsyncParsableCommand {
                     migration.minimumIterations = minimumIterations
                 }
                 let header = SessionLog.Header(family: family, startedAt: SystemClock().now(), names: names, binaryCap: options.binaryCap, judge: migration.json)
-                result = try await Watcher.run(options, judge: MigrationWatch(options: migration), header: header, stop: Self.interrupts())
+                return try await Watcher.run(options, judge: MigrationWatch(options: migration), header: header, stop: Self.interrupts())
             } else {
                 var pairing = PairingWatch.Options()
                 (pairing.keepaliveInterval, pairing.keepaliveBySide) = keepalives
@@ -133,12 +147,11 @@ struct Watch: AsyncParsableCommand {
                 pairing.confirmationWait = confirmationWait
                 pairing.names = names
                 let header = SessionLog.Header(family: family, startedAt: SystemClock().now(), names: names, binaryCap: options.binaryCap, judge: pairing.json)
-                result = try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())
+                return try await Watcher.run(options, judge: PairingWatch(options: pairing), header: header, stop: Self.interrupts())
             }
         } catch {
             throw ValidationError("\(error)")
         }
-        try Self.write(result, format: format, output: output, repository: repository, judgedSomething: result.unforwarded == 0 || result.forwarded > 0)
     }
 
     /// `MS` for every client, `SIDE=MS` for one side (a time-scaled phone beside a real

@@ -59,46 +59,9 @@ struct Receive: AsyncParsableCommand {
         var restoreOptions = Restorer.Options()
         restoreOptions.keepPrevious = keepPrevious
         if let minimumIterations { restoreOptions.policy = EnvelopePolicy(iterations: minimumIterations...EnvelopePolicy.standard.iterations.upperBound) }
-        let (pinOut, yes, restore) = (pinOut, yes, restoreOptions)
         if streaming { options.streaming = ReceiverPeer.Streaming(store: store, password: secret, restore: restoreOptions) }
 
-        var hooks = ReceiverPeer.Hooks(
-            showPIN: { pin in
-                console.say("receive: PIN \(pin)  (enter it on the old phone)")
-                if let pinOut { try? Data((pin + "\n").utf8).write(to: URL(fileURLWithPath: pinOut), options: .atomic) }
-            },
-            confirmWipe: { meta in
-                if yes { return true }
-                // Nothing to replace: the question would only alarm (seed 000 §7.3 asks before replacing data).
-                let existing = (try? FileManager.default.contentsOfDirectory(atPath: store.root.path))?.isEmpty == false
-                let prompt = existing
-                    ? "Replace the data in \(store.root.path) with backup \(meta.backupId) (\(Console.bytes(meta.fileSize)))? [y/N] "
-                    : "Receive backup \(meta.backupId) (\(Console.bytes(meta.fileSize))) into the new store \(store.root.path)? [y/N] "
-                let answer = await Console.readLine(prompt: prompt)
-                return answer?.lowercased().hasPrefix("y") == true
-            },
-            restore: { file, meta in
-                do {
-                    var restore = restore
-                    restore.expectedBackupId = meta.backupId
-                    let result = try Restorer.restore(file, password: secret, into: store, options: restore)
-                    console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
-                } catch let error as PackageError {
-                    console.say("receive: restore refused: \(error)")
-                    // The sender's package broke a rule: named like any other violation.
-                    if let violation = error.violation { console.report(.violation(violation)) }
-                    throw error
-                }
-            },
-            report: console.report,
-            checkPassword: { header in
-                let check = ReceiverMachine.PasswordCheck(header: header, password: secret, policy: restore.policy)
-                if check == .wrongPassword { console.say("receive: the password does not open this backup; nothing will be transferred") }
-                return check
-            })
-        hooks.restoredStream = { result in
-            console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
-        }
+        let hooks = Self.hooks(console, store: store, secret: secret, pinOut: pinOut, yes: yes, restore: restoreOptions)
         var failed = 0
         var session = 1
         var lockout = PINLockout(firstWait: lockoutFirstWaitMs)
@@ -140,5 +103,52 @@ enum FreeSpace {
         while !FileManager.default.fileExists(atPath: folder.path), folder.path != "/" { folder = folder.deletingLastPathComponent() }
         let attributes = try? FileManager.default.attributesOfFileSystem(forPath: folder.path)
         return (attributes?[.systemFreeSize] as? NSNumber)?.int64Value ?? .max
+    }
+}
+
+extension Receive {
+    /// What the receiving phone's user sees and answers: the PIN (also written to `pinOut`), the
+    /// question before its data is replaced, the restore and the password check.
+    static func hooks(
+        _ console: Console, store: DeviceStore, secret: String, pinOut: String?, yes: Bool, restore: Restorer.Options
+    ) -> ReceiverPeer.Hooks {
+        var hooks = ReceiverPeer.Hooks(
+            showPIN: { pin in
+                console.say("receive: PIN \(pin)  (enter it on the old phone)")
+                if let pinOut { try? Data((pin + "\n").utf8).write(to: URL(fileURLWithPath: pinOut), options: .atomic) }
+            },
+            confirmWipe: { meta in
+                if yes { return true }
+                // Nothing to replace: the question would only alarm (seed 000 §7.3 asks before replacing data).
+                let existing = (try? FileManager.default.contentsOfDirectory(atPath: store.root.path))?.isEmpty == false
+                let prompt = existing
+                    ? "Replace the data in \(store.root.path) with backup \(meta.backupId) (\(Console.bytes(meta.fileSize)))? [y/N] "
+                    : "Receive backup \(meta.backupId) (\(Console.bytes(meta.fileSize))) into the new store \(store.root.path)? [y/N] "
+                let answer = await Console.readLine(prompt: prompt)
+                return answer?.lowercased().hasPrefix("y") == true
+            },
+            restore: { file, meta in
+                do {
+                    var restore = restore
+                    restore.expectedBackupId = meta.backupId
+                    let result = try Restorer.restore(file, password: secret, into: store, options: restore)
+                    console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
+                } catch let error as PackageError {
+                    console.say("receive: restore refused: \(error)")
+                    // The sender's package broke a rule: named like any other violation.
+                    if let violation = error.violation { console.report(.violation(violation)) }
+                    throw error
+                }
+            },
+            report: console.report,
+            checkPassword: { header in
+                let check = ReceiverMachine.PasswordCheck(header: header, password: secret, policy: restore.policy)
+                if check == .wrongPassword { console.say("receive: the password does not open this backup; nothing will be transferred") }
+                return check
+            })
+        hooks.restoredStream = { result in
+            console.say("receive: restored backup \(result.backupId): \(result.entityCounts.values.reduce(0, +)) entities, \(result.mediaFiles) media files")
+        }
+        return hooks
     }
 }

@@ -118,87 +118,98 @@ public enum ModelChecker {
                     expected: "no uniqueness constraint (CloudKit cannot enforce one across devices)", found: c.brief))
             }
             for (j, a) in (try e.optionalArray("attributes") ?? []).enumerated() {
-                let r = try ObjectReader(document: a, path: e.pointer("attributes") / j)
-                // Core Data's default: required unless declared optional (the XML omits optional="NO").
-                let attribute = Attribute(
-                    name: try r.string("name"), type: try r.string("type"), optional: try flag(r, "optional"),
-                    hasDefault: r.optional("defaultValue") != nil, renamingIdentifier: try r.optionalString("renamingIdentifier"),
-                    cloudEncrypted: try flag(r, "allowsCloudEncryption"), path: r.path)
-                attributes.append(attribute)
-                if reservedNames.contains(attribute.name) {
-                    findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(attribute.name)))
-                }
-                // Every member is read (and so type-checked) whether CloudKit mirrors the entity or not.
-                let unique = try flag(r, "unique"), derived = try flag(r, "derived")
-                let transformer = try r.optionalString("valueTransformerName")
-                guard synced else { continue }
-                if unique {
-                    findings.append(Violation(
-                        rule: RecordRule.uniqueConstraint, path: r.pointer("unique"),
-                        expected: "no unique attribute (@Attribute(.unique) is a uniqueness constraint)", found: "true"))
-                }
-                if derived {
-                    findings.append(Violation(rule: RecordRule.derived, path: r.pointer("derived"), expected: "no derived attribute", found: "true"))
-                }
-                if !supportedTypes.contains(attribute.type) {
-                    findings.append(Violation(
-                        rule: RecordRule.attributeType, path: r.pointer("type"), expected: "one of " + supportedTypes.joined(separator: ", "),
-                        found: JSONSerializer.quoted(attribute.type)))
-                } else if attribute.type == "Transformable" {
-                    // Xcode writes NSSecureUnarchiveFromData; a custom secure subclass has its own name.
-                    if transformer == nil || insecureTransformers.contains(transformer ?? "") {
-                        findings.append(Violation(
-                            rule: RecordRule.attributeType, path: r.pointer("valueTransformerName"),
-                            expected: "a secure transformer (NSSecureUnarchiveFromData or a subclass of it) for a Transformable",
-                            found: r.optional("valueTransformerName")?.brief ?? "absent: Core Data's default for none archives with NSCoding, not secure coding"))
-                    }
-                }
-                if !attribute.optional && !attribute.hasDefault {
-                    findings.append(Violation(
-                        rule: RecordRule.requiredDefault, path: r.pointer("optional"),
-                        expected: "optional, or a default value (a record from another device may lack the field)", found: "required without default"))
-                }
+                attributes.append(try readAttribute(ObjectReader(document: a, path: e.pointer("attributes") / j), synced: synced, findings: &findings))
             }
             var relationships: [Relationship] = []
             for (j, rel) in (try e.optionalArray("relationships") ?? []).enumerated() {
                 let r = try ObjectReader(document: rel, path: e.pointer("relationships") / j)
-                let relationship = Relationship(
-                    name: try r.string("name"), destination: try r.optionalString("destination"), toMany: try flag(r, "toMany"),
-                    inverse: try r.optionalString("inverse"), renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
-                relationships.append(relationship)
-                if reservedNames.contains(relationship.name) {
-                    findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(relationship.name)))
-                }
-                let optional = try flag(r, "optional"), ordered = try flag(r, "ordered"), deleteRule = try r.optionalString("deleteRule")
-                guard synced else { continue }
-                // Apple: entities in a CloudKit configuration have no relationship out of it.
-                if let destination = try r.optionalString("destination") {
-                    if !names.contains(destination) {
-                        findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: JSONSerializer.quoted(destination)))
-                    } else if !isSynced(destination) {
-                        findings.append(Violation(
-                            rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity CloudKit mirrors too",
-                            found: "\(JSONSerializer.quoted(destination)), outside the CloudKit configuration"))
-                    }
-                } else {
-                    findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: "absent"))
-                }
-                if !optional {
-                    findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("optional"), expected: "an optional relationship", found: "required"))
-                }
-                if ordered {
-                    findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("ordered"), expected: "an unordered relationship", found: "ordered"))
-                }
-                if try r.optionalString("inverse") == nil {
-                    findings.append(Violation(rule: RecordRule.inverse, path: r.pointer("inverse"), expected: "an inverse relationship", found: "none"))
-                }
-                if deleteRule == "Deny" {
-                    findings.append(Violation(rule: RecordRule.denyRule, path: r.pointer("deleteRule"), expected: "Nullify, Cascade or No Action", found: "\"Deny\""))
-                }
+                relationships.append(try readRelationship(r, synced: synced, names: names, isSynced: isSynced, findings: &findings))
             }
             entities.append(Entity(name: name, parent: try e.optionalString("parent"), attributes: attributes, relationships: relationships, path: e.path, synced: synced))
         }
         return entities
+    }
+
+    /// One attribute of an entity, with what CloudKit refuses in it when the entity is mirrored.
+    static func readAttribute(_ r: ObjectReader, synced: Bool, findings: inout [Violation]) throws(Violation) -> Attribute {
+        // Core Data's default: required unless declared optional (the XML omits optional="NO").
+        let attribute = Attribute(
+            name: try r.string("name"), type: try r.string("type"), optional: try flag(r, "optional"),
+            hasDefault: r.optional("defaultValue") != nil, renamingIdentifier: try r.optionalString("renamingIdentifier"),
+            cloudEncrypted: try flag(r, "allowsCloudEncryption"), path: r.path)
+        if reservedNames.contains(attribute.name) {
+            findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(attribute.name)))
+        }
+        // Every member is read (and so type-checked) whether CloudKit mirrors the entity or not.
+        let unique = try flag(r, "unique"), derived = try flag(r, "derived")
+        let transformer = try r.optionalString("valueTransformerName")
+        guard synced else { return attribute }
+        if unique {
+            findings.append(Violation(
+                rule: RecordRule.uniqueConstraint, path: r.pointer("unique"),
+                expected: "no unique attribute (@Attribute(.unique) is a uniqueness constraint)", found: "true"))
+        }
+        if derived {
+            findings.append(Violation(rule: RecordRule.derived, path: r.pointer("derived"), expected: "no derived attribute", found: "true"))
+        }
+        if !supportedTypes.contains(attribute.type) {
+            findings.append(Violation(
+                rule: RecordRule.attributeType, path: r.pointer("type"), expected: "one of " + supportedTypes.joined(separator: ", "),
+                found: JSONSerializer.quoted(attribute.type)))
+        } else if attribute.type == "Transformable" {
+            // Xcode writes NSSecureUnarchiveFromData; a custom secure subclass has its own name.
+            if transformer == nil || insecureTransformers.contains(transformer ?? "") {
+                findings.append(Violation(
+                    rule: RecordRule.attributeType, path: r.pointer("valueTransformerName"),
+                    expected: "a secure transformer (NSSecureUnarchiveFromData or a subclass of it) for a Transformable",
+                    found: r.optional("valueTransformerName")?.brief ?? "absent: Core Data's default for none archives with NSCoding, not secure coding"))
+            }
+        }
+        if !attribute.optional && !attribute.hasDefault {
+            findings.append(Violation(
+                rule: RecordRule.requiredDefault, path: r.pointer("optional"),
+                expected: "optional, or a default value (a record from another device may lack the field)", found: "required without default"))
+        }
+        return attribute
+    }
+
+    /// One relationship of an entity, with what CloudKit refuses in it when the entity is mirrored.
+    static func readRelationship(
+        _ r: ObjectReader, synced: Bool, names: Set<String>, isSynced: (String) -> Bool, findings: inout [Violation]
+    ) throws(Violation) -> Relationship {
+        let relationship = Relationship(
+            name: try r.string("name"), destination: try r.optionalString("destination"), toMany: try flag(r, "toMany"),
+            inverse: try r.optionalString("inverse"), renamingIdentifier: try r.optionalString("renamingIdentifier"), path: r.path)
+        if reservedNames.contains(relationship.name) {
+            findings.append(Violation(rule: RecordRule.reservedName, path: r.pointer("name"), expected: "a name no NSManagedObject method has", found: JSONSerializer.quoted(relationship.name)))
+        }
+        let optional = try flag(r, "optional"), ordered = try flag(r, "ordered"), deleteRule = try r.optionalString("deleteRule")
+        guard synced else { return relationship }
+        // Apple: entities in a CloudKit configuration have no relationship out of it.
+        if let destination = try r.optionalString("destination") {
+            if !names.contains(destination) {
+                findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: JSONSerializer.quoted(destination)))
+            } else if !isSynced(destination) {
+                findings.append(Violation(
+                    rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity CloudKit mirrors too",
+                    found: "\(JSONSerializer.quoted(destination)), outside the CloudKit configuration"))
+            }
+        } else {
+            findings.append(Violation(rule: RecordRule.configuration, path: r.pointer("destination"), expected: "an entity of the model", found: "absent"))
+        }
+        if !optional {
+            findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("optional"), expected: "an optional relationship", found: "required"))
+        }
+        if ordered {
+            findings.append(Violation(rule: RecordRule.optionalRelationship, path: r.pointer("ordered"), expected: "an unordered relationship", found: "ordered"))
+        }
+        if try r.optionalString("inverse") == nil {
+            findings.append(Violation(rule: RecordRule.inverse, path: r.pointer("inverse"), expected: "an inverse relationship", found: "none"))
+        }
+        if deleteRule == "Deny" {
+            findings.append(Violation(rule: RecordRule.denyRule, path: r.pointer("deleteRule"), expected: "Nullify, Cascade or No Action", found: "\"Deny\""))
+        }
+        return relationship
     }
 
     /// A boolean member that is false when absent (Core Data's XML omits `NO`).

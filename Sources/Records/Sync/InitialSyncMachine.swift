@@ -85,6 +85,14 @@ public struct InitialSyncMachine: TimedMachine {
     /// an event that can come at the wrong moment: one with nothing due is answered with nothing.
     public mutating func step(_ event: Event) -> Step<Action> {
         switch state {
+        case .start, .localOnly, .checkingPurchase, .checkingAccount, .querying: return stepBeforeData(event)
+        case .awaitingChoice, .restoreFailed, .restoring, .deletingCloud, .waitingRetry, .ready, .failed: return stepWithData(event)
+        }
+    }
+
+    /// Before the flow knows whether iCloud holds data: the purchase, the account, the query.
+    private mutating func stepBeforeData(_ event: Event) -> Step<Action> {
+        switch state {
         case .start:
             switch event {
             case .launched(let reinstall, _):
@@ -141,6 +149,16 @@ public struct InitialSyncMachine: TimedMachine {
             case .launched, .proPurchased, .purchaseRestored, .accountStatus, .userChoice, .succeeded: return Self.notNow
             case .tick: return .ignored("nothing is due")
             }
+        case .awaitingChoice, .restoreFailed, .restoring, .deletingCloud, .waitingRetry, .ready, .failed:
+            return stepWithData(event)
+        }
+    }
+
+    /// Once the query has answered: the user's choice, the restore or the deletion, the retries, the end.
+    private mutating func stepWithData(_ event: Event) -> Step<Action> {
+        switch state {
+        case .start, .localOnly, .checkingPurchase, .checkingAccount, .querying:
+            return stepBeforeData(event)
         case .awaitingChoice, .restoreFailed:
             switch event {
             case .userChoice(let choice, _):

@@ -141,6 +141,7 @@ let package = Package(
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
         .testTarget(name: "SwiftDataModelTests", dependencies: ["SwiftDataModel", "Records", "WireCore"]),
         .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "PairingPeerTests", dependencies: ["PairingPeer", "Pairing", "WebSocketTransport", "WireCore"]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore", "ZIPFoundation"]),
         // What the kit's tests share: the checkout's vectors and catalog, the built executables,

@@ -24,12 +24,13 @@ public final class SignalingClient: Sendable {
     public let url: String
     private let edge: Edge<Input>
     private let run: Task<Void, Never>
+    private let answers = SendAnswers()
 
     enum Input: Sendable {
         case register(String, target: String?)
         case release(String)
         /// A frame to send now, or once the attempt under way opens; the answer is whether it went.
-        case send(String, CheckedContinuation<Bool, Never>)
+        case send(String, SendAnswer)
         /// Senders waiting for an attempt that never answers give up.
         case giveUpWaiting
         case stop
@@ -52,8 +53,10 @@ public final class SignalingClient: Sendable {
         // stops this client never waits on the loop that is delivering to it.
         let (stream, frames) = AsyncStream.makeStream(of: String.self)
         let performer = Performer(url: url, trust: trust, faults: faults, log: log, frames: frames)
+        let answers = answers
         run = Task {
             _ = try? await EdgeHost.run(machine, performer, on: edge)
+            answers.end()
             frames.finish()
         }
         Task {
@@ -74,7 +77,10 @@ public final class SignalingClient: Sendable {
     /// Sends one text frame: at once when connected, after the attempt under way when
     /// connecting. False when there is no connection to send on.
     public func send(_ text: String) async -> Bool {
-        await withCheckedContinuation { edge.post(.send(text, $0)) }
+        await withCheckedContinuation { continuation in
+            // A client that has stopped answers at once: nothing would read what is posted.
+            if let answer = answers.open(continuation) { edge.post(.send(text, answer)) }
+        }
     }
 
     /// Closes the connection for good; returns once it has closed (frames received before are
@@ -98,7 +104,7 @@ public final class SignalingClient: Sendable {
         /// Connections opened so far (the first registers; later ones register again).
         var opens = 0
         /// Senders waiting for the attempt under way.
-        var waiting: [(text: String, answer: CheckedContinuation<Bool, Never>)] = []
+        var waiting: [(text: String, answer: SendAnswer)] = []
         /// Stopped: the run ends once the connection has.
         var stopping = false
 
@@ -135,6 +141,7 @@ public final class SignalingClient: Sendable {
                 return []
             case .connectFailed(let why):
                 log("\(url): \(why)")
+                answerWaiting(sent: false)
                 return [.failed(at: now)]
             case .connection(let event):
                 return await connection(event, at: now)
@@ -225,5 +232,56 @@ public final class SignalingClient: Sendable {
             waiting = []
             for (_, answer) in all { answer.resume(returning: sent) }
         }
+    }
+}
+
+/// The answer to one `send`, given once: by the client's loop, or `false` when the client ends
+/// with the send still open (a caller never waits on a loop that has stopped reading).
+final class SendAnswer: Sendable {
+    fileprivate let id: Int
+    private let answers: SendAnswers
+
+    fileprivate init(id: Int, answers: SendAnswers) {
+        self.id = id
+        self.answers = answers
+    }
+
+    func resume(returning sent: Bool) { answers.answer(id, sent) }
+}
+
+/// A client's open sends.
+final class SendAnswers: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open: [Int: CheckedContinuation<Bool, Never>] = [:]
+    private var next = 0
+    private var ended = false
+
+    /// The answer for `continuation`, or nil (and `continuation` answered false) once the client has ended.
+    func open(_ continuation: CheckedContinuation<Bool, Never>) -> SendAnswer? {
+        let id: Int? = lock.withLock {
+            guard !ended else { return nil }
+            next += 1
+            open[next] = continuation
+            return next
+        }
+        guard let id else {
+            continuation.resume(returning: false)
+            return nil
+        }
+        return SendAnswer(id: id, answers: self)
+    }
+
+    fileprivate func answer(_ id: Int, _ sent: Bool) {
+        lock.withLock { open.removeValue(forKey: id) }?.resume(returning: sent)
+    }
+
+    /// Every send still open is answered false; later ones are at once.
+    func end() {
+        let all = lock.withLock {
+            ended = true
+            defer { open = [:] }
+            return Array(open.values)
+        }
+        for continuation in all { continuation.resume(returning: false) }
     }
 }

@@ -1,0 +1,108 @@
+import Foundation
+import Pairing
+import PairingPeer
+import Testing
+import WebSocketTransport
+import WireCore
+
+/// The signaling client on `EdgeHost`: what it sends, what it hands on, and that no caller ever
+/// waits on a client that has stopped.
+@Suite("Signaling client", .timeLimit(.minutes(1)))
+struct SignalingClientTests {
+    /// Frames in order, and a wait for the first one that holds `text`.
+    final class Heard: @unchecked Sendable {
+        private let lock = NSLock()
+        private var frames: [String] = []
+        func add(_ text: String) { lock.withLock { frames.append(text) } }
+        var all: [String] { lock.withLock { frames } }
+        func first(containing text: String) async -> String? {
+            for _ in 0..<1000 {
+                if let hit = all.first(where: { $0.contains(text) }) { return hit }
+                try? await Task.sleep(for: .milliseconds(10))
+            }
+            return nil
+        }
+    }
+
+    static let fast = SignalingConnectionMachine.Policy(backoff: [50], keepaliveInterval: 30_000)
+
+    static func client(_ url: String, heard: Heard = Heard()) -> SignalingClient {
+        SignalingClient(url: url, policy: fast, now: SystemClock().now, log: { _ in }, onFrame: { heard.add($0) })
+    }
+
+    /// Nothing listens: the client stops with its attempts failing, and a send after that is
+    /// answered false at once (it was posted to a loop nobody read, and never answered).
+    @Test func aSendAfterStopIsAnsweredAtOnce() async throws {
+        let client = Self.client("ws://127.0.0.1:\(try LoopbackPort.free())")
+        await client.register("did:example:phone")
+        await client.stop()
+        #expect(await client.send(#"{"type":"ping"}"#) == false)
+    }
+
+    /// A send while the attempt is under way waits for it; the attempt fails (nothing listens),
+    /// and the send is answered false then, not after the 10 s a silent server gets.
+    @Test func aSendWaitingForAFailedAttemptIsAnsweredFalse() async throws {
+        let client = Self.client("ws://127.0.0.1:\(try LoopbackPort.free())")
+        await client.register("did:example:phone")
+        let began = ContinuousClock.now
+        #expect(await client.send(#"{"type":"ping"}"#) == false)
+        #expect(ContinuousClock.now - began < .seconds(5))
+        await client.stop()
+    }
+
+    /// Connected: the registration goes out first, then what was sent; a frame the server sends
+    /// is handed on; stop closes the connection.
+    @Test func registersThenSendsAndHandsFramesOn() async throws {
+        let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16)
+        let server = Heard()
+        let serving = Task {
+            await listener.accept { connection in
+                try? await connection.run { inbound, writer in
+                    try await writer.send(.text(#"{"type":"registered","peerId":"did:example:phone"}"#))
+                    for try await message in inbound { if case .text(let text) = message { server.add(text) } }
+                }
+                server.add("closed")
+            }
+        }
+        defer { serving.cancel() }
+        let heard = Heard()
+        let client = Self.client("ws://127.0.0.1:\(listener.port)", heard: heard)
+        await client.register("did:example:phone")
+        #expect(await client.send(#"{"type":"message","to":"desktop"}"#))
+        #expect(await heard.first(containing: "registered") != nil)
+        await client.stop()
+        #expect(await server.first(containing: "closed") != nil)
+        #expect(server.all == [#"{"type":"register","peerId":"did:example:phone"}"#, #"{"type":"message","to":"desktop"}"#, "closed"])
+        await listener.close()
+    }
+}
+
+/// The reference phone on `EdgeHost`, without a relay: every flow ends with an outcome.
+@Suite("Reference phone", .timeLimit(.minutes(1)))
+struct PhonePeerTests {
+    /// A typed code whose ack cannot be sent (nothing listens) fails on PAIR-MAN-001.
+    @Test func anAckThatCannotBeSentFailsTheManualFlow() async throws {
+        let url = "ws://127.0.0.1:\(try LoopbackPort.free())"
+        var options = PhonePeer.Options(
+            phone: PhoneContext(activeDid: "did:example:phone", device: MobileDeviceInfo(deviceId: "p1", name: "Phone", platform: "android"), signalingUrl: url))
+        options.policy = SignalingClientTests.fast
+        let outcome = await PhonePeer(options).pair("123456")
+        #expect(!outcome.succeeded)
+        #expect(outcome.state.hasPrefix("failed (\(PairingRule.manualSendFailed) at /"), "\(outcome.state)")
+    }
+
+    /// Cancelled while it waits for a confirmation: the pairing ends `cancelled`.
+    @Test func cancelEndsThePairing() async throws {
+        let url = "ws://127.0.0.1:\(try LoopbackPort.free())"
+        var options = PhonePeer.Options(
+            phone: PhoneContext(activeDid: "did:example:phone", device: MobileDeviceInfo(deviceId: "p1", name: "Phone", platform: "android"), signalingUrl: url))
+        options.policy = SignalingClientTests.fast
+        let phone = PhonePeer(options)
+        let shown = SignalingClientTests.Heard()
+        let pairing = Task { await phone.display(random: Array(repeating: 7, count: 64)) { shown.add($0) } }
+        // The QR is shown after the wait for the relay's answer, which never comes.
+        #expect(await shown.first(containing: "device-pairing") != nil)
+        await phone.cancel()
+        #expect(await pairing.value.state == "cancelled")
+    }
+}

@@ -140,8 +140,10 @@ let package = Package(
         .testTarget(name: "MigrationTests", dependencies: ["Migration", "WireCore"]),
         .testTarget(name: "RecordsTests", dependencies: ["Records", "WireCore"]),
         .testTarget(name: "SwiftDataModelTests", dependencies: ["SwiftDataModel", "Records", "WireCore"]),
-        .testTarget(name: "WebSocketTransportTests", dependencies: ["WebSocketTransport", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "PairingPeerTests", dependencies: ["PairingPeer", "Pairing", "WebSocketTransport", "WireCore"]),
+        // How the in-process tests wait for what they heard (no dependencies of its own).
+        .target(name: "TestEvents", path: "Tests/TestEvents"),
+        .testTarget(name: "WebSocketTransportTests", dependencies: ["TestEvents", "WebSocketTransport", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "PairingPeerTests", dependencies: ["TestEvents", "PairingPeer", "Pairing", "WebSocketTransport", "WireCore"]),
         .testTarget(name: "MigrationPeerTests", dependencies: ["MigrationPeer", "Migration", "WireCore", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "MigrationPackageTests", dependencies: ["MigrationPackage", "Migration", "WireCore", "ZIPFoundation"]),
         // What the kit's tests share: the checkout's vectors and catalog, the built executables,

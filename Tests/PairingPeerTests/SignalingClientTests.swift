@@ -1,6 +1,7 @@
 import Foundation
 import Pairing
 import PairingPeer
+import TestEvents
 import Testing
 import WebSocketTransport
 import WireCore
@@ -10,20 +11,6 @@ import WireCore
 @Suite("Signaling client", .timeLimit(.minutes(1)))
 struct SignalingClientTests {
     /// Frames in order, and a wait for the first one that holds `text`.
-    final class Heard: @unchecked Sendable {
-        private let lock = NSLock()
-        private var frames: [String] = []
-        func add(_ text: String) { lock.withLock { frames.append(text) } }
-        var all: [String] { lock.withLock { frames } }
-        func first(containing text: String) async -> String? {
-            for _ in 0..<1000 {
-                if let hit = all.first(where: { $0.contains(text) }) { return hit }
-                try? await Task.sleep(for: .milliseconds(10))
-            }
-            return nil
-        }
-    }
-
     static let fast = SignalingConnectionMachine.Policy(backoff: [50], keepaliveInterval: 30_000)
 
     static func client(_ url: String, heard: Heard = Heard()) -> SignalingClient {
@@ -96,7 +83,7 @@ struct PhonePeerTests {
             phone: PhoneContext(activeDid: "did:example:phone", device: MobileDeviceInfo(deviceId: "p1", name: "Phone", platform: "android"), signalingUrl: url))
         options.policy = SignalingClientTests.fast
         let phone = PhonePeer(options)
-        let shown = SignalingClientTests.Heard()
+        let shown = Heard()
         let pairing = Task { await phone.display(random: Array(repeating: 7, count: 64)) { shown.add($0) } }
         // The QR is shown after the wait for the relay's answer, which never comes.
         #expect(await shown.first(containing: "device-pairing") != nil)

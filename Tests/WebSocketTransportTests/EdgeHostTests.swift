@@ -1,4 +1,5 @@
 import Foundation
+import TestEvents
 import Testing
 import WebSocketTransport
 import WireCore
@@ -37,36 +38,8 @@ struct EdgeHostTests {
     enum Input: Sendable { case start, answer(Int), fail }
     struct Broke: Error, Equatable {}
 
-    /// What the performer saw and did, in order; the run's spawned work reports here too.
-    final class Log: @unchecked Sendable {
-        private let lock = NSLock()
-        private var lines: [String] = []
-        private var waiters: [(String, CheckedContinuation<Void, Never>)] = []
-        func add(_ line: String) {
-            let ready = lock.withLock {
-                lines.append(line)
-                let ready = waiters.filter { $0.0 == line }
-                waiters.removeAll { $0.0 == line }
-                return ready.map(\.1)
-            }
-            ready.forEach { $0.resume() }
-        }
-        var all: [String] { lock.withLock { lines } }
-        /// Returns once `line` has been written.
-        func seen(_ line: String) async {
-            await withCheckedContinuation { continuation in
-                let now = lock.withLock {
-                    if lines.contains(line) { return true }
-                    waiters.append((line, continuation))
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        }
-    }
-
     struct Performer: EdgePerformer {
-        let log: Log
+        let log: Heard
         /// The ask whose answer replaces the rest of its step.
         var skipsAfter: Int?
         /// Once settled, the machine hears this before any input.
@@ -122,7 +95,7 @@ struct EdgeHostTests {
 
     /// A follow-up is heard before the next input, after the rest of its step's actions.
     @Test func followUpsComeBeforeTheNextInput() async throws {
-        let log = Log()
+        let log = Heard()
         let alarm = HandAlarm()
         let ending = try await EdgeHost.run(Asker(), Performer(log: log), now: HandClock().now, alarm: alarm) { edge in
             edge.post(.start)
@@ -134,7 +107,7 @@ struct EdgeHostTests {
 
     /// What `settled` hands back is stepped before the next input.
     @Test func settlingCanFeedTheMachineFirst() async throws {
-        let log = Log()
+        let log = Heard()
         let ending = try await EdgeHost.run(Asker(), Performer(log: log, then: .answer(2)), now: HandClock().now, alarm: HandAlarm()) { edge in
             edge.post(.start)
             edge.post(.answer(3))
@@ -144,7 +117,7 @@ struct EdgeHostTests {
     }
 
     @Test func aFollowUpThatSkipsTheRestEndsItsStep() async throws {
-        let log = Log()
+        let log = Heard()
         let ending = try await EdgeHost.run(Asker(), Performer(log: log, skipsAfter: 1), now: HandClock().now, alarm: HandAlarm()) { edge in
             edge.post(.start)
             edge.post(.answer(2))
@@ -158,7 +131,7 @@ struct EdgeHostTests {
     @Test func theAlarmRingsTheMachinesTick() async throws {
         let clock = HandClock()
         let alarm = HandAlarm()
-        async let ending = EdgeHost.run(Asker(), Performer(log: Log()), now: clock.now, alarm: alarm) { $0.post(.start) }
+        async let ending = EdgeHost.run(Asker(), Performer(log: Heard()), now: clock.now, alarm: alarm) { $0.post(.start) }
         var deadlines = alarm.armed.makeAsyncIterator()
         #expect(await deadlines.next() == 1_100)
         clock.set(1_050)
@@ -172,12 +145,12 @@ struct EdgeHostTests {
 
     /// Spawned work is cancelled when the run ends, and the run returns only after it has ended.
     @Test func spawnedWorkEndsWithTheRun() async throws {
-        let log = Log()
+        let log = Heard()
         let ending = try await EdgeHost.run(Asker(), Performer(log: log), now: HandClock().now, alarm: HandAlarm()) { edge in
             edge.spawn {
                 log.add("waiting")
-                try? await Task.sleep(for: .seconds(600))
-                log.add(Task.isCancelled ? "cancelled" : "slept")
+                await untilCancelled()
+                log.add(Task.isCancelled ? "cancelled" : "ended uncancelled")
             }
             edge.spawn {
                 await log.seen("waiting")
@@ -190,11 +163,11 @@ struct EdgeHostTests {
     }
 
     @Test func aThrownErrorEndsTheRun() async throws {
-        let log = Log()
+        let log = Heard()
         await #expect(throws: Broke.self) {
             _ = try await EdgeHost.run(Asker(), Performer(log: log), now: HandClock().now, alarm: HandAlarm()) { edge in
                 edge.spawn {
-                    try? await Task.sleep(for: .seconds(600))
+                    await untilCancelled()
                     log.add("spawned work ended")
                 }
                 edge.post(.start)

@@ -242,23 +242,27 @@ struct Bench {
         }
         let bytes = documents.map { [UInt8]($0) }
         var accepted = 0
-        let ours = (try? measure(items: count) {
-            accepted = 0
-            for document in bytes {
-                if (try? CloudRecord.decode(JSONParser.parse(document), as: "Idea")) != nil { accepted += 1 }
-            }
-        }) ?? nil
         let decoder = JSONDecoder()
         var decoded = 0
-        let codable = (try? measure(items: count) {
-            decoded = 0
-            for document in documents {
-                if (try? decoder.decode(IdeaRecordCodable.self, from: document)) != nil { decoded += 1 }
-            }
-        }) ?? nil
-        print(row("records decode + validate (Idea)", ours, nil, unit: "records/s") + "   (all \(accepted) accepted)")
-        print(row("JSONDecoder into Codable (no checks)", codable, nil, unit: "records/s"))
-        print("  records validated per second / JSONDecoder decodes per second: " + String(format: "%.2fx", (ours?.median ?? 0) / max(codable?.median ?? 1, 1)))
+        let paired = try? measurePaired(
+            items: count,
+            {
+                accepted = 0
+                for document in bytes {
+                    if (try? CloudRecord.decode(JSONParser.parse(document), as: "Idea")) != nil { accepted += 1 }
+                }
+            },
+            against: {
+                decoded = 0
+                for document in documents {
+                    if (try? decoder.decode(IdeaRecordCodable.self, from: document)) != nil { decoded += 1 }
+                }
+            })
+        print(row("records decode + validate (Idea)", paired?.ours, nil, unit: "records/s") + "   (all \(accepted) accepted)")
+        print(row("JSONDecoder into Codable (no checks)", paired?.baseline, nil, unit: "records/s"))
+        if let ratio = paired?.ratio {
+            print("  records validated per second / JSONDecoder decodes per second, each round's pair: " + String(format: "%.2fx (%.2f ... %.2f)", ratio.median, ratio.min, ratio.max))
+        }
         _ = decoded
         // One object of many members (security review D1): linear parsing keeps the rate per
         // member whatever the object's size; the quadratic parser fell 10x per 10x members.
@@ -331,14 +335,35 @@ struct Bench {
 
     static func measure(items: Int, _ body: () throws -> Void) throws -> Sample? {
         try body()  // warm up
-        var rates: [Double] = []
-        for _ in 0..<3 {
-            let start = ContinuousClock.now
-            try body()
-            let d = start.duration(to: .now)
-            rates.append(Double(items) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18))
+        return Sample(try (0..<3).map { _ in try rate(items: items, body) })
+    }
+
+    /// Items per second of one run of `body`.
+    static func rate(items: Int, _ body: () throws -> Void) throws -> Double {
+        let start = ContinuousClock.now
+        try body()
+        let d = start.duration(to: .now)
+        return Double(items) / (Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+    }
+
+    /// Rounds of `ours` and `baseline` run back to back, their order alternating, and each round's
+    /// ratio: this VM's speed drifts within seconds, so a ratio of two medians measured apart moved
+    /// from 1.7x to 2.9x between runs, while both sides of one round see the same machine.
+    static func measurePaired(items: Int, rounds: Int = 5, _ ours: () throws -> Void, against baseline: () throws -> Void) throws -> (ours: Sample, baseline: Sample, ratio: Sample)? {
+        try ours()  // warm up
+        try baseline()
+        var pairs: [(ours: Double, baseline: Double)] = []
+        for round in 0..<rounds {
+            if round % 2 == 0 {
+                let a = try rate(items: items, ours)
+                pairs.append((a, try rate(items: items, baseline)))
+            } else {
+                let b = try rate(items: items, baseline)
+                pairs.append((try rate(items: items, ours), b))
+            }
         }
-        return Sample(rates)
+        guard let o = Sample(pairs.map(\.ours)), let b = Sample(pairs.map(\.baseline)), let r = Sample(pairs.map { $0.ours / $0.baseline }) else { return nil }
+        return (o, b, r)
     }
 
     /// The CPU's name (`/proc/cpuinfo`'s first model name): the ratios hold per kind of CPU.

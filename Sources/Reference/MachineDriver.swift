@@ -30,25 +30,21 @@ enum MachineDriver {
             return i
         }
 
-        func string(_ key: String) throws(Problem) -> String {
-            guard case .string(let s)? = object[key] else {
-                throw Problem(message: "events[\(index)] (\(name)) needs a string \"\(key)\"")
-            }
-            return s
-        }
+        func string(_ key: String) throws(Problem) -> String { try member(key, "a string", \.stringValue) }
 
         func integer(_ key: String) throws(Problem) -> Int64 {
-            guard case .number(let n)? = object[key], let v = n.int64 else {
-                throw Problem(message: "events[\(index)] (\(name)) needs an integer \"\(key)\"")
-            }
-            return v
+            try member(key, "an integer") { if case .number(let n) = $0 { n.int64 } else { nil } }
         }
 
         func flag(_ key: String) throws(Problem) -> Bool {
-            guard case .bool(let b)? = object[key] else {
-                throw Problem(message: "events[\(index)] (\(name)) needs a boolean \"\(key)\"")
+            try member(key, "a boolean") { if case .bool(let b) = $0 { b } else { nil } }
+        }
+
+        private func member<T>(_ key: String, _ kind: String, _ read: (JSONValue) -> T?) throws(Problem) -> T {
+            guard let value = object[key].flatMap(read) else {
+                throw Problem(message: "events[\(index)] (\(name)) needs \(kind) \"\(key)\"")
             }
-            return b
+            return value
         }
 
         func document() throws(Problem) -> JSONValue {

@@ -71,8 +71,9 @@ public struct FieldValue: Sendable, Hashable {
     static func decode(_ json: JSONValue, at path: JSONPointer) throws(Violation) -> FieldValue {
         let r = try ObjectReader(document: json, path: path)
         let typeName = try r.string("type")
-        let encrypted = typeName.hasPrefix("ENCRYPTED_")
-        guard let type = FieldType(rawValue: encrypted ? String(typeName.dropFirst("ENCRYPTED_".count)) : typeName), !encrypted || encryptable(type) else {
+        let plainName = typeName.droppingBytePrefix("ENCRYPTED_")
+        let encrypted = plainName != nil
+        guard let type = FieldType(rawValue: plainName ?? typeName), !encrypted || encryptable(type) else {
             throw Violation(
                 rule: RecordRule.fieldValue, path: r.pointer("type"),
                 expected: "a CloudKit type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, REFERENCE, ASSETID, LOCATION, or a _LIST; ENCRYPTED_ before any but REFERENCE and ASSETID)",

@@ -16,8 +16,13 @@ public enum WebSocketClient {
     /// `simulatedLatency` delays everything this side receives (benchmarks and fault tests).
     /// `localAddress` binds the client's end (e.g. one loopback address per simulated client).
     /// `trust` decides whom a `wss://` connection accepts; a refusal is a `TLSFailure` naming why.
+    /// `handshakeTimeout` bounds the attempt from its first packet to the `101` (TCP, TLS and the
+    /// upgrade): a server that accepts and never answers would otherwise hold a client in its
+    /// attempt for good, where it neither sends nor reconnects. 10 s is OkHttp's default
+    /// connect and read timeout, the Android app's.
     public static func connect(
-        to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, localAddress: String? = nil, trust: TLSClientTrust = .system
+        to url: String, maxFrameSize: Int, simulatedLatency: TimeAmount? = nil, localAddress: String? = nil, trust: TLSClientTrust = .system,
+        handshakeTimeout: TimeAmount = .seconds(10)
     ) async throws -> WebSocketConnection {
         guard let components = URLComponents(string: url), components.scheme == "ws" || components.scheme == "wss",
             let named = components.host, !named.isEmpty
@@ -33,11 +38,14 @@ public enum WebSocketClient {
 
         let path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         let answer = NIOLockedValueBox<String?>(nil)
+        let timedOut = NIOLockedValueBox(false)
+        let attempt = NIOLockedValueBox<Channel?>(nil)
         let upgrade: EventLoopFuture<Upgrade>
         do {
             var bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             if let localAddress { bootstrap = bootstrap.bind(to: try SocketAddress(ipAddress: localAddress, port: 0)) }
             upgrade = try await bootstrap
+                .connectTimeout(handshakeTimeout)
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelOption(.recvAllocator, value: WebSocketListener.receiveBuffers)
                 .connect(host: host, port: port) { channel in
@@ -69,7 +77,14 @@ public enum WebSocketClient {
                         // A frame the server sends at once can arrive in the same read as its 101
                         // response; NIO's default drops such bytes with the HTTP decoder.
                         configuration.leftOverBytesStrategy = .forwardBytes
-                        return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+                        attempt.withLockedValue { $0 = channel }
+                        let upgraded = try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(configuration: configuration)
+                        let giveUp = channel.eventLoop.scheduleTask(in: handshakeTimeout) {
+                            timedOut.withLockedValue { $0 = true }
+                            channel.close(promise: nil)
+                        }
+                        upgraded.whenComplete { _ in giveUp.cancel() }
+                        return upgraded
                     }
                 }
         } catch {
@@ -77,8 +92,18 @@ public enum WebSocketClient {
         }
         let result: Upgrade
         do {
-            result = try await upgrade.get()
+            // A cancelled caller (a client that stops) does not wait for the timeout: the
+            // attempt's channel is closed, which fails the upgrade at once.
+            result = try await withTaskCancellationHandler {
+                try await upgrade.get()
+            } onCancel: {
+                attempt.withLockedValue { $0 }?.close(promise: nil)
+            }
         } catch {
+            if Task.isCancelled { throw CancellationError() }
+            if timedOut.withLockedValue({ $0 }) {
+                throw WebSocketError("\(host):\(port) did not answer the WebSocket handshake within \(handshakeTimeout.nanoseconds / 1_000_000) ms")
+            }
             #if TLS
             if secure { throw await TLSFailure.diagnose(host: host, port: port, trust: trust, error: error) }
             #endif

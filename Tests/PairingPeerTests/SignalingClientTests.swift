@@ -35,6 +35,19 @@ struct SignalingClientTests {
         await client.stop()
     }
 
+    /// A relay that accepts and never answers the upgrade: the attempt fails at the handshake
+    /// timeout (10 s), the waiting send is answered false, and the client tries again after its
+    /// back-off (it had stayed in its first attempt for good).
+    @Test func anUnansweredUpgradeIsAbandonedAndTriedAgain() async throws {
+        let server = try SilentServer()
+        defer { server.close() }
+        let client = Self.client("ws://127.0.0.1:\(server.port)")
+        await client.register("did:example:phone")
+        #expect(await client.send(#"{"type":"ping"}"#) == false)
+        #expect(await server.heard.first(containing: "accepted 2") != nil)
+        await client.stop()
+    }
+
     /// Connected: the registration goes out first, then what was sent; a frame the server sends
     /// is handed on; stop closes the connection.
     @Test func registersThenSendsAndHandsFramesOn() async throws {

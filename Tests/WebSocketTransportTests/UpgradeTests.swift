@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import TestEvents
 import Testing
 import WebSocketTransport
 
@@ -25,6 +26,19 @@ struct UpgradeTests {
             return message
         }
         #expect(first == .text("hello"))
+    }
+
+    /// A server that takes the connection and never answers the upgrade: the attempt ends at the
+    /// handshake timeout with an error that says so (it waited for ever).
+    @Test(.timeLimit(.minutes(1))) func anUnansweredUpgradeEndsAtTheHandshakeTimeout() async throws {
+        let server = try SilentServer()
+        defer { server.close() }
+        await #expect {
+            _ = try await WebSocketClient.connect(to: "ws://127.0.0.1:\(server.port)/", maxFrameSize: 1 << 16, handshakeTimeout: .milliseconds(300))
+        } throws: { error in
+            "\(error)" == "127.0.0.1:\(server.port) did not answer the WebSocket handshake within 300 ms"
+        }
+        #expect(server.heard.all == ["accepted 1"])
     }
 }
 

@@ -31,8 +31,6 @@ public final class SignalingClient: Sendable {
         case release(String)
         /// A frame to send now, or once the attempt under way opens; the answer is whether it went.
         case send(String, SendAnswer)
-        /// Senders waiting for an attempt that never answers give up.
-        case giveUpWaiting
         case stop
         case connection(ConnectionEvent)
         case connectFailed(String)
@@ -119,20 +117,12 @@ public final class SignalingClient: Sendable {
                 return [.release(peerId: peerId, at: now)]
             case .send(let text, let answer):
                 if current == nil, case .connecting = machine.state {
-                    // A server that accepts and never answers the upgrade must not hold a sender forever.
-                    if waiting.isEmpty {
-                        edge.spawn {
-                            try? await Task.sleep(for: .seconds(10))
-                            edge.post(.giveUpWaiting)
-                        }
-                    }
+                    // Answered when the attempt opens or fails: a server that never answers the
+                    // upgrade fails it at the handshake timeout (`WebSocketClient.connect`).
                     waiting.append((text, answer))
                 } else {
                     answer.resume(returning: await send(text))
                 }
-                return []
-            case .giveUpWaiting:
-                answerWaiting(sent: false)
                 return []
             case .stop:
                 return [.stop(at: now)]

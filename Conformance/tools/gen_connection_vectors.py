@@ -43,9 +43,10 @@ def reg_frame(pid, rule=None):
 CONNECT, CLOSE = {"action": "connect"}, {"action": "close"}
 RECONNECT = {"action": "connect", "rule": BACK}   # an attempt after a back-off
 PING = {"action": "ping", "rule": KEEP}
+DROP = {"action": "drop", "rule": KEEP}    # the keepalive before the last went unanswered
 def s_idle(*held): return {"name": "idle", "held": list(held)}
 def s_connecting(failures, *held): return {"name": "connecting", "failures": failures, "held": list(held)}
-def s_open(next_ping, *held): return {"name": "open", "nextPingAt": next_ping, "held": list(held)}
+def s_open(next_ping, *held, unanswered=False): return {"name": "open", "nextPingAt": next_ping, "unanswered": unanswered, "held": list(held)}
 def s_waiting(failures, until, *held): return {"name": "waiting", "failures": failures, "until": until, "held": list(held)}
 def s_closed(*held): return {"name": "closed", "held": list(held)}
 
@@ -117,15 +118,35 @@ c.steps("android-schedule",
         context={"backoff": [3000], "keepaliveInterval": 25000}, flags=["interop-trap"])
 
 c.steps("keepalive-every-interval",
-        "While open, a keepalive every 30000 ms, counted from when each one was sent (a late tick moves the next one).",
+        "While open, a keepalive every 30000 ms, counted from when each one was sent (a late tick moves the next one); the "
+        "relay's answer (any frame) marks it answered.",
         [KEEP],
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
          (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
-         (ev("tick", O + 30000), s_open(O + 60000, PHONE), [PING, arm(O + 60000)]),
-         (ev("tick", O + 60400), s_open(O + 90400, PHONE), [PING, arm(O + 90400)]),
+         (ev("tick", O + 30000), s_open(O + 60000, PHONE, unanswered=True), [PING, arm(O + 60000)]),
+         (ev("heard", O + 30040), s_open(O + 60000, PHONE), []),
+         (ev("tick", O + 60400), s_open(O + 90400, PHONE, unanswered=True), [PING, arm(O + 90400)]),
+         (ev("heard", O + 60450), s_open(O + 90400, PHONE), []),
+         (ev("heard", O + 61000), s_open(O + 90400, PHONE), []),
          (ev("failed", O + 70000), s_waiting(1, O + 70500, PHONE), [arm(O + 70500)]),
          (ev("tick", O + 90400), s_connecting(1, PHONE), [RECONNECT])])
+
+c.steps("unanswered-keepalive-drops",
+        "A keepalive with nothing heard on the connection by the next one (the relay answers every keepalive, PAIR-RELAY-002): "
+        "the connection is dead though no close came (a half-open TCP connection); the client drops it and reconnects after "
+        "its back-off, registering again (OkHttp's ping interval; the seed's sendPing(pongReceiveHandler:)).",
+        [KEEP, BACK, CONN],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
+         (ev("tick", O + 30000), s_open(O + 60000, PHONE, unanswered=True), [PING, arm(O + 60000)]),
+         (ev("tick", O + 59999), s_open(O + 60000, PHONE, unanswered=True), []),
+         (ev("tick", O + 60000), s_waiting(1, O + 60500, PHONE), [DROP, arm(O + 60500)]),
+         (ev("heard", O + 60100), s_waiting(1, O + 60500, PHONE), []),
+         (ev("tick", O + 60500), s_connecting(1, PHONE), [RECONNECT]),
+         (ev("heard", O + 60510), s_connecting(1, PHONE), []),
+         (ev("opened", O + 60600), s_open(O + 90600, PHONE), [reg_frame(PHONE, CONN), arm(O + 90600)])])
 
 c.steps("desktop-holds-id-and-alias",
         "A desktop holds its own id and its code's alias: both registered, in order, after every reconnection.",
@@ -165,10 +186,12 @@ c.steps("stop-closes-for-good",
          (ev("stop", O + 40002), s_closed(PHONE), [])])
 
 c.steps("events-in-the-wrong-state",
-        "Events that mean nothing in the current state are ignored: opened or failed while idle, opened while open or waiting.",
+        "Events that mean nothing in the current state are ignored: opened, failed or heard while idle, opened while open or "
+        "waiting.",
         [BACK, CONN],
         [(ev("opened", T0), s_idle(), []),
          (ev("failed", T0 + 1), s_idle(), []),
+         (ev("heard", T0 + 1), s_idle(), []),
          (ev("tick", T0 + 2), s_idle(), []),
          (ev("start", T0 + 3), s_connecting(0), [CONNECT]),
          (ev("start", T0 + 4), s_connecting(0), []),

@@ -146,8 +146,10 @@ public final class SignalingClient: Sendable {
                 log("\(url): connected")
                 return [.opened(at: now)]
             case .received(let message, let id):
-                if current?.id == id, case .text(let text) = message { frames.yield(text) }
-                return []
+                guard current?.id == id else { return [] }
+                if case .text(let text) = message { frames.yield(text) }
+                // Any frame is a sign of life: the relay's pong, or anything it forwards.
+                return [.heard(at: now)]
             case .frameRefused:
                 return []
             case .disconnected(let id, let error):
@@ -180,7 +182,13 @@ public final class SignalingClient: Sendable {
                 let id = (faults.registerTargetID && rule != nil && opens > 1 ? target : nil) ?? peerId
                 _ = await send(JSONSerializer.compact(Register(peerId: id).canonical))
             case .ping:
-                if !faults.noKeepalive { _ = await send(#"{"type":"ping"}"#) }
+                // The no-keepalive fault sends none, and so awaits no answer.
+                guard !faults.noKeepalive else { return Performed(followUp: [.heard(at: edge.now())]) }
+                _ = await send(#"{"type":"ping"}"#)
+            case .drop:
+                log("\(url): no answer to the keepalive within its interval: reconnecting")
+                current?.writer.abort()
+                current = nil
             case .close:
                 stopping = true
                 answerWaiting(sent: false)

@@ -48,6 +48,35 @@ struct SignalingClientTests {
         await client.stop()
     }
 
+    /// A relay that answers the upgrade and then nothing, keepalives included (a half-open
+    /// connection looks the same from the client): the client drops the connection one interval
+    /// after its unanswered keepalive and reconnects, registering again (PAIR-CONN-003).
+    @Test func anUnansweredKeepaliveDropsTheConnection() async throws {
+        let listener = try await WebSocketListener.bind(host: "127.0.0.1", port: 0, maxFrameSize: 1 << 16)
+        let server = Heard()
+        let serving = Task {
+            let opened = Heard()
+            await listener.accept { connection in
+                // One at a time here: the client opens its next connection only after the drop.
+                opened.add("opened")
+                let n = opened.all.count
+                try? await connection.run { inbound, _ in
+                    for try await message in inbound { if case .text(let text) = message { server.add("\(n): \(text)") } }
+                }
+                server.add("\(n): closed")
+            }
+        }
+        defer { serving.cancel() }
+        let policy = SignalingConnectionMachine.Policy(backoff: [50], keepaliveInterval: 200)
+        let client = SignalingClient(url: "ws://127.0.0.1:\(listener.port)", policy: policy, now: SystemClock().now, log: { _ in }, onFrame: { _ in })
+        await client.register("did:example:phone")
+        #expect(await server.first(containing: #"2: {"type":"register""#) != nil)
+        // The dead connection was cut, not left open beside the new one.
+        #expect(await server.first(containing: "1: closed") != nil)
+        await client.stop()
+        #expect(server.all.prefix(2) == [#"1: {"type":"register","peerId":"did:example:phone"}"#, #"1: {"type":"ping"}"#])
+    }
+
     /// Connected: the registration goes out first, then what was sent; a frame the server sends
     /// is handed on; stop closes the connection.
     @Test func registersThenSendsAndHandsFramesOn() async throws {

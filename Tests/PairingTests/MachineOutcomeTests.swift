@@ -37,13 +37,14 @@ struct MachineOutcomeTests {
         var at = FlowMachineTests.now
         let events = (0..<60).map { _ -> SignalingConnectionMachine.Event in
             at += EpochMillis(g.next() % 40_000)
-            switch g.next() % 8 {
+            switch g.next() % 9 {
             case 0: return .start(at: at)
             case 1: return .register(peerId: g.next() % 2 == 0 ? "did:cc:phone-1" : "pairing-code:048213", at: at)
             case 2: return .release(peerId: "pairing-code:048213", at: at)
             case 3: return .opened(at: at)
             case 4: return .failed(at: at)
             case 5: return g.next() % 8 == 0 ? .stop(at: at) : .tick(at: at)
+            case 6: return .heard(at: at)
             default: return .tick(at: at)
             }
         }
@@ -58,6 +59,7 @@ struct MachineOutcomeTests {
         #expect(webrtc.step(.tick(at: 1)).outcome == .ignored("no exchange started"))
         var connection = SignalingConnectionMachine()
         #expect(connection.step(.opened(at: 1)).outcome == .ignored("not started"))
+        #expect(connection.step(.heard(at: 1)).outcome == .ignored("no open connection"))
         _ = connection.step(.start(at: 1))
         #expect(connection.step(.start(at: 2)).outcome == .ignored("already started"))
         var relay = SignalingRelay()

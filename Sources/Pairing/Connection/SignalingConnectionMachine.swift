@@ -1,9 +1,10 @@
 import WireCore
 
 /// A client's connection to one signaling server (seed 002 §6.2; Spec pairing.md 4.4): it
-/// reconnects after a drop with back-off, registers again every id it holds, and keeps the socket
-/// alive. `idle → connecting → open ⇄ waiting → … → closed`. Sans-I/O: the edge opens sockets
-/// and reads the clock.
+/// reconnects after a drop with back-off, registers again every id it holds, keeps the socket
+/// alive, and takes a connection on which its keepalive went unanswered for dropped.
+/// `idle → connecting → open ⇄ waiting → … → closed`. Sans-I/O: the edge opens sockets and
+/// reads the clock.
 public struct SignalingConnectionMachine: TimedMachine {
     /// The timing of PAIR-CONN-002 and PAIR-CONN-003.
     public struct Policy: Sendable, Hashable {
@@ -42,7 +43,8 @@ public struct SignalingConnectionMachine: TimedMachine {
         case idle
         /// An attempt is under way; `failures` attempts in a row failed before it.
         case connecting(failures: Int)
-        case open(nextPingAt: EpochMillis)
+        /// `unanswered`: a keepalive went out and nothing has arrived since (PAIR-CONN-003).
+        case open(nextPingAt: EpochMillis, unanswered: Bool)
         /// The next attempt is due at `until`.
         case waiting(failures: Int, until: EpochMillis)
         case closed
@@ -59,6 +61,8 @@ public struct SignalingConnectionMachine: TimedMachine {
         case opened(at: EpochMillis)
         /// The attempt failed, or the open connection dropped.
         case failed(at: EpochMillis)
+        /// A frame arrived on the open connection (the relay's `pong` among them).
+        case heard(at: EpochMillis)
         case tick(at: EpochMillis)
         case stop(at: EpochMillis)
     }
@@ -70,6 +74,9 @@ public struct SignalingConnectionMachine: TimedMachine {
         case sendRegister(peerId: String, rule: RuleID?)
         /// A keepalive: a WebSocket ping frame or a `{type:"ping"}` text frame (PAIR-RELAY-002).
         case ping
+        /// Cut the open connection without a closing handshake: the keepalive before the last
+        /// went unanswered (PAIR-CONN-003); the back-off follows as after a drop.
+        case drop(rule: RuleID)
         case close
     }
 
@@ -85,7 +92,7 @@ public struct SignalingConnectionMachine: TimedMachine {
     /// The next attempt after the back-off (PAIR-CONN-002) or the next keepalive (PAIR-CONN-003).
     public var nextDeadline: EpochMillis? {
         switch state {
-        case .open(let next): return next
+        case .open(let next, _): return next
         case .waiting(_, let until): return until
         case .idle, .connecting, .closed: return nil
         }
@@ -116,15 +123,24 @@ public struct SignalingConnectionMachine: TimedMachine {
             return []
         case (.connecting, .opened(let at)):
             // A connection that opened resets the back-off (PAIR-CONN-002).
-            state = .open(nextPingAt: at + policy.keepaliveInterval)
+            state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: false)
             return Step(held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) })
         case (.connecting(let failures), .failed(let at)):
             return Step(wait(failures: failures + 1, at: at))
         case (.open, .failed(let at)):
             return Step(wait(failures: 1, at: at))
-        case (.open(let next), .tick(let at)) where at >= next:
-            state = .open(nextPingAt: at + policy.keepaliveInterval)
+        case (.open(let next, let unanswered), .tick(let at)) where at >= next:
+            // A whole interval after a keepalive with nothing from the relay (which answers
+            // every one, PAIR-RELAY-002): the connection is dead though no close came (a
+            // half-open TCP connection), and the client reconnects (OkHttp's ping interval).
+            if unanswered {
+                return Step([.drop(rule: PairingRule.keepaliveInterval)] + wait(failures: 1, at: at))
+            }
+            state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: true)
             return [.ping]
+        case (.open(let next, _), .heard):
+            state = .open(nextPingAt: next, unanswered: false)
+            return []
         case (.waiting(let failures, let until), .tick(let at)) where at >= until:
             state = .connecting(failures: failures)
             return [.connect(rule: PairingRule.backoff)]
@@ -132,6 +148,8 @@ public struct SignalingConnectionMachine: TimedMachine {
         // an opened or failed report with no attempt under way.
         case (.idle, .opened), (.idle, .failed), (.idle, .tick):
             return .ignored("not started")
+        case (.idle, .heard), (.connecting, .heard), (.waiting, .heard):
+            return .ignored("no open connection")
         case (.connecting, .tick), (.open, .tick), (.waiting, .tick):
             return .ignored("before its time")
         case (.open, .opened), (.waiting, .opened), (.waiting, .failed):

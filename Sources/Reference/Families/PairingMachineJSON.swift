@@ -144,6 +144,7 @@ enum PairingMachineJSON {
                 case "release": return .release(peerId: try e.string("peerId"), at: try e.at())
                 case "opened": return .opened(at: try e.at())
                 case "failed": return .failed(at: try e.at())
+                case "heard": return .heard(at: try e.at())
                 case "tick": return .tick(at: try e.at())
                 case "stop": return .stop(at: try e.at())
                 default: throw e.unknown
@@ -244,7 +245,7 @@ enum PairingMachineJSON {
         switch machine.state {
         case .idle: o = JSONObject(["name": "idle"])
         case .connecting(let failures): o = JSONObject(["name": "connecting", "failures": count(failures)])
-        case .open(let next): o = JSONObject(["name": "open", "nextPingAt": .number(JSONNumber(next))])
+        case .open(let next, let unanswered): o = JSONObject(["name": "open", "nextPingAt": .number(JSONNumber(next)), "unanswered": .bool(unanswered)])
         case .waiting(let failures, let until):
             o = JSONObject(["name": "waiting", "failures": count(failures), "until": .number(JSONNumber(until))])
         case .closed: o = JSONObject(["name": "closed"])
@@ -265,6 +266,7 @@ enum PairingMachineJSON {
             return .object(o)
         // Every ping is the keepalive's (PAIR-CONN-003).
         case .ping: return ["action": "ping", "rule": .string(PairingRule.keepaliveInterval.rawValue)]
+        case .drop(let rule): return ["action": "drop", "rule": .string(rule.rawValue)]
         case .close: return ["action": "close"]
         }
     }

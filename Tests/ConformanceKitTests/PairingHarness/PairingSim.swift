@@ -156,7 +156,9 @@ struct PairingSim {
                     }
                 }
             case .ping:
-                break
+                // A WebSocket stack answers a ping frame with a pong (RFC 6455 5.5.2); the sim
+                // carries the answer as a ping from the relay's side.
+                network.send(.ping, on: link, from: .relay, at: at)
             case .close:
                 _ = relay.handle(.disconnected(link, at: at))
             }
@@ -164,11 +166,12 @@ struct PairingSim {
             guard live, let (client, i) = socket(holding: link) else { return }
             switch carried {
             case .text(let text):
+                connection(client, i, sockets[client]![i].machine.handle(.heard(at: at)))
                 guard let document = try? JSONParser.parse(Array(text.utf8)) else { return }
                 let actions = client == .phone ? phone.received(document, at: at) : desktop.received(document, at: at)
                 perform(actions, by: client)
             case .ping:
-                break
+                connection(client, i, sockets[client]![i].machine.handle(.heard(at: at)))
             case .close:
                 sockets[client]![i].link = nil
                 if client == .desktop, scenario.fault == .desktopForgetsAlias {
@@ -257,7 +260,7 @@ struct PairingSim {
             case .ping:
                 guard let link = sockets[client]![i].link else { continue }
                 network.send(.ping, on: link, from: .client, at: now)
-            case .close:
+            case .close, .drop:
                 guard let link = sockets[client]![i].link else { continue }
                 network.send(.close, on: link, from: .client, at: now)
                 sockets[client]![i].link = nil

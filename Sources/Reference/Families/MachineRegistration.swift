@@ -12,9 +12,6 @@ public struct MachineRegistration: Sendable {
     public let name: String
     /// The state a vector starts from, as the table names it.
     public let initialState: String
-    /// Whether the machine states deadlines (`TimedMachine.nextDeadline`): each of its steps
-    /// is then checked tick by tick (Spec pairing.md 4, "Time").
-    public let timed: Bool
     let play: Play
     let label: @Sendable (JSONValue) -> String
     let derivedState: (@Sendable (JSONValue) -> String)?
@@ -24,12 +21,11 @@ public struct MachineRegistration: Sendable {
     ///   - derivedState: for a machine whose state is plain data (no `name`), the name the
     ///     table's text derives from it.
     init(
-        _ name: String, initial: String, timed: Bool, play: @escaping Play, label: (@Sendable (JSONValue) -> String)? = nil,
+        _ name: String, initial: String, play: @escaping Play, label: (@Sendable (JSONValue) -> String)? = nil,
         derivedState: (@Sendable (JSONValue) -> String)? = nil
     ) {
         self.name = name
         self.initialState = initial
-        self.timed = timed
         self.play = play
         self.label = label ?? Self.eventName
         self.derivedState = derivedState

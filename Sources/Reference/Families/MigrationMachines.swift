@@ -5,13 +5,13 @@ extension MigrationTransferJSON {
     /// The transfer machines and the PIN lockout (Spec migration.md 5.3, MIG-PIN-003).
     static let machines: [MachineRegistration] = [
         MachineRegistration(
-            "sender", initial: "listening", timed: true, play: { context, events throws(Problem) in try runSender(context: context, events: events) },
+            "sender", initial: "listening", play: { context, events throws(Problem) in try runSender(context: context, events: events) },
             label: transferLabel),
         MachineRegistration(
-            "receiver", initial: "idle", timed: true, play: { context, events throws(Problem) in try runReceiver(context: context, events: events) },
+            "receiver", initial: "idle", play: { context, events throws(Problem) in try runReceiver(context: context, events: events) },
             label: transferLabel),
         MachineRegistration(
-            "pin-lockout", initial: "clear", timed: false, play: { _, events throws(Problem) in try runPINLockout(events: events) },
+            "pin-lockout", initial: "clear", play: { _, events throws(Problem) in try runPINLockout(events: events) },
             label: { event in
                 let name = event["event"]?.stringValue ?? "?"
                 return name == "session-ended" ? "\(name) \(event["outcome"]?.stringValue ?? "?")" : name

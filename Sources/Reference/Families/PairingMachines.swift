@@ -5,13 +5,13 @@ import WireCore
 extension PairingMachineJSON {
     /// The pairing machines (Spec pairing.md 4 and 5), each with its table's names.
     static let machines: [MachineRegistration] = [
-        MachineRegistration("flow-a", initial: "idle", timed: true) { context, events throws(Problem) in
+        MachineRegistration("flow-a", initial: "idle") { context, events throws(Problem) in
             try runFlowA(phone: try phone(from: context), events: events)
         },
-        MachineRegistration("flow-b", initial: "scanning", timed: false) { context, events throws(Problem) in
+        MachineRegistration("flow-b", initial: "scanning") { context, events throws(Problem) in
             try runFlowB(phone: try phone(from: context), events: events)
         },
-        MachineRegistration("manual", initial: "entering", timed: true) { context, events throws(Problem) in
+        MachineRegistration("manual", initial: "entering") { context, events throws(Problem) in
             // context.confirmationWait: a phone's own wait, 1 to 300000 ms (PAIR-MAN-003).
             let wait = try ContextReader(value: context).integer("confirmationWait") ?? PairingTimeouts.validity
             guard (1...PairingTimeouts.validity).contains(wait) else {
@@ -20,19 +20,19 @@ extension PairingMachineJSON {
             return try runManual(phone: try phone(from: context), confirmationWait: wait, events: events)
         },
         MachineRegistration(
-            "relay", initial: "empty", timed: false, play: { _, events throws(Problem) in try runRelay(events: events) }, label: relayLabel,
+            "relay", initial: "empty", play: { _, events throws(Problem) in try runRelay(events: events) }, label: relayLabel,
             derivedState: { state in
                 guard case .array(let ids)? = state["registered"], !ids.isEmpty else { return "empty" }
                 return ids.contains(where: isAlias) ? "aliases" : "peers"
             }),
-        MachineRegistration("connection", initial: "idle", timed: true) { context, events throws(Problem) in
+        MachineRegistration("connection", initial: "idle") { context, events throws(Problem) in
             try runConnection(policy: try connectionPolicy(from: context), events: events)
         },
-        MachineRegistration("mobile-bridge", initial: "idle", timed: true) { context, events throws(Problem) in
+        MachineRegistration("mobile-bridge", initial: "idle") { context, events throws(Problem) in
             try runMobileBridge(desktop: try desktop(from: context), events: events)
         },
         MachineRegistration(
-            "webrtc", initial: "idle", timed: true,
+            "webrtc", initial: "idle",
             play: { context, events throws(Problem) in
                 guard let own = try ContextReader(value: context).string("localPeerId") else { throw Problem(message: "context.localPeerId is required") }
                 return try runWebRTC(localPeerId: own, events: events)

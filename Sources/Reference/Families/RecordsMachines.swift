@@ -6,21 +6,21 @@ extension RecordsMachineJSON {
     /// tables' text derives them.
     static let machines: [MachineRegistration] = [
         MachineRegistration(
-            "idea-sync", initial: "pending", timed: true, play: { context, events throws(Problem) in try runSyncState(context: context, events: events) },
+            "idea-sync", initial: "pending", play: { context, events throws(Problem) in try runSyncState(context: context, events: events) },
             derivedState: { state in
                 if state["isObsolete"] == .bool(true) { return "obsolete" }
                 return state["isPendingSync"] == .bool(true) ? "pending" : "synced"
             }),
         MachineRegistration(
-            "log-retention", initial: "empty", timed: false, play: { _, events throws(Problem) in try runSyncLog(events: events) },
+            "log-retention", initial: "empty", play: { _, events throws(Problem) in try runSyncLog(events: events) },
             derivedState: { MachineRegistration.count($0, "entries") > 0 ? "holding" : "empty" }),
         MachineRegistration(
-            "sync-queue", initial: "idle", timed: false, play: { _, events throws(Problem) in try runSyncQueue(events: events) },
+            "sync-queue", initial: "idle", play: { _, events throws(Problem) in try runSyncQueue(events: events) },
             derivedState: { state in
                 MachineRegistration.count(state, "inFlight") > 0 ? "uploading" : MachineRegistration.count(state, "pending") > 0 ? "pending" : "idle"
             }),
         MachineRegistration(
-            "initial-sync", initial: "start", timed: true, play: { _, events throws(Problem) in try runInitialSync(events: events) },
+            "initial-sync", initial: "start", play: { _, events throws(Problem) in try runInitialSync(events: events) },
             label: { event in
                 let name = event["event"]?.stringValue ?? "?"
                 for key in ["reinstall", "pro", "available", "found"] where event[key] != nil {
@@ -29,7 +29,7 @@ extension RecordsMachineJSON {
                 return name == "user-choice" ? "\(name) \(event["choice"]?.stringValue ?? "?")" : name
             }),
         MachineRegistration(
-            "record-zone", initial: "empty", timed: false, play: { _, events throws(Problem) in try runRecordZone(events: events) },
+            "record-zone", initial: "empty", play: { _, events throws(Problem) in try runRecordZone(events: events) },
             derivedState: { MachineRegistration.count($0, "tags") > 0 ? "holding" : "empty" }),
     ]
 }

@@ -43,10 +43,10 @@ def reg_frame(pid, rule=None):
 CONNECT, CLOSE = {"action": "connect"}, {"action": "close"}
 RECONNECT = {"action": "connect", "rule": BACK}   # an attempt after a back-off
 PING = {"action": "ping", "rule": KEEP}
-DROP = {"action": "drop", "rule": KEEP}    # the keepalive before the last went unanswered
+DROP = {"action": "drop", "rule": KEEP}    # as many keepalives as the limit went unanswered
 def s_idle(*held): return {"name": "idle", "held": list(held)}
 def s_connecting(failures, *held): return {"name": "connecting", "failures": failures, "held": list(held)}
-def s_open(next_ping, *held, unanswered=False): return {"name": "open", "nextPingAt": next_ping, "unanswered": unanswered, "held": list(held)}
+def s_open(next_ping, *held, unanswered=0): return {"name": "open", "nextPingAt": next_ping, "unanswered": unanswered, "held": list(held)}
 def s_waiting(failures, until, *held): return {"name": "waiting", "failures": failures, "until": until, "held": list(held)}
 def s_closed(*held): return {"name": "closed", "held": list(held)}
 
@@ -124,9 +124,9 @@ c.steps("keepalive-every-interval",
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
          (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
-         (ev("tick", O + 30000), s_open(O + 60000, PHONE, unanswered=True), [PING, arm(O + 60000)]),
+         (ev("tick", O + 30000), s_open(O + 60000, PHONE, unanswered=1), [PING, arm(O + 60000)]),
          (ev("heard", O + 30040), s_open(O + 60000, PHONE), []),
-         (ev("tick", O + 60400), s_open(O + 90400, PHONE, unanswered=True), [PING, arm(O + 90400)]),
+         (ev("tick", O + 60400), s_open(O + 90400, PHONE, unanswered=1), [PING, arm(O + 90400)]),
          (ev("heard", O + 60450), s_open(O + 90400, PHONE), []),
          (ev("heard", O + 61000), s_open(O + 90400, PHONE), []),
          (ev("failed", O + 70000), s_waiting(1, O + 70500, PHONE), [arm(O + 70500)]),
@@ -140,13 +140,30 @@ c.steps("unanswered-keepalive-drops",
         [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
          (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
          (ev("opened", O), s_open(O + 30000, PHONE), [reg_frame(PHONE, CONN), arm(O + 30000)]),
-         (ev("tick", O + 30000), s_open(O + 60000, PHONE, unanswered=True), [PING, arm(O + 60000)]),
-         (ev("tick", O + 59999), s_open(O + 60000, PHONE, unanswered=True), []),
+         (ev("tick", O + 30000), s_open(O + 60000, PHONE, unanswered=1), [PING, arm(O + 60000)]),
+         (ev("tick", O + 59999), s_open(O + 60000, PHONE, unanswered=1), []),
          (ev("tick", O + 60000), s_waiting(1, O + 60500, PHONE), [DROP, arm(O + 60500)]),
          (ev("heard", O + 60100), s_waiting(1, O + 60500, PHONE), []),
          (ev("tick", O + 60500), s_connecting(1, PHONE), [RECONNECT]),
          (ev("heard", O + 60510), s_connecting(1, PHONE), []),
          (ev("opened", O + 60600), s_open(O + 90600, PHONE), [reg_frame(PHONE, CONN), arm(O + 90600)])])
+
+c.steps("unanswered-limit-three",
+        "A client that lets three keepalives in a row go unanswered (its unansweredLimit, 1 to 3; Android's heartbeat gives up "
+        "after three missed pongs at 20 s): the fourth keepalive time drops the connection; an answer in between starts the "
+        "count again.",
+        [KEEP, BACK],
+        [(ev("register", T0, peerId=PHONE), s_idle(PHONE), []),
+         (ev("start", T0), s_connecting(0, PHONE), [CONNECT]),
+         (ev("opened", O), s_open(O + 20000, PHONE), [reg_frame(PHONE, CONN), arm(O + 20000)]),
+         (ev("tick", O + 20000), s_open(O + 40000, PHONE, unanswered=1), [PING, arm(O + 40000)]),
+         (ev("tick", O + 40000), s_open(O + 60000, PHONE, unanswered=2), [PING, arm(O + 60000)]),
+         (ev("heard", O + 41000), s_open(O + 60000, PHONE), []),
+         (ev("tick", O + 60000), s_open(O + 80000, PHONE, unanswered=1), [PING, arm(O + 80000)]),
+         (ev("tick", O + 80000), s_open(O + 100000, PHONE, unanswered=2), [PING, arm(O + 100000)]),
+         (ev("tick", O + 100000), s_open(O + 120000, PHONE, unanswered=3), [PING, arm(O + 120000)]),
+         (ev("tick", O + 120000), s_waiting(1, O + 123000, PHONE), [DROP, arm(O + 123000)])],
+        context={"backoff": [3000], "keepaliveInterval": 20000, "unansweredLimit": 3}, flags=["interop-trap"])
 
 c.steps("desktop-holds-id-and-alias",
         "A desktop holds its own id and its code's alias: both registered, in order, after every reconnection.",

@@ -12,12 +12,16 @@ public struct SignalingConnectionMachine: TimedMachine {
         /// last one repeats for every further attempt.
         public var backoff: [EpochMillis]
         public var keepaliveInterval: EpochMillis
+        /// Keepalives in a row that may go unanswered: at the next one the connection is dropped
+        /// instead (PAIR-CONN-003). The reference's is 1, OkHttp's ping interval.
+        public var unansweredLimit = 1
 
         /// The seed's schedule (§6.2), which the reference follows.
         public static let seed = Policy(backoff: [500, 1000, 2000, 5000], keepaliveInterval: 30_000)
         /// What PAIR-CONN-002 and PAIR-CONN-003 allow an implementation to choose.
         public static let delayBounds: ClosedRange<EpochMillis> = 500...60_000
         public static let keepaliveBounds: ClosedRange<EpochMillis> = 5_000...30_000
+        public static let unansweredBounds: ClosedRange<Int> = 1...3
 
         public init(backoff: [EpochMillis], keepaliveInterval: EpochMillis) {
             self.backoff = backoff
@@ -30,6 +34,7 @@ public struct SignalingConnectionMachine: TimedMachine {
             if let d = backoff.first(where: { !Self.delayBounds.contains($0) }) { return "back-off delay \(d) ms is outside 500...60000 ms" }
             if zip(backoff, backoff.dropFirst()).contains(where: { $0 > $1 }) { return "back-off delays must not decrease" }
             if !Self.keepaliveBounds.contains(keepaliveInterval) { return "keepalive interval \(keepaliveInterval) ms is outside 5000...30000 ms" }
+            if !Self.unansweredBounds.contains(unansweredLimit) { return "unanswered keepalives \(unansweredLimit) is outside 1...3" }
             return nil
         }
 
@@ -43,8 +48,8 @@ public struct SignalingConnectionMachine: TimedMachine {
         case idle
         /// An attempt is under way; `failures` attempts in a row failed before it.
         case connecting(failures: Int)
-        /// `unanswered`: a keepalive went out and nothing has arrived since (PAIR-CONN-003).
-        case open(nextPingAt: EpochMillis, unanswered: Bool)
+        /// `unanswered`: keepalives sent since anything last arrived (PAIR-CONN-003).
+        case open(nextPingAt: EpochMillis, unanswered: Int)
         /// The next attempt is due at `until`.
         case waiting(failures: Int, until: EpochMillis)
         case closed
@@ -74,7 +79,7 @@ public struct SignalingConnectionMachine: TimedMachine {
         case sendRegister(peerId: String, rule: RuleID?)
         /// A keepalive: a WebSocket ping frame or a `{type:"ping"}` text frame (PAIR-RELAY-002).
         case ping
-        /// Cut the open connection without a closing handshake: the keepalive before the last
+        /// Cut the open connection without a closing handshake: `unansweredLimit` keepalives
         /// went unanswered (PAIR-CONN-003); the back-off follows as after a drop.
         case drop(rule: RuleID)
         case close
@@ -123,23 +128,23 @@ public struct SignalingConnectionMachine: TimedMachine {
             return []
         case (.connecting, .opened(let at)):
             // A connection that opened resets the back-off (PAIR-CONN-002).
-            state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: false)
+            state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: 0)
             return Step(held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) })
         case (.connecting(let failures), .failed(let at)):
             return Step(wait(failures: failures + 1, at: at))
         case (.open, .failed(let at)):
             return Step(wait(failures: 1, at: at))
         case (.open(let next, let unanswered), .tick(let at)) where at >= next:
-            // A whole interval after a keepalive with nothing from the relay (which answers
-            // every one, PAIR-RELAY-002): the connection is dead though no close came (a
-            // half-open TCP connection), and the client reconnects (OkHttp's ping interval).
-            if unanswered {
+            // Keepalives unanswered for whole intervals (the relay answers every one,
+            // PAIR-RELAY-002): the connection is dead though no close came (a half-open TCP
+            // connection), and the client reconnects (OkHttp's ping interval, at the limit 1).
+            if unanswered >= policy.unansweredLimit {
                 return Step([.drop(rule: PairingRule.keepaliveInterval)] + wait(failures: 1, at: at))
             }
-            state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: true)
+            state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: unanswered + 1)
             return [.ping]
         case (.open(let next, _), .heard):
-            state = .open(nextPingAt: next, unanswered: false)
+            state = .open(nextPingAt: next, unanswered: 0)
             return []
         case (.waiting(let failures, let until), .tick(let at)) where at >= until:
             state = .connecting(failures: failures)

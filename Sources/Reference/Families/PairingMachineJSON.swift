@@ -119,8 +119,8 @@ enum PairingMachineJSON {
         }
     }
 
-    /// context.backoff and context.keepaliveInterval: the client's own schedule, within the
-    /// Spec's bounds (PAIR-CONN-002, -003); the seed's when absent.
+    /// context.backoff, context.keepaliveInterval and context.unansweredLimit: the client's own
+    /// schedule, within the Spec's bounds (PAIR-CONN-002, -003); the seed's when absent.
     static func connectionPolicy(from context: JSONValue) throws(Problem) -> SignalingConnectionMachine.Policy {
         let reader = ContextReader(value: context)
         var policy = SignalingConnectionMachine.Policy.seed
@@ -130,6 +130,7 @@ enum PairingMachineJSON {
             policy.backoff = delays
         }
         if let interval = try reader.integer("keepaliveInterval") { policy.keepaliveInterval = interval }
+        if let limit = try reader.integer("unansweredLimit") { policy.unansweredLimit = Int(clamping: limit) }
         if let problem = policy.problem { throw Problem(message: "context: \(problem)") }
         return policy
     }
@@ -245,7 +246,7 @@ enum PairingMachineJSON {
         switch machine.state {
         case .idle: o = JSONObject(["name": "idle"])
         case .connecting(let failures): o = JSONObject(["name": "connecting", "failures": count(failures)])
-        case .open(let next, let unanswered): o = JSONObject(["name": "open", "nextPingAt": .number(JSONNumber(next)), "unanswered": .bool(unanswered)])
+        case .open(let next, let unanswered): o = JSONObject(["name": "open", "nextPingAt": .number(JSONNumber(next)), "unanswered": count(unanswered)])
         case .waiting(let failures, let until):
             o = JSONObject(["name": "waiting", "failures": count(failures), "until": .number(JSONNumber(until))])
         case .closed: o = JSONObject(["name": "closed"])

@@ -494,6 +494,8 @@ class WebSocket:
         self.sock.settimeout(None)
         self.lock = threading.Lock()
         self.open = True
+        self.heard = time.monotonic()   # the last frame read (a pong counts)
+        self.pinged_at = None
         self.on_text, self.on_close = on_text, on_close
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -519,6 +521,19 @@ class WebSocket:
 
     def ping(self):
         self._send(9, b"outsider-desktop")
+        self.pinged_at = time.monotonic()
+
+    def unanswered(self):
+        """A keepalive went out and nothing has been read since (PAIR-CONN-003)."""
+        return self.pinged_at is not None and self.heard < self.pinged_at
+
+    def abort(self):
+        """Cut a dead connection: no closing handshake, which would wait on it."""
+        self.open = False
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def close(self):
         if self.open:
@@ -559,6 +574,7 @@ class WebSocket:
                     self._send(8, struct.pack(">H", 1009))
                     break
                 payload = self._exactly(n)
+                self.heard = time.monotonic()
                 opcode, fin = b0 & 0x0F, b0 & 0x80
                 if opcode in (1, 2):
                     parts, first = [payload], opcode
@@ -604,7 +620,8 @@ class Connection:
     Registers every held id, in order, first thing after each open (PAIR-CONN-001), waits by
     BACKOFF_MS before each new attempt (PAIR-CONN-002; d1 after a drop or a first failure, the
     next delay after each further failure, the schedule again after an open), and sends a ping
-    frame every KEEPALIVE_MS while open (PAIR-CONN-003)."""
+    frame every KEEPALIVE_MS while open, dropping the connection when one went unanswered by the
+    next (PAIR-CONN-003)."""
 
     def __init__(self, url, held, events):
         self.url, self.held, self.events = url, list(held), events
@@ -678,6 +695,11 @@ class Connection:
                 self.wake.wait(wait if poll is None else min(poll, wait))
                 self.wake.clear()
                 if ws.open and not self.stopped and time.monotonic() >= next_ping:
+                    if ws.unanswered():
+                        # Dead though never closed (a half-open connection): drop it, reconnect.
+                        log(f"{self.url}: no answer to the keepalive in {KEEPALIVE_MS} ms; reconnecting")
+                        ws.abort()
+                        break
                     ws.ping()
                     next_ping = time.monotonic() + KEEPALIVE_MS / 1000
         except OSError:

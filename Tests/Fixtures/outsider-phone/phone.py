@@ -363,6 +363,8 @@ class Socket:
         self.sock.settimeout(None)
         self.lock = threading.Lock()
         self.open = True
+        self.heard = time.monotonic()   # the last frame read (a pong counts)
+        self.pinged_at = None
         self.on_text = on_text
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -386,6 +388,19 @@ class Socket:
 
     def ping(self):
         self._send(9, b"keepalive")
+        self.pinged_at = time.monotonic()
+
+    def unanswered(self):
+        """A keepalive went out and nothing has been read since (PAIR-CONN-003)."""
+        return self.pinged_at is not None and self.heard < self.pinged_at
+
+    def abort(self):
+        """Cut a dead connection: no closing handshake, which would wait on it."""
+        self.open = False
+        try:
+            self.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
 
     def close(self):
         if self.open:
@@ -415,6 +430,7 @@ class Socket:
                 elif n == 127:
                     n = struct.unpack(">Q", self._exactly(8))[0]
                 payload = self._exactly(n)
+                self.heard = time.monotonic()
                 opcode = b0 & 0x0F
                 if opcode == 1:
                     self.on_text(payload.decode())
@@ -433,7 +449,8 @@ class Socket:
 
 class Connection:
     """The signaling connection of Spec pairing.md 4.4: reconnects by BACKOFF, registers the DID
-    again first after every reconnection, and pings every KEEPALIVE seconds."""
+    again first after every reconnection, and pings every KEEPALIVE seconds; a ping that nothing
+    answered by the next one drops the connection (PAIR-CONN-003)."""
 
     def __init__(self, url, did, on_message):
         self.url, self.did, self.on_message = url, did, on_message
@@ -474,6 +491,11 @@ class Connection:
             while self.ws.open and not self.stopped:
                 time.sleep(0.02)
                 if time.monotonic() - last_ping >= KEEPALIVE:
+                    if self.ws.unanswered():
+                        # Dead though never closed (a half-open connection): drop it, reconnect.
+                        log(f"{self.url}: no answer to the keepalive in {KEEPALIVE} s; reconnecting")
+                        self.ws.abort()
+                        break
                     try:
                         self.ws.ping()
                     except OSError:

@@ -6,18 +6,18 @@ import Foundation
 /// reader and every other language see the bytes `media/` first. Paths, names and protocol
 /// tokens are compared with these.
 extension StringProtocol {
-    public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
+    @inlinable public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
         utf8.starts(with: prefix.utf8)
     }
 
-    public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
+    @inlinable public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {
         utf8.reversed().starts(with: suffix.utf8.reversed())
     }
 
     /// Equal byte for byte (`==` on String treats canonically equivalent strings as equal).
     /// Contiguous text (every native String) is compared with memcmp: the byte-by-byte walk of
     /// two UTF-8 views was a tenth of validating a record (member lookups by name).
-    public func bytesEqual(_ other: some StringProtocol) -> Bool {
+    @inlinable public func bytesEqual(_ other: some StringProtocol) -> Bool {
         let (a, b) = (utf8, other.utf8)
         guard a.count == b.count else { return false }
         let compared = a.withContiguousStorageIfAvailable { x in
@@ -28,7 +28,7 @@ extension StringProtocol {
     }
 
     /// The text after `prefix`'s bytes, or nil when it does not begin with them.
-    public func droppingBytePrefix(_ prefix: some StringProtocol) -> String? {
+    @inlinable public func droppingBytePrefix(_ prefix: some StringProtocol) -> String? {
         guard hasBytePrefix(prefix) else { return nil }
         return String(decoding: utf8.dropFirst(prefix.utf8.count), as: UTF8.self)
     }

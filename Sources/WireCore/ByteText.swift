@@ -7,7 +7,15 @@ import Foundation
 /// tokens are compared with these.
 extension StringProtocol {
     @inlinable public func hasBytePrefix(_ prefix: some StringProtocol) -> Bool {
-        utf8.starts(with: prefix.utf8)
+        let (a, b) = (utf8, prefix.utf8)
+        guard a.count >= b.count else { return false }
+        // memcmp over contiguous text, as in `bytesEqual`: the generic `starts(with:)` walk was
+        // a percent of validating a record (every field's type is tested for `ENCRYPTED_`).
+        let compared = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in y.count == 0 || memcmp(x.baseAddress!, y.baseAddress!, y.count) == 0 }
+        }
+        if let compared, let equal = compared { return equal }
+        return a.starts(with: b)
     }
 
     @inlinable public func hasByteSuffix(_ suffix: some StringProtocol) -> Bool {

@@ -65,6 +65,7 @@ public struct ObjectReader: Sendable {
     /// (exports, the manifest, local documents, a record's stamps; Spec core.md "Canonical form").
     public func givenMembers(_ keys: [String]) -> JSONValue {
         var o = JSONObject()
+        o.members.reserveCapacity(keys.count)
         for key in keys {
             if let value = optional(key) { o[key] = value }
         }

@@ -20,6 +20,15 @@ public enum FieldType: String, CaseIterable, Sendable {
     case assetIDList = "ASSETID_LIST"
     case locationList = "LOCATION_LIST"
 
+    /// The type a wire name spells, byte for byte. `init(rawValue:)` compares under canonical
+    /// equivalence through a string switch, which was a percent of validating a record.
+    public static func named(_ name: String) -> FieldType? {
+        wireOrder.first { $0.rawValue.bytesEqual(name) }
+    }
+
+    /// Made once: `allCases` builds a new array at every call.
+    private static let wireOrder = allCases
+
     /// The element type of a list type.
     public var element: FieldType? {
         switch self {
@@ -73,7 +82,7 @@ public struct FieldValue: Sendable, Hashable {
         let typeName = try r.string("type")
         let plainName = typeName.droppingBytePrefix("ENCRYPTED_")
         let encrypted = plainName != nil
-        guard let type = FieldType(rawValue: plainName ?? typeName), !encrypted || encryptable(type) else {
+        guard let type = FieldType.named(plainName ?? typeName), !encrypted || encryptable(type) else {
             throw Violation(
                 rule: RecordRule.fieldValue, path: r.pointer("type"),
                 expected: "a CloudKit type (STRING, INT64, DOUBLE, TIMESTAMP, BYTES, REFERENCE, ASSETID, LOCATION, or a _LIST; ENCRYPTED_ before any but REFERENCE and ASSETID)",

@@ -15,11 +15,11 @@ struct PairingTiming: Sendable {
     /// The WebRTC exchange's 30 s (PAIR-RTC-006), scaled.
     var webrtcTimeout: EpochMillis { max(1, EpochMillis(scaled(WebRTCNegotiationMachine.seedTimeout))) }
 
-    /// PAIR-CONN-002's tolerance: 80 % of the delay to 150 % of it plus one second.
-    func delayWindow(_ ms: EpochMillis) -> ClosedRange<Double> { 0.8 * scaled(ms)...(1.5 * scaled(ms) + 1000) }
+    /// PAIR-CONN-002's tolerance, of the delay scaled.
+    func delayWindow(_ ms: EpochMillis) -> ClosedRange<Double> { ObservedConnection.Tolerance.delay(scaled(ms)) }
 
-    /// PAIR-CONN-003's tolerance for a gap between keepalives.
-    var keepaliveWindow: ClosedRange<Double> { 0.8 * scaled(policy.keepaliveInterval)...(1.2 * scaled(policy.keepaliveInterval) + 1000) }
+    /// PAIR-CONN-003's tolerance for a gap between keepalives, of the interval scaled.
+    var keepaliveWindow: ClosedRange<Double> { ObservedConnection.Tolerance.keepaliveGap(scaled(policy.keepaliveInterval)) }
 }
 
 /// Plays one pairing scenario: the runner hosts the relay (every frame of the peer under test

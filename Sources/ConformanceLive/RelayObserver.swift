@@ -80,7 +80,7 @@ final class RelayObserver: @unchecked Sendable {
                 connections[id]?.keepalives.append(now)
             case .closed(let id, _):
                 connections[id]?.closed = now
-            case .sent:
+            case .sent, .pong:
                 break
             }
         }

@@ -163,6 +163,7 @@ public enum Watcher {
         case .text(let id, let text): return WireEvent(at: now, connection: id, .text(from: .client, text))
         case .binary(let id, let bytes): return WireEvent(at: now, connection: id, .binary(from: .client, .init(bytes, cap: 4096)))
         case .ping(let id): return WireEvent(at: now, connection: id, .ping(from: .client))
+        case .pong(let id): return WireEvent(at: now, connection: id, .pong(from: .server))
         case .closed(let id, let byClient): return WireEvent(at: now, connection: id, .close(by: byClient ? .client : nil, code: nil))
         case .sent(let id, let text): return WireEvent(at: now, connection: id, .text(from: .server, text))
         }
@@ -201,7 +202,14 @@ public enum Watcher {
                 return
             }
             let closer = Closer()
-            try? await client.run(onPing: { sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .ping(from: .client)))) }) { fromClient, toClient in
+            // The client's ping frames are answered here, by this side's transport: the pong is
+            // what the client hears (upstream's own pings to the watch never reach it).
+            let pinged: @Sendable () -> Void = {
+                let now = SystemClock().now()
+                sink.yield(.event(WireEvent(at: now, connection: id, .ping(from: .client))))
+                sink.yield(.event(WireEvent(at: now, connection: id, .pong(from: .server))))
+            }
+            try? await client.run(onPing: pinged) { fromClient, toClient in
                 try await server.run(onPing: { sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .ping(from: .server)))) }) { fromServer, toServer in
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {

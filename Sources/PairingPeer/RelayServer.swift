@@ -11,6 +11,9 @@ public enum RelayTapEvent: Sendable {
     case binary(SignalingRelay.ConnectionID, [UInt8])
     /// A WebSocket ping frame (answered by the transport; a keepalive all the same).
     case ping(SignalingRelay.ConnectionID)
+    /// The transport's pong to that ping frame, sent as soon as it arrived: the relay's answer
+    /// that keeps the client from taking the connection for dead (PAIR-RELAY-002, PAIR-CONN-003).
+    case pong(SignalingRelay.ConnectionID)
     /// The connection ended: `byClient` when the client sent its close frame, false when it
     /// was dropped (an error, a reset) or the relay closed it.
     case closed(SignalingRelay.ConnectionID, byClient: Bool)
@@ -85,7 +88,10 @@ public actor RelayServer {
 
     static func pingHandler(_ tap: (@Sendable (RelayTapEvent) -> Void)?, _ id: SignalingRelay.ConnectionID) -> (@Sendable () -> Void)? {
         guard let tap else { return nil }
-        return { tap(.ping(id)) }
+        return {
+            tap(.ping(id))
+            tap(.pong(id))
+        }
     }
 
     /// Drops a connection without a closing handshake (a lost network, for reconnect tests).

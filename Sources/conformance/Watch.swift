@@ -37,6 +37,8 @@ struct Watch: AsyncParsableCommand {
     var keepaliveMs: [String] = []
     @Option(help: "Pairing: the first back-off delay the clients state, ms, or one side's, SIDE=MS (repeatable; default: the Spec's least, 500).")
     var backoff: [String] = []
+    @Option(help: "Pairing: keepalives in a row the clients let go unanswered before they drop the connection (1 ... 3; default the Spec's widest, 3; the reference's is 1).")
+    var unansweredLimit: Int?
     @Option(help: "With --upstream: seconds the relay may take to answer or deliver (default 5).") var timeout: Double = 5
     @Option(help: "Pairing: how long the phone waits for the desktop's confirmation of a typed code, ms (1 ... 300000, default the Spec's 300000; iOS waits 60000).")
     var confirmationWait: Int64 = PairingTimeouts.validity
@@ -67,6 +69,9 @@ struct Watch: AsyncParsableCommand {
         if let sessions, sessions < 1 { throw ValidationError("--sessions must be at least 1") }
         if let duration, duration <= 0 { throw ValidationError("--duration must be more than 0 seconds") }
         let keepalives = try Self.perSide(keepaliveMs, option: "--keepalive-ms")
+        if let unansweredLimit, !SignalingConnectionMachine.Policy.unansweredBounds.contains(unansweredLimit) {
+            throw ValidationError("--unanswered-limit must be 1 ... 3 (Spec pairing.md PAIR-CONN-003)")
+        }
         let backoffs = try Self.perSide(backoff, option: "--backoff")
         guard (1...PairingTimeouts.validity).contains(confirmationWait) else { throw ValidationError("--confirmation-wait must be 1 ... \(PairingTimeouts.validity) ms") }
         var names: [String: String] = [:]
@@ -142,6 +147,7 @@ struct Watch: AsyncParsableCommand {
                 var pairing = PairingWatch.Options()
                 (pairing.keepaliveInterval, pairing.keepaliveBySide) = keepalives
                 (pairing.firstBackoff, pairing.backoffBySide) = backoffs
+                pairing.unansweredLimit = unansweredLimit
                 pairing.judgeRelay = upstream != nil
                 pairing.frameTimeout = EpochMillis(timeout * 1000)
                 pairing.confirmationWait = confirmationWait

@@ -31,7 +31,7 @@ struct WatchAliasComebackTests {
         register(12_500, 5, phone)
         if aliasBack { register(14_000, 6, alias) }
         let live = aliasBack ? [4, 5, 6] : [4, 5]
-        events += stride(from: 20_000, to: end, by: 20_000).flatMap { at in live.map { (EpochMillis(at), $0, WireEvent.Body.ping(from: .client)) } }
+        events += stride(from: 20_000, to: end, by: 20_000).flatMap { at in live.flatMap { answeredPing(at: EpochMillis(at), on: $0) } }
         for (at, c, body) in events.sorted(by: { ($0.0, $0.1) < ($1.0, $1.1) }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
         return watch.finish(at: t + end)
     }
@@ -74,7 +74,7 @@ struct WatchAliasComebackTests {
         events.append((12_000, 2, .open(peer: "127.0.0.1", path: "/")))
         events.append((12_001, 2, .text(from: .client, #"{"type":"register","peerId":"\#(Self.desk)"}"#)))
         if forwarding { events.append((12_002, 2, .text(from: .server, #"{"type":"registered","peerId":"\#(Self.desk)"}"#))) }
-        events += stride(from: 20_000, to: 60_000, by: 20_000).map { (EpochMillis($0), 2, WireEvent.Body.ping(from: .client)) }
+        events += stride(from: 20_000, to: 60_000, by: 20_000).flatMap { answeredPing(at: EpochMillis($0), on: 2) }
         for (at, c, body) in events { watch.handle(WireEvent(at: Self.t + at, connection: c, body)) }
         let result = watch.finish(at: Self.t + 60_000)
         #expect(Self.clients(result) == ["desktop 2 PAIR-CONN-001"], "\(result.findings)")

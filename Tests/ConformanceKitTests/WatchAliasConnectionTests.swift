@@ -33,7 +33,7 @@ struct WatchAliasConnectionTests {
             events.append((EpochMillis(-50 + n), c, .text(from: .client, #"{"type":"register","peerId":"\#(id)"}"#)))
         }
         events += frames.map { ($0.0, $0.1, .text(from: .client, $0.2)) }
-        events += stride(from: 10_000, to: end, by: 10_000).flatMap { at in ids.map { (EpochMillis(at), $0.0, WireEvent.Body.ping(from: .client)) } }
+        events += stride(from: 10_000, to: end, by: 10_000).flatMap { at in ids.flatMap { answeredPing(at: EpochMillis(at), on: $0.0) } }
         for (at, c, body) in events.sorted(by: { $0.0 < $1.0 }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
         return watch.finish(at: t + end)
     }

@@ -28,7 +28,7 @@ struct WatchDesktopMachineTests {
         let confirmation = #"{"type":"pairing:confirmation","pairingCode":"052900","pcPeerId":"\#(desk)","deviceInfo":{"name":"Desk","platform":"linux","version":"1.0.0"},"timestamp":\#(t + 200)}"#
         events.append((200, 1, .text(from: .client, #"{"type":"message","to":"\#(phone)","payload":\#(confirmation)}"#)))
         for at in stride(from: shownAt + 20_000, to: 30_000, by: 20_000) {
-            for c in [1, 2] where at > (c == 1 ? shownAt : -100) { events.append((at, c, .ping(from: .client))) }
+            for c in [1, 2] where at > (c == 1 ? shownAt : -100) { events += answeredPing(at: at, on: c) }
         }
         for (at, c, body) in events.sorted(by: { $0.0 < $1.0 }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
         return watch.finish(at: t + 30_000)

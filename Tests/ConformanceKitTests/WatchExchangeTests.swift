@@ -31,7 +31,7 @@ struct WatchExchangeTests {
             (0, 2, .text(from: .client, #"{"type":"message","to":"\#(desk)","payload":\#(ack)}"#)),
         ]
         events += frames.map { ($0.0, $0.1, .text(from: .client, $0.2)) }
-        events += stride(from: 10_000, to: end, by: 10_000).flatMap { at in [1, 2].map { (EpochMillis(at), $0, WireEvent.Body.ping(from: .client)) } }
+        events += stride(from: 10_000, to: end, by: 10_000).flatMap { at in [1, 2].flatMap { answeredPing(at: EpochMillis(at), on: $0) } }
         for (at, c, body) in events.sorted(by: { $0.0 < $1.0 }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
         return watch.finish(at: t + end)
     }
@@ -113,7 +113,7 @@ struct WatchExchangeTests {
                 (401, 1, .text(from: .server, #"{"type":"message","from":"\#(phone)","to":"\#(desk)","payload":\#(candidatePayload)}"#)),
             ]
         }
-        events += stride(from: 10_000, to: 60_000, by: 10_000).flatMap { at in [1, 2].map { (EpochMillis(at), $0, WireEvent.Body.ping(from: .client)) } }
+        events += stride(from: 10_000, to: 60_000, by: 10_000).flatMap { at in [1, 2].flatMap { answeredPing(at: EpochMillis(at), on: $0) } }
         for (at, c, body) in events.sorted(by: { $0.0 < $1.0 }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
         let result = watch.finish(at: t + 60_000)
         let clients = Self.findings(result).filter { !$0.hasPrefix("relay") }

@@ -19,8 +19,8 @@ struct WatchPerSideTimingTests {
             (20, 2, .text(from: .client, #"{"type":"message","to":"\#(desk)","payload":{"type":"pair-ack","pairingCode":"052900","mobileDid":"\#(phone)","deviceInfo":{"deviceId":"d-1","name":"Phone","platform":"android"},"timestamp":\#(t + 20)}}"#)),
             (3010, 2, .close(by: .client, code: 1000)),
         ]
-        events += stride(from: 500, through: 3000, by: 500).map { (EpochMillis($0), 2, WireEvent.Body.ping(from: .client)) }
-        events += [15_000, 30_000].map { (EpochMillis($0), 1, WireEvent.Body.ping(from: .client)) }
+        events += stride(from: 500, through: 3000, by: 500).flatMap { answeredPing(at: EpochMillis($0), on: 2) }
+        events += [15_000, 30_000].flatMap { answeredPing(at: EpochMillis($0), on: 1) }
         for (at, c, body) in events.sorted(by: { $0.0 < $1.0 }) { watch.handle(WireEvent(at: t + at, connection: c, body)) }
         return watch.finish(at: t + 31_000).findings.map { "\($0.side) \($0.connection ?? 0) \($0.violation.rule)" }
     }

@@ -19,6 +19,9 @@ public struct PairingWatch: Sendable {
         /// time-scaled phone beside a real desktop. A side not named takes the values above.
         public var keepaliveBySide: [String: EpochMillis] = [:]
         public var backoffBySide: [String: EpochMillis] = [:]
+        /// Keepalives in a row the clients let go unanswered before they drop the connection
+        /// (`--unanswered-limit`, PAIR-CONN-003); nil: the Spec's widest, 3.
+        public var unansweredLimit: Int?
         /// Judge the relay's frames (`--upstream`: the relay is someone else's).
         public var judgeRelay = false
         /// How long a relay may take to answer or deliver.
@@ -49,7 +52,10 @@ public struct PairingWatch: Sendable {
         /// came back after a drop, and whether it registered first (PAIR-CONN-001), is decided
         /// from these at the end, when every connection's behaviour is known.
         var opening: [(kind: PairingKind?, type: String?, peerId: String?, at: EpochMillis, quoted: String)] = []
-        var keepalives: [EpochMillis] = []
+        /// Its keepalives, each with whether the relay sent anything on it since the one before
+        /// (PAIR-CONN-003's dead connection): replayed through `ObservedConnection` when judged.
+        var keepalives: [(at: EpochMillis, afterHeard: Bool)] = []
+        var heardSinceKeepalive = false
         var latestKeepalive: EpochMillis?
         var keepaliveJudged = false
         /// The ids it sent messages to.
@@ -167,15 +173,18 @@ public struct PairingWatch: Sendable {
         case .text(.client, let text):
             client(text, on: c, at: event.at)
         case .text(.server, let text):
+            connections[c]?.heardSinceKeepalive = true
             server(text, on: c, at: event.at)
         case .binary(let from, let frame):
+            if from == .server { connections[c]?.heardSinceKeepalive = true }
             add(c, relay: from == .server, at: event.at, frame: "a binary frame of \(frame.length) bytes",
                 Violation(rule: PairingRule.relayRouting, path: .root, expected: "text frames only (signaling is JSON)", found: "a binary frame of \(frame.length) bytes"))
         case .ping(.client):
-            connections[c]?.keepalives.append(event.at)
-            let latest = connections[c]?.latestKeepalive ?? event.at
-            connections[c]?.latestKeepalive = max(latest, event.at)
-        case .ping(.server), .pong, .envelope, .segments:
+            keepalive(on: c, at: event.at)
+        case .pong(.server):
+            connections[c]?.heardSinceKeepalive = true
+        case .ping(.server), .pong(.client), .envelope, .segments:
+            // With --upstream the relay's pings are answered by the watch: the client never hears them.
             break
         case .owner(let label):
             connections[c]?.owner = label
@@ -279,9 +288,7 @@ public struct PairingWatch: Sendable {
         case .document(.message):
             message(json, frame, bytes, on: c, at: at, quoted: quoted)
         case .document(.ping):
-            connections[c]?.keepalives.append(at)
-            let latest = connections[c]?.latestKeepalive ?? at
-            connections[c]?.latestKeepalive = max(latest, at)
+            keepalive(on: c, at: at)
         case .bareSignal(let type):
             // Android's default and the desktop's form: the deployed relay drops it without a word.
             if options.judgeRelay { refusalsOwed[c, default: 0] += 1 }
@@ -630,32 +637,40 @@ public struct PairingWatch: Sendable {
 
     // MARK: timing
 
-    /// PAIR-CONN-003 on one connection, up to `until`: the first breach only (what follows from
-    /// a missing keepalive is the same fault).
-    private mutating func judgeKeepalives(_ c: Int, until: EpochMillis) {
-        guard let connection = connections[c], !connection.keepaliveJudged, !connection.registered.isEmpty else { return }
-        let stated = connection.role.flatMap { options.keepaliveBySide[$0] } ?? options.keepaliveInterval
-        let interval = stated ?? 30_000
-        let late = interval + interval / 5 + 1000
-        let early = (stated ?? 5000) * 4 / 5
-        var previous = connection.opened
-        for (n, at) in connection.keepalives.enumerated() {
-            if at - previous > late {
-                return breach(c, n + 1, "a keepalive within \(late) ms of the \(n == 0 ? "connection opening" : "one before")", "\(at - previous) ms", at: at)
-            }
-            if n > 0, at - previous < early {
-                return breach(c, n + 1, "at least \(early) ms after the one before", "\(at - previous) ms", at: at)
-            }
-            previous = at
-        }
-        if until - previous > late {
-            breach(c, connection.keepalives.count + 1, "a keepalive within \(late) ms of the \(connection.keepalives.isEmpty ? "connection opening" : "one before")", "none for \(until - previous) ms", at: until)
-        }
+    private mutating func keepalive(on c: Int, at: EpochMillis) {
+        guard let connection = connections[c] else { return }
+        connections[c]?.keepalives.append((at, connection.heardSinceKeepalive))
+        connections[c]?.heardSinceKeepalive = false
+        connections[c]?.latestKeepalive = max(connection.latestKeepalive ?? at, at)
     }
 
-    private mutating func breach(_ c: Int, _ n: Int, _ expected: String, _ found: String, at: EpochMillis) {
+    /// The policy a connection's client states (PAIR-CONN-002, -003): its side's, else every
+    /// client's, else what the Spec allows at the widest (then `intervalStated` is false).
+    private func policy(of connection: Connection) -> (SignalingConnectionMachine.Policy, intervalStated: Bool) {
+        let side = connection.role
+        let interval = side.flatMap { options.keepaliveBySide[$0] } ?? options.keepaliveInterval
+        let first = side.flatMap { options.backoffBySide[$0] } ?? options.firstBackoff ?? SignalingConnectionMachine.Policy.delayBounds.lowerBound
+        var policy = SignalingConnectionMachine.Policy(backoff: [first], keepaliveInterval: interval ?? SignalingConnectionMachine.Policy.keepaliveBounds.upperBound)
+        let bounds = SignalingConnectionMachine.Policy.unansweredBounds
+        policy.unansweredLimit = min(max(options.unansweredLimit ?? bounds.upperBound, bounds.lowerBound), bounds.upperBound)
+        return (policy, interval != nil)
+    }
+
+    /// PAIR-CONN-003 on one connection, up to `until`: its keepalives replayed through the
+    /// connection machine (`ObservedConnection`), the first breach only.
+    private mutating func judgeKeepalives(_ c: Int, until: EpochMillis) {
+        guard let connection = connections[c], !connection.keepaliveJudged, !connection.registered.isEmpty else { return }
         connections[c]?.keepaliveJudged = true
-        add(c, relay: false, at: at, frame: "keepalive \(n)", Violation(rule: PairingRule.keepaliveInterval, path: .root, expected: expected, found: found))
+        let (policy, stated) = policy(of: connection)
+        var observed = ObservedConnection(policy: policy, intervalStated: stated, openedAt: connection.opened)
+        for keepalive in connection.keepalives where observed.breach == nil {
+            if keepalive.afterHeard { observed.heard(at: keepalive.at) }
+            observed.keepalive(at: keepalive.at)
+        }
+        if connection.heardSinceKeepalive { observed.heard(at: until) }
+        observed.silence(until: until)
+        guard let breach = observed.breach else { return }
+        add(c, relay: false, at: breach.at, frame: "keepalive \(breach.keepalive)", breach.violation)
     }
 
     // MARK: who came back, and who registered someone else's id (decided at the end)
@@ -822,7 +837,9 @@ public struct PairingWatch: Sendable {
                 break
             }
             if !judged, next.opening.count < 32 { judgeNeverRegistered(owed, heldBy: p, dropped: closed, next: next) }
-            let least = ((old.role ?? next.role).flatMap { options.backoffBySide[$0] } ?? options.firstBackoff ?? 500) * 4 / 5
+            var client = old
+            client.role = old.role ?? next.role
+            let least = ObservedConnection.Tolerance.delay(policy(of: client).0.delay(afterFailures: 1)).lowerBound
             if next.opened - closed < least {
                 add(
                     next.id, relay: false, at: next.opened, frame: "reconnection after connection \(p) dropped",
@@ -1108,6 +1125,7 @@ extension PairingWatch.Options {
         var o = JSONObject(["judgeRelay": .bool(judgeRelay), "frameTimeout": .number(JSONNumber(frameTimeout)), "confirmationWait": .number(JSONNumber(confirmationWait))])
         if let keepaliveInterval { o["keepaliveInterval"] = .number(JSONNumber(keepaliveInterval)) }
         if let firstBackoff { o["firstBackoff"] = .number(JSONNumber(firstBackoff)) }
+        if let unansweredLimit { o["unansweredLimit"] = .number(JSONNumber(Int64(unansweredLimit))) }
         func sides(_ values: [String: EpochMillis]) -> JSONValue {
             .object(JSONObject(values.keys.sorted().map { JSONObject.Member(key: $0, value: .number(JSONNumber(values[$0]!))) }))
         }
@@ -1124,6 +1142,7 @@ extension PairingWatch.Options {
         confirmationWait = value["confirmationWait"]?.integerValue ?? confirmationWait
         keepaliveInterval = value["keepaliveInterval"]?.integerValue
         firstBackoff = value["firstBackoff"]?.integerValue
+        unansweredLimit = value["unansweredLimit"]?.integerValue.map { Int(clamping: $0) }
         func sides(_ key: String) -> [String: EpochMillis] {
             (value[key]?.objectValue?.members ?? []).reduce(into: [:]) { $0[$1.key] = $1.value.integerValue }
         }

@@ -6,7 +6,9 @@ import WireCore
 /// `WireEvent` in the order they happened. An app can write the same format from its own logs
 /// and have `conformance check --session FILE` judge it.
 public enum SessionLog {
-    public static let version: Int64 = 1
+    /// 2 logs the pong a client's ping frame got from the watch's transport; a version 1 log
+    /// left it out (it was always sent), and is read with it put back.
+    public static let version: Int64 = 2
     /// The size a watch's log stops at unless told otherwise (`--log-limit-mb`): a 2 GiB
     /// migration logs about 100 MB (chunks by head and digest); a flood stops here.
     public static let defaultLimit = 128 << 20
@@ -121,11 +123,13 @@ public enum SessionLog {
         guard let first = lines.first else {
             throw Problem(line: 1, violation: Violation(rule: CoreRule.syntax, path: .root, expected: "a session log header", found: "an empty file"))
         }
+        var pongsUnwritten = false
         let header = try decode(line: 1, first) { (r: ObjectReader) throws(Violation) in
             let version = try r.integer("sessionLog")
-            guard version == Self.version else {
-                throw Violation(rule: CoreRule.type, path: r.pointer("sessionLog"), expected: "\(Self.version)", found: "\(version)")
+            guard (1...Self.version).contains(version) else {
+                throw Violation(rule: CoreRule.type, path: r.pointer("sessionLog"), expected: "1 to \(Self.version)", found: "\(version)")
             }
+            pongsUnwritten = version == 1
             var names: [String: String] = [:]
             if let o = try r.optionalObjectReader("names") {
                 // Member by member: a lookup by name is a scan, so 20,000 names once took minutes.
@@ -149,7 +153,9 @@ public enum SessionLog {
                 }
                 return try event(r)
             }
-            if let line { events.append(line) }
+            guard let line else { continue }
+            events.append(line)
+            if pongsUnwritten, case .ping(.client) = line.body { events.append(WireEvent(at: line.at, connection: line.connection, .pong(from: .server))) }
         }
         return Contents(header: header, events: events, endedAt: endedAt)
     }

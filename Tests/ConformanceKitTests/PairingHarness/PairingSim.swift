@@ -156,9 +156,10 @@ struct PairingSim {
                     }
                 }
             case .ping:
-                // A WebSocket stack answers a ping frame with a pong (RFC 6455 5.5.2); the sim
-                // carries the answer as a ping from the relay's side.
-                network.send(.ping, on: link, from: .relay, at: at)
+                // A WebSocket stack answers a ping frame with a pong (RFC 6455 5.5.2).
+                network.send(.pong, on: link, from: .relay, at: at)
+            case .pong:
+                break
             case .close:
                 _ = relay.handle(.disconnected(link, at: at))
             }
@@ -170,7 +171,7 @@ struct PairingSim {
                 guard let document = try? JSONParser.parse(Array(text.utf8)) else { return }
                 let actions = client == .phone ? phone.received(document, at: at) : desktop.received(document, at: at)
                 perform(actions, by: client)
-            case .ping:
+            case .ping, .pong:
                 connection(client, i, sockets[client]![i].machine.handle(.heard(at: at)))
             case .close:
                 sockets[client]![i].link = nil

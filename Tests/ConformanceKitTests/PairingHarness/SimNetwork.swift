@@ -13,10 +13,11 @@ struct SimNetwork {
         case client, relay
     }
 
-    /// What travels: a text frame, a WebSocket ping, the close of the link.
+    /// What travels: a text frame, a WebSocket ping or pong, the close of the link.
     enum Carried: Hashable {
         case text(String)
         case ping
+        case pong
         case close
     }
 
@@ -157,6 +158,7 @@ struct SimNetwork {
         switch carried {
         case .text(let text): return .text(from: side, text)
         case .ping: return .ping(from: side)
+        case .pong: return .pong(from: side)
         case .close: return .close(by: side, code: 1000)
         }
     }

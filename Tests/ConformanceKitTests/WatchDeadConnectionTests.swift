@@ -38,3 +38,19 @@ struct WatchDeadConnectionTests {
         #expect(PairingWatch.Options(json: options.json, names: [:]).unansweredLimit == 2)
     }
 }
+
+/// A version 1 log left out the pong the watch's transport answered each client ping frame with;
+/// read, it has the pong back, so an old log's keepalives are not taken for unanswered.
+@Suite("session log: version 1's unwritten pongs")
+struct SessionLogVersionOneTests {
+    static func read(version: Int) throws -> [WireEvent.Body] {
+        let log = #"{"sessionLog":\#(version),"family":"pairing","startedAt":0}"# + "\n" + #"{"t":5,"conn":1,"ping":true,"from":"client"}"# + "\n"
+        return try SessionLog.read(Array(log.utf8)).events.map(\.body)
+    }
+
+    @Test func versionOneHasItsPongsBack() throws {
+        #expect(try Self.read(version: 1) == [.ping(from: .client), .pong(from: .server)])
+        #expect(try Self.read(version: 2) == [.ping(from: .client)])
+        #expect(throws: SessionLog.Problem.self) { try Self.read(version: 3) }
+    }
+}

@@ -30,7 +30,7 @@ actor ConnectionChecks {
     /// alias: every connection that holds one, since a desktop may register them apart); empty
     /// for the phone's connection that sent the last message.
     func run(holding ids: [String]) async {
-        guard !done, scenario.keepalives > 0 || scenario.dropRefusing != nil else { return }
+        guard !done, scenario.keepalives > 0 || scenario.dropRefusing != nil || scenario.silent else { return }
         done = true
         let candidates = observer.peerConnections(after: after).filter { $0.closed == nil }
         let targets =
@@ -49,6 +49,11 @@ actor ConnectionChecks {
         if scenario.keepalives > 0 {
             await withTaskGroup(of: Void.self) { group in
                 for target in targets { group.addTask { await self.keepalives(on: target) } }
+            }
+        }
+        if scenario.silent {
+            await withTaskGroup(of: Void.self) { group in
+                for target in targets { group.addTask { await self.deadConnection(target) } }
             }
         }
         // One connection at a time: each drop's reconnection is told apart from the others'. A
@@ -99,6 +104,45 @@ actor ConnectionChecks {
                     rule: PairingRule.keepaliveInterval, path: .root, expected: "\(wanted) keepalives (ping frames or {\"type\":\"ping\"}) every \(interval) ms",
                     found: "\(seen.keepalives.count) within \(Int(Self.ms(ContinuousClock.now - seen.opened))) ms", subject: subject))
         }
+    }
+
+    /// PAIR-CONN-003's dead connection: the runner's relay goes silent on it (no frame, no pong)
+    /// and waits for the client to drop it and register its ids again on a new one. Judged
+    /// through the connection machine (`ObservedConnection`), replaying the client's keepalives,
+    /// answered before the silence and not after: one sent where the machine drops, or the
+    /// connection still open past the next one's tolerance, is the breach.
+    private func deadConnection(_ connection: RelayObserver.Connection) async {
+        let held = Self.held(connection)
+        let silencedAt = ContinuousClock.now
+        await player.relay.silence(connection.id)
+        let allowance = timing.deadConnectionAllowance
+        let deadline = silencedAt + .milliseconds(Int64(allowance))
+        func back() -> RelayObserver.Connection? {
+            observer.peerConnections(after: connection.id).first { c in c.opened >= silencedAt && held.allSatisfy { id in c.registered.contains { $0.bytesEqual(id) } } }
+        }
+        while back() == nil, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(20)) }
+        let seen = observer.connection(connection.id) ?? connection
+        let subject = "connection \(connection.id), silenced by the relay"
+        var observed = ObservedConnection(policy: timing.scaledPolicy, openedAt: 0)
+        for at in seen.keepalives {
+            let ms = EpochMillis(Self.ms(at - seen.opened))
+            observed.keepalive(at: ms)
+            if at < silencedAt { observed.heard(at: ms) }
+        }
+        if seen.closed == nil { observed.silence(until: EpochMillis(Self.ms(ContinuousClock.now - seen.opened))) }
+        if let breach = observed.breach {
+            var violation = breach.violation
+            violation.subject = subject + ", keepalive \(breach.keepalive)"
+            return collector.add(violation)
+        }
+        guard back() == nil else { return }
+        collector.add(
+            Violation(
+                rule: PairingRule.reRegister, path: .root, expected: "register \(held.map(JSONSerializer.quoted).joined(separator: ", ")) again on a new connection",
+                found: seen.closed == nil
+                    ? "connection \(connection.id) still open \(Int(allowance)) ms after the relay went silent"
+                    : "none within \(Int(allowance)) ms of the relay going silent (connection \(connection.id) dropped)",
+                subject: subject))
     }
 
     /// The ids a connection holds: every distinct one it registered, in order.

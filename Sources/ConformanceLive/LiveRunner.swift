@@ -47,6 +47,8 @@ public struct LiveOptions: Sendable {
     /// Roles phone and desktop: the back-off and keepalive the peer under test states, and its time scale.
     public var backoff: [Int64] = SignalingConnectionMachine.Policy.seed.backoff
     public var keepaliveMs: Int64 = SignalingConnectionMachine.Policy.seed.keepaliveInterval
+    /// Keepalives in a row the peer lets go unanswered before it drops the connection (PAIR-CONN-003).
+    public var unansweredLimit = SignalingConnectionMachine.Policy.seed.unansweredLimit
     public var timeScale = 1.0
     /// Role receiver: the wait after a locked session the receiver under test states (MIG-PIN-003;
     /// the Spec's 30,000 ms, shorter in test builds only).
@@ -65,7 +67,9 @@ public struct LiveOptions: Sendable {
     public var relayURL: String?
 
     var timing: PairingTiming {
-        PairingTiming(policy: SignalingConnectionMachine.Policy(backoff: backoff, keepaliveInterval: keepaliveMs), scale: timeScale)
+        var policy = SignalingConnectionMachine.Policy(backoff: backoff, keepaliveInterval: keepaliveMs)
+        policy.unansweredLimit = unansweredLimit
+        return PairingTiming(policy: policy, scale: timeScale)
     }
 
     public init(role: LiveRole, announce: @escaping @Sendable (String) -> Void) {
@@ -180,7 +184,7 @@ public enum LiveRunner {
         let serving = Task { try? await relay.serve(listener) }
         defer { serving.cancel() }
         options.announce("relay for the \(options.role.rawValue) under test: \(url)")
-        log.notes.append("relay hosted by the runner at \(url); timing checked: back-off \(options.backoff.map(String.init).joined(separator: "/")) ms, keepalive \(options.keepaliveMs) ms" + (options.timeScale == 1 ? "" : ", time scale \(options.timeScale) (testing only)"))
+        log.notes.append("relay hosted by the runner at \(url); timing checked: back-off \(options.backoff.map(String.init).joined(separator: "/")) ms, keepalive \(options.keepaliveMs) ms, \(options.unansweredLimit) unanswered" + (options.timeScale == 1 ? "" : ", time scale \(options.timeScale) (testing only)"))
         let player = PairingScenarioPlayer(options: options, relay: relay, observer: observer, relayURL: url)
         var since = ContinuousClock.now
         for scenario in scenarios {

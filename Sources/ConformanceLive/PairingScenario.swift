@@ -26,6 +26,9 @@ struct PairingScenario: Sendable {
     var dropRefusing: Int?
     /// Wait for this many keepalives on the peer's connection before pairing.
     var keepalives = 0
+    /// Go silent on the peer's connections (no frame, no pong) and wait for it to take them for
+    /// dead and come back on new ones (PAIR-CONN-003, then PAIR-CONN-001).
+    var silent = false
     /// Once paired, the WebRTC exchange (Spec pairing.md 4.6) follows on the same relay.
     var webrtc = false
     /// Whether the runner's side must end paired.
@@ -42,7 +45,7 @@ struct PairingScenario: Sendable {
     }
 
     static let members: Set<String> = [
-        "id", "role", "comment", "rules", "flow", "lan", "qrAgeMs", "codeNotLive", "wrongCodeFirst", "lateAck", "drop", "keepalives", "webrtc", "expect",
+        "id", "role", "comment", "rules", "flow", "lan", "qrAgeMs", "codeNotLive", "wrongCodeFirst", "lateAck", "drop", "keepalives", "silent", "webrtc", "expect",
     ]
 
     static func load(_ file: URL) throws -> [PairingScenario] {
@@ -76,6 +79,7 @@ struct PairingScenario: Sendable {
             scenario.lateAck = s["lateAck"]?.boolValue ?? false
             scenario.dropRefusing = s["drop"]?["refuse"]?.integerValue.map(Int.init)
             scenario.keepalives = s["keepalives"]?.integerValue.map(Int.init) ?? 0
+            scenario.silent = s["silent"]?.boolValue ?? false
             scenario.webrtc = s["webrtc"]?.boolValue ?? false
             scenario.expectNegotiated = s["expect"]?["negotiated"]?.boolValue
             if scenario.expectNegotiated != nil && !scenario.webrtc { throw LiveError("\(name): scenario \(id): expect.negotiated needs webrtc: true") }

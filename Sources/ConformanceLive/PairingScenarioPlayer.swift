@@ -18,6 +18,21 @@ struct PairingTiming: Sendable {
     /// PAIR-CONN-002's tolerance, of the delay scaled.
     func delayWindow(_ ms: EpochMillis) -> ClosedRange<Double> { ObservedConnection.Tolerance.delay(scaled(ms)) }
 
+    /// The stated policy with its times scaled, as the peer under test runs it.
+    var scaledPolicy: SignalingConnectionMachine.Policy {
+        var scaled = policy
+        scaled.keepaliveInterval = EpochMillis(self.scaled(policy.keepaliveInterval).rounded())
+        scaled.backoff = policy.backoff.map { EpochMillis(self.scaled($0).rounded()) }
+        return scaled
+    }
+
+    /// How long a silenced connection may take to be dropped and come back registered: a
+    /// keepalive's latest gap for each one the peer lets go unanswered and for the one at which
+    /// it drops, then its first back-off's latest, then a second for the registration.
+    var deadConnectionAllowance: Double {
+        Double(policy.unansweredLimit + 1) * keepaliveWindow.upperBound + delayWindow(policy.delay(afterFailures: 1)).upperBound + 1000
+    }
+
     /// PAIR-CONN-003's tolerance for a gap between keepalives, of the interval scaled.
     var keepaliveWindow: ClosedRange<Double> { ObservedConnection.Tolerance.keepaliveGap(scaled(policy.keepaliveInterval)) }
 }
@@ -370,6 +385,7 @@ struct PairingScenarioPlayer {
     /// How long the scenario's keepalives and reconnection may take at the most.
     func timingAllowance(_ scenario: PairingScenario) -> Duration {
         var ms = Double(scenario.keepalives + 1) * options.timing.keepaliveWindow.upperBound
+        if scenario.silent { ms += options.timing.deadConnectionAllowance }
         for k in 0...(scenario.dropRefusing ?? 0) { ms += options.timing.delayWindow(options.timing.policy.delay(afterFailures: k + 1)).upperBound }
         return .milliseconds(Int64(ms))
     }

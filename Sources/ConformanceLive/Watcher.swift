@@ -204,13 +204,17 @@ public enum Watcher {
             let closer = Closer()
             // The client's ping frames are answered here, by this side's transport: the pong is
             // what the client hears (upstream's own pings to the watch never reach it).
-            let pinged: @Sendable () -> Void = {
+            let pinged: @Sendable () -> Bool = {
                 let now = SystemClock().now()
                 sink.yield(.event(WireEvent(at: now, connection: id, .ping(from: .client))))
                 sink.yield(.event(WireEvent(at: now, connection: id, .pong(from: .server))))
+                return true
             }
             try? await client.run(onPing: pinged) { fromClient, toClient in
-                try await server.run(onPing: { sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .ping(from: .server)))) }) { fromServer, toServer in
+                try await server.run(onPing: {
+                    sink.yield(.event(WireEvent(at: SystemClock().now(), connection: id, .ping(from: .server))))
+                    return true
+                }) { fromServer, toServer in
                     await withTaskGroup(of: Void.self) { group in
                         group.addTask {
                             var frames = fromClient.makeAsyncIterator()

@@ -38,6 +38,7 @@ public actor RelayServer {
     /// A fault, for testing the kit: deliveries carry the `from` the client wrote, as the deployed
     /// ChainlessChain relay's do (server.js lines 119-121), not the sender's registered id.
     private let copiesClientFrom: Bool
+    private let silenced = SilencedConnections()
 
     /// `tap` hears of every connection, frame and close, before the relay acts on it.
     public init(
@@ -58,7 +59,7 @@ public actor RelayServer {
             let port = connection.remotePort
             let id = await self.nextConnectionID()
             let tap = self.tap
-            try? await connection.run(onPing: Self.pingHandler(tap, id)) { inbound, writer in
+            try? await connection.run(onPing: Self.pingHandler(tap, self.silenced, id)) { inbound, writer in
                 await self.connected(id, writer, source: source, port: port)
                 var byClient = false
                 var iterator = inbound.makeAsyncIterator()
@@ -86,17 +87,25 @@ public actor RelayServer {
     /// The peer ids registered now, sorted.
     public func registered() -> [String] { relay.registeredPeerIds }
 
-    static func pingHandler(_ tap: (@Sendable (RelayTapEvent) -> Void)?, _ id: SignalingRelay.ConnectionID) -> (@Sendable () -> Void)? {
-        guard let tap else { return nil }
-        return {
-            tap(.ping(id))
-            tap(.pong(id))
+    static func pingHandler(_ tap: (@Sendable (RelayTapEvent) -> Void)?, _ silenced: SilencedConnections, _ id: SignalingRelay.ConnectionID) -> @Sendable () -> Bool {
+        {
+            let answered = !silenced.contains(id)
+            tap?(.ping(id))
+            if answered { tap?(.pong(id)) }
+            return answered
         }
     }
 
     /// Drops a connection without a closing handshake (a lost network, for reconnect tests).
     public func drop(_ id: SignalingRelay.ConnectionID) {
         writers[id]?.abort()
+    }
+
+    /// From now on nothing reaches connection `id`: no frame the relay would send, no pong to its
+    /// pings. What a half-open TCP connection looks like to the client (a relay that vanished
+    /// without a FIN): a client must take it for dead by its keepalives (PAIR-CONN-003).
+    public func silence(_ id: SignalingRelay.ConnectionID) {
+        silenced.insert(id)
     }
 
     func nextConnectionID() -> SignalingRelay.ConnectionID {
@@ -120,7 +129,7 @@ public actor RelayServer {
             }
             let text = JSONSerializer.compact(document)
             if let rule { log("connection \(id): \(rule) → \(text)") }
-            guard let writer = writers[target] else { continue }
+            guard let writer = writers[target], !silenced.contains(target) else { continue }
             tap?(.sent(target, text))
             try? await writer.send(text: text)
         }
@@ -140,4 +149,14 @@ public actor RelayServer {
         guard let colon = rest.lastIndex(of: ":") else { return String(rest) }
         return String(rest[..<colon])
     }
+}
+
+/// The connections a relay went silent on (`RelayServer.silence`): read by the transport's ping
+/// handler, off the actor, as each ping arrives.
+final class SilencedConnections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var ids: Set<SignalingRelay.ConnectionID> = []
+
+    func insert(_ id: SignalingRelay.ConnectionID) { _ = lock.withLock { ids.insert(id) } }
+    func contains(_ id: SignalingRelay.ConnectionID) -> Bool { lock.withLock { ids.contains(id) } }
 }

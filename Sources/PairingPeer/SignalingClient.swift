@@ -12,6 +12,8 @@ public struct ClientFaults: Sendable, Hashable {
     public var noBackoff = false
     /// Send no keepalive.
     public var noKeepalive = false
+    /// Keep a connection whose keepalives went unanswered, as iOS and the desktop do (PAIR-CONN-003).
+    public var keepDeadConnection = false
 
     public init() {}
 }
@@ -185,6 +187,8 @@ public final class SignalingClient: Sendable {
                 // The no-keepalive fault sends none, and so awaits no answer.
                 guard !faults.noKeepalive else { return Performed(followUp: [.heard(at: edge.now())]) }
                 _ = await send(#"{"type":"ping"}"#)
+                // The fault takes every keepalive for answered (iOS ignores a failed sendPing).
+                if faults.keepDeadConnection { return Performed(followUp: [.heard(at: edge.now())]) }
             case .drop:
                 log("\(url): no answer to the keepalive within its interval: reconnecting")
                 current?.writer.abort()

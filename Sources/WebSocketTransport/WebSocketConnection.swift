@@ -18,10 +18,11 @@ public struct WebSocketConnection: Sendable {
     /// The peer's IP address alone (a relay's unit of rate limiting), when it has one.
     public var remoteIP: String? { channel.channel.remoteAddress?.ipAddress }
 
-    /// `onPing` hears of every ping frame the peer sends (answered automatically): a keepalive
-    /// counts for the pairing rules though it never reaches `inbound`.
+    /// `onPing` hears of every ping frame the peer sends, and says whether the transport answers
+    /// it with a pong (without it, every one is answered): a keepalive counts for the pairing
+    /// rules though it never reaches `inbound`, and a relay gone silent on purpose answers none.
     public func run<Result: Sendable>(
-        onPing: (@Sendable () -> Void)? = nil, _ body: (_ inbound: WebSocketInbound, _ outbound: WebSocketWriter) async throws -> Result
+        onPing: (@Sendable () -> Bool)? = nil, _ body: (_ inbound: WebSocketInbound, _ outbound: WebSocketWriter) async throws -> Result
     ) async throws -> Result {
         try await channel.executeThenClose { inbound, outbound in
             let writer = WebSocketWriter(outbound: outbound, channel: channel.channel, masksFrames: masksFrames)
@@ -107,14 +108,14 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
     public typealias Element = WebSocketMessage
     let frames: NIOAsyncChannelInboundStream<WebSocketFrame>
     let writer: WebSocketWriter
-    let onPing: (@Sendable () -> Void)?
+    let onPing: (@Sendable () -> Bool)?
 
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(frames: frames.makeAsyncIterator(), writer: writer, onPing: onPing) }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         var frames: NIOAsyncChannelInboundStream<WebSocketFrame>.AsyncIterator
         let writer: WebSocketWriter
-        let onPing: (@Sendable () -> Void)?
+        let onPing: (@Sendable () -> Bool)?
         /// The peer's close frame, once `next()` returned nil because of it: its status code
         /// (nil when the frame carried none) and reason. Nil when the connection just ended.
         public private(set) var closeFrame: WebSocketClose?
@@ -134,8 +135,7 @@ public struct WebSocketInbound: AsyncSequence, Sendable {
                     var data = frame.unmaskedData
                     return .binary(data.readBytes(length: data.readableBytes) ?? [])
                 case .ping:
-                    onPing?()
-                    try? await writer.send(opcode: .pong, frame.unmaskedData)
+                    if onPing?() ?? true { try? await writer.send(opcode: .pong, frame.unmaskedData) }
                 case .connectionClose:
                     var data = frame.unmaskedData
                     let code = data.readInteger(as: UInt16.self)

@@ -52,6 +52,8 @@ struct Run: AsyncParsableCommand {
     @Option(help: "With --role phone or desktop: the back-off the peer states, ms, e.g. 3000 or 500,1000,2000,5000 (the default, the seed's).")
     var backoff: String?
     @Option(help: "With --role phone or desktop: the keepalive interval the peer states, ms (default 30000).") var keepaliveMs: Int64 = 30_000
+    @Option(help: "With --role phone or desktop: keepalives in a row the peer lets go unanswered before it drops the connection (1 ... 3, default 1; Android's is 3).")
+    var unansweredLimit = 1
     @Option(help: "With --role phone or desktop: the peer runs its timers this much faster, 0 < F <= 1 (test builds only).")
     var timeScale: Double = 1
     @Option(help: "With --role sender: write the PIN here (the sender under test reads it).") var pinOut: String?
@@ -300,9 +302,12 @@ struct Run: AsyncParsableCommand {
             options.backoff = delays.compactMap { $0 }
         }
         options.keepaliveMs = keepaliveMs
+        options.unansweredLimit = unansweredLimit
         // The stated timing must itself be what the Spec allows (PAIR-CONN-002, -003).
-        if let problem = SignalingConnectionMachine.Policy(backoff: options.backoff, keepaliveInterval: keepaliveMs).problem {
-            throw ValidationError("--backoff/--keepalive-ms: \(problem) (Spec pairing.md PAIR-CONN-002, PAIR-CONN-003)")
+        var stated = SignalingConnectionMachine.Policy(backoff: options.backoff, keepaliveInterval: keepaliveMs)
+        stated.unansweredLimit = unansweredLimit
+        if let problem = stated.problem {
+            throw ValidationError("--backoff/--keepalive-ms/--unanswered-limit: \(problem) (Spec pairing.md PAIR-CONN-002, PAIR-CONN-003)")
         }
         guard timeScale > 0, timeScale <= 1 else { throw ValidationError("--time-scale must be more than 0 and at most 1") }
         options.timeScale = timeScale

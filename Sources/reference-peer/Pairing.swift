@@ -41,12 +41,12 @@ struct PairingClientOptions: ParsableArguments {
 }
 
 enum PhoneFault: String, ExpressibleByArgument, CaseIterable {
-    case registerTargetId = "register-target-id", noBackoff = "no-backoff", noKeepalive = "no-keepalive"
+    case registerTargetId = "register-target-id", noBackoff = "no-backoff", noKeepalive = "no-keepalive", keepDeadConnection = "keep-dead-connection"
 }
 
 enum DesktopFault: String, ExpressibleByArgument, CaseIterable {
     case noAlias = "no-alias", confirmAnyCode = "confirm-any-code", neverExpire = "never-expire", aliasNoKeepalive = "alias-no-keepalive", noBackoff = "no-backoff",
-        noKeepalive = "no-keepalive"
+        noKeepalive = "no-keepalive", keepDeadConnection = "keep-dead-connection"
 }
 
 struct Phone: AsyncParsableCommand {
@@ -90,6 +90,7 @@ struct Phone: AsyncParsableCommand {
         options.faults.registerTargetID = fault.contains(.registerTargetId)
         options.faults.noBackoff = fault.contains(.noBackoff)
         options.faults.noKeepalive = fault.contains(.noKeepalive)
+        options.faults.keepDeadConnection = fault.contains(.keepDeadConnection)
         options.webrtcTimeout = client.webrtcTimeout
         let peer = PhonePeer(options)
         FileHandle.standardError.write(Data("phone: \(did)\n".utf8))
@@ -158,6 +159,7 @@ struct Desktop: AsyncParsableCommand {
         options.validity = validityMs
         options.client.noBackoff = fault.contains(.noBackoff)
         options.client.noKeepalive = fault.contains(.noKeepalive)
+        options.client.keepDeadConnection = fault.contains(.keepDeadConnection)
         options.webrtcTimeout = client.webrtcTimeout
         let peer = DesktopPeer(options)
         let (qrFile, qrPng) = (qrFile, qrPng)

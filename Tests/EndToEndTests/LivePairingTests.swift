@@ -51,7 +51,7 @@ struct LivePairingTests: LivePeers {
         let run = try await runner("phone", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("phone.log"))")
         // A phone that offers after every pairing passes the scenarios that do not wait for it.
-        #expect(run.stdout.contains("PASS  9 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  10 passed, 0 failed"), "\(run.stdout)")
     }
 
     @Test(.timeLimit(.minutes(4))) func desktopRole() async throws {
@@ -62,7 +62,7 @@ struct LivePairingTests: LivePeers {
         defer { desktop.terminate() }
         let run = try await runner("desktop", port: port)
         #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
-        #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
         // A code that lives the seed's 5 minutes is not waited out without --include-slow.
         #expect(run.stdout.contains("SKIP  pairing/live-desktop/late-ack\n       skipped: waits "), "\(run.stdout)")
         #expect(run.stdout.contains("s for the code to expire: add --include-slow"), "\(run.stdout)")
@@ -87,7 +87,7 @@ struct LivePairingTests: LivePeers {
                 + timing + cases, limit: 180)
         if statesItsOwn {
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
-            #expect(run.stdout.contains("PASS  9 passed, 0 failed"), "\(run.stdout)")
+            #expect(run.stdout.contains("PASS  10 passed, 0 failed"), "\(run.stdout)")
         } else {
             #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
             #expect(run.stdout.contains(#"PAIR-CONN-003 at "" in keepalives on connection "#), "\(run.stdout)")
@@ -135,11 +135,11 @@ struct LivePairingTests: LivePeers {
             limit: 180)
         if statesItsOwn {
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("outsider.log"))")
-            #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+            #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
             return
         }
         #expect(run.status == 1, "\(run.stdout)\(run.stderr)")
-        #expect(run.stdout.contains("FAIL  5 passed, 2 failed"), "\(run.stdout)")
+        #expect(run.stdout.contains("FAIL  6 passed, 2 failed"), "\(run.stdout)")
         #expect(run.stdout.contains("FAIL  pairing/live-desktop/reconnect\n       PAIR-CONN-002 at \"\" in reconnection attempt 1\n"), "\(run.stdout)")
         #expect(run.stdout.contains("note: the runner's phone did not pair"), "\(run.stdout)")
         #expect(run.stdout.contains("FAIL  pairing/live-desktop/keepalive\n       PAIR-CONN-003 at \"\" in keepalives on connection "), "\(run.stdout)")
@@ -228,9 +228,15 @@ struct LivePairingTests: LivePeers {
         ("desktop", "confirm-any-code", "pairing/live-desktop/wrong-code-first",
          [#"PAIR-DESK-003 at "/payload/pairingCode" in the desktop's answer to a wrong code"#, #""type":"pairing:confirmation""#], []),
         ("desktop", "no-backoff", "pairing/live-desktop/reconnect", [#"PAIR-CONN-002 at "" in reconnection attempt 1"#], []),
+        ("phone", "keep-dead-connection", "pairing/live-phone/dead-connection",
+         [#"PAIR-CONN-003 at "" in connection "#, ", silenced by the relay, keepalive ", "expected the connection taken for dead and dropped: 1 keepalive(s) in a row unanswered"],
+         ["PAIR-CONN-001"]),
+        ("desktop", "keep-dead-connection", "pairing/live-desktop/dead-connection",
+         [#"PAIR-CONN-003 at "" in connection "#, ", silenced by the relay, keepalive ", "expected the connection taken for dead and dropped: 1 keepalive(s) in a row unanswered"],
+         ["PAIR-CONN-001"]),
     ]
 
-    @Test(.timeLimit(.minutes(3)), arguments: 0..<6)
+    @Test(.timeLimit(.minutes(3)), arguments: 0..<8)
     func wrongPeersFailOnTheirRule(index: Int) async throws {
         defer { try? FileManager.default.removeItem(at: scratch) }
         let (role, fault, scenario, expected, absent) = Self.faults[index]
@@ -268,7 +274,7 @@ struct LivePairingTests: LivePeers {
             #expect(run.stdout.contains("found    0 within"), "\(run.stdout)")
         } else {
             #expect(run.status == 0, "\(run.stdout)\(run.stderr)\n\(log("desktop.log"))")
-            #expect(run.stdout.contains("PASS  7 passed, 0 failed"), "\(run.stdout)")
+            #expect(run.stdout.contains("PASS  8 passed, 0 failed"), "\(run.stdout)")
         }
     }
 

@@ -39,6 +39,8 @@ public struct ObservedConnection: Sendable {
     private var previous: EpochMillis
     private var sent = 0
     private let earliestGap: EpochMillis
+    /// The interval as a report states it: the client's, or the Spec's range.
+    private let interval: String
     public private(set) var breach: Breach?
 
     /// `policy`: the client's stated interval and unanswered limit. A client that states no
@@ -49,8 +51,9 @@ public struct ObservedConnection: Sendable {
         _ = machine.step(.start(at: openedAt))
         _ = machine.step(.opened(at: openedAt))
         previous = openedAt
-        let shortest = SignalingConnectionMachine.Policy.keepaliveBounds.lowerBound
-        earliestGap = Tolerance.keepaliveGap(intervalStated ? policy.keepaliveInterval : shortest).lowerBound
+        let bounds = SignalingConnectionMachine.Policy.keepaliveBounds
+        earliestGap = Tolerance.keepaliveGap(intervalStated ? policy.keepaliveInterval : bounds.lowerBound).lowerBound
+        interval = intervalStated ? "\(policy.keepaliveInterval) ms" : "\(bounds.lowerBound) to \(bounds.upperBound) ms"
     }
 
     /// Keepalives sent so far.
@@ -67,12 +70,8 @@ public struct ObservedConnection: Sendable {
         guard breach == nil, let due = machine.nextDeadline else { return }
         sent += 1
         let gap = time - previous
-        let latest = Tolerance.keepaliveGap(machine.policy.keepaliveInterval).upperBound
-        if gap > latest {
-            return fail(at: time, expected: "a keepalive within \(latest) ms of \(sent == 1 ? "the connection opening" : "the one before")", found: "\(gap) ms")
-        }
-        if sent > 1, gap < earliestGap {
-            return fail(at: time, expected: "at least \(earliestGap) ms after the one before", found: "\(gap) ms")
+        if gap > latestGap || (sent > 1 && gap < earliestGap) {
+            return fail(at: time, expected: owed, found: "\(gap) ms")
         }
         let unanswered = unansweredCount
         // The keepalive's time is the machine's deadline: its next one is due an interval later.
@@ -89,16 +88,23 @@ public struct ObservedConnection: Sendable {
     /// The connection closed, or the watch ended, at `time`: a keepalive or a drop that was due
     /// by then and did not come.
     public mutating func silence(until time: EpochMillis) {
-        guard breach == nil else { return }
-        let latest = Tolerance.keepaliveGap(machine.policy.keepaliveInterval).upperBound
-        guard time - previous > latest else { return }
+        guard breach == nil, time - previous > latestGap else { return }
         sent += 1
         if unansweredCount >= machine.policy.unansweredLimit {
             return fail(
-                at: time, expected: "the connection dropped within \(latest) ms of keepalive \(sent - 1) (\(unansweredCount) in a row unanswered)",
+                at: time, expected: "the connection dropped within \(latestGap) ms of keepalive \(sent - 1) (\(unansweredCount) in a row unanswered)",
                 found: "still open \(time - previous) ms later")
         }
-        fail(at: time, expected: "a keepalive within \(latest) ms of \(sent == 1 ? "the connection opening" : "the one before")", found: "none for \(time - previous) ms")
+        fail(at: time, expected: owed, found: "none for \(time - previous) ms")
+    }
+
+    private var latestGap: EpochMillis { Tolerance.keepaliveGap(machine.policy.keepaliveInterval).upperBound }
+
+    /// What keepalive `sent` owed, with the window it was judged in.
+    private var owed: String {
+        sent == 1
+            ? "keepalive 1 at most \(interval) after the connection opened (0...\(latestGap) ms)"
+            : "keepalive \(sent) \(interval) after the one before (\(earliestGap)...\(latestGap) ms)"
     }
 
     private var unansweredCount: Int {

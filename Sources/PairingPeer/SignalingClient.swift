@@ -34,9 +34,8 @@ public final class SignalingClient: Sendable {
         /// A frame to send now, or once the attempt under way opens; the answer is whether it went.
         case send(String, SendAnswer)
         case stop
-        /// What attempt `attempt` saw: an event of its connection, or its failure.
-        case connection(ConnectionEvent, attempt: Int)
-        case connectFailed(String, attempt: Int)
+        case connection(ConnectionEvent)
+        case connectFailed(String)
         /// The closing handshake took too long: the connection is cut.
         case cut
     }
@@ -104,8 +103,6 @@ public final class SignalingClient: Sendable {
         var current: (writer: WebSocketWriter, id: UUID)?
         /// Connections opened so far (the first registers; later ones register again).
         var opens = 0
-        /// Attempts started so far: what a late answer to an abandoned one is told apart by.
-        var attempts = 0
         /// Senders waiting for the attempt under way.
         var waiting: [(text: String, answer: SendAnswer)] = []
         /// Stopped: the run ends once the connection has.
@@ -134,18 +131,11 @@ public final class SignalingClient: Sendable {
             case .cut:
                 current?.writer.abort()
                 return []
-            case .connectFailed(let why, let attempt):
-                // An attempt given up at the machine's handshake timeout has been answered for.
-                guard attempt == attempts else { return [] }
+            case .connectFailed(let why):
                 log("\(url): \(why)")
                 answerWaiting(sent: false)
                 return [.failed(at: now)]
-            case .connection(let event, let attempt):
-                if attempt != attempts, case .connected(let writer, _) = event {
-                    // It opened after it was given up: nobody uses it.
-                    writer.abort()
-                    return []
-                }
+            case .connection(let event):
                 return await connection(event, at: now)
             }
         }
@@ -178,23 +168,17 @@ public final class SignalingClient: Sendable {
         ) async throws -> Performed<SignalingConnectionMachine.Event> {
             switch action {
             case .connect:
-                attempts += 1
-                let (url, trust, attempt) = (url, trust, attempts)
+                let (url, trust) = (url, trust)
                 edge.spawn {
                     let socket: WebSocketConnection
                     do {
-                        // The machine gives the attempt up at its handshake timeout; the
-                        // transport's own (10 s) is a backstop, its failure then answered for.
                         socket = try await WebSocketClient.connect(to: url, maxFrameSize: 1 << 16, trust: trust)
                     } catch {
-                        if !(error is CancellationError) { edge.post(.connectFailed("\(error)", attempt: attempt)) }
+                        if !(error is CancellationError) { edge.post(.connectFailed("\(error)")) }
                         return
                     }
-                    await socket.pump { edge.post(.connection($0, attempt: attempt)) }
+                    await socket.pump { edge.post(.connection($0)) }
                 }
-            case .abandon:
-                log("\(url): no answer to the WebSocket upgrade within \(machine.policy.handshakeTimeout) ms: trying again after the back-off")
-                answerWaiting(sent: false)
             case .sendRegister(let peerId, let rule):
                 // The echo-loop fault: a re-register after a reconnection claims the target's id.
                 let id = (faults.registerTargetID && rule != nil && opens > 1 ? target : nil) ?? peerId

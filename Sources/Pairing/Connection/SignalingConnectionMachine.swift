@@ -15,10 +15,6 @@ public struct SignalingConnectionMachine: TimedMachine {
         /// Keepalives in a row that may go unanswered: at the next one the connection is dropped
         /// instead (PAIR-CONN-003). The reference's is 1, OkHttp's ping interval.
         public var unansweredLimit = 1
-        /// How long an attempt may take from its start to the open connection: one the server
-        /// accepts and never answers is given up then, and counts as failed (4.4). The
-        /// reference's is OkHttp's default connect and read timeout.
-        public var handshakeTimeout: EpochMillis = 10_000
 
         /// The seed's schedule (§6.2), which the reference follows.
         public static let seed = Policy(backoff: [500, 1000, 2000, 5000], keepaliveInterval: 30_000)
@@ -26,7 +22,6 @@ public struct SignalingConnectionMachine: TimedMachine {
         public static let delayBounds: ClosedRange<EpochMillis> = 500...60_000
         public static let keepaliveBounds: ClosedRange<EpochMillis> = 5_000...30_000
         public static let unansweredBounds: ClosedRange<Int> = 1...3
-        public static let handshakeBounds: ClosedRange<EpochMillis> = 1...60_000
 
         public init(backoff: [EpochMillis], keepaliveInterval: EpochMillis) {
             self.backoff = backoff
@@ -40,7 +35,6 @@ public struct SignalingConnectionMachine: TimedMachine {
             if zip(backoff, backoff.dropFirst()).contains(where: { $0 > $1 }) { return "back-off delays must not decrease" }
             if !Self.keepaliveBounds.contains(keepaliveInterval) { return "keepalive interval \(keepaliveInterval) ms is outside 5000...30000 ms" }
             if !Self.unansweredBounds.contains(unansweredLimit) { return "unanswered keepalives \(unansweredLimit) is outside 1...3" }
-            if !Self.handshakeBounds.contains(handshakeTimeout) { return "handshake timeout \(handshakeTimeout) ms is outside 1...60000 ms" }
             return nil
         }
 
@@ -52,9 +46,8 @@ public struct SignalingConnectionMachine: TimedMachine {
 
     public enum State: Sendable, Hashable {
         case idle
-        /// An attempt is under way; `failures` attempts in a row failed before it; it is given
-        /// up at `until` (the handshake timeout).
-        case connecting(failures: Int, until: EpochMillis)
+        /// An attempt is under way; `failures` attempts in a row failed before it.
+        case connecting(failures: Int)
         /// `unanswered`: keepalives sent since anything last arrived (PAIR-CONN-003).
         case open(nextPingAt: EpochMillis, unanswered: Int)
         /// The next attempt is due at `until`.
@@ -82,9 +75,6 @@ public struct SignalingConnectionMachine: TimedMachine {
     public enum Action: Sendable, Hashable {
         /// An attempt; `rule` is PAIR-CONN-002 when it comes after a back-off.
         case connect(rule: RuleID?)
-        /// Give up the attempt under way: its handshake timed out. The back-off follows as after
-        /// a failed attempt (PAIR-CONN-002).
-        case abandon(rule: RuleID)
         /// A `register` frame; `rule` is PAIR-CONN-001 when it is sent again after a (re)connection.
         case sendRegister(peerId: String, rule: RuleID?)
         /// A keepalive: a WebSocket ping frame or a `{type:"ping"}` text frame (PAIR-RELAY-002).
@@ -104,14 +94,12 @@ public struct SignalingConnectionMachine: TimedMachine {
         self.policy = policy
     }
 
-    /// The attempt's handshake timeout, the next attempt after the back-off (PAIR-CONN-002) or
-    /// the next keepalive (PAIR-CONN-003).
+    /// The next attempt after the back-off (PAIR-CONN-002) or the next keepalive (PAIR-CONN-003).
     public var nextDeadline: EpochMillis? {
         switch state {
-        case .connecting(_, let until): return until
         case .open(let next, _): return next
         case .waiting(_, let until): return until
-        case .idle, .closed: return nil
+        case .idle, .connecting, .closed: return nil
         }
     }
 
@@ -119,8 +107,8 @@ public struct SignalingConnectionMachine: TimedMachine {
 
     public mutating func step(_ event: Event) -> Step<Action> {
         switch (state, event) {
-        case (.idle, .start(let at)):
-            state = .connecting(failures: 0, until: at + policy.handshakeTimeout)
+        case (.idle, .start):
+            state = .connecting(failures: 0)
             return [.connect(rule: nil)]
         case (.closed, _):
             return .ignored("stopped")
@@ -142,12 +130,8 @@ public struct SignalingConnectionMachine: TimedMachine {
             // A connection that opened resets the back-off (PAIR-CONN-002).
             state = .open(nextPingAt: at + policy.keepaliveInterval, unanswered: 0)
             return Step(held.map { .sendRegister(peerId: $0, rule: PairingRule.reRegister) })
-        case (.connecting(let failures, _), .failed(let at)):
+        case (.connecting(let failures), .failed(let at)):
             return Step(wait(failures: failures + 1, at: at))
-        case (.connecting(let failures, let until), .tick(let at)) where at >= until:
-            // Accepted and never answered (a silent relay): without this the client would
-            // neither send nor reconnect, and its back-off would never start.
-            return Step([.abandon(rule: PairingRule.backoff)] + wait(failures: failures + 1, at: at))
         case (.open, .failed(let at)):
             return Step(wait(failures: 1, at: at))
         case (.open(let next, let unanswered), .tick(let at)) where at >= next:
@@ -163,7 +147,7 @@ public struct SignalingConnectionMachine: TimedMachine {
             state = .open(nextPingAt: next, unanswered: 0)
             return []
         case (.waiting(let failures, let until), .tick(let at)) where at >= until:
-            state = .connecting(failures: failures, until: at + policy.handshakeTimeout)
+            state = .connecting(failures: failures)
             return [.connect(rule: PairingRule.backoff)]
         // Ignored (4.4): nothing connects before start; a tick before its time (a stale timer);
         // an opened or failed report with no attempt under way.

@@ -119,8 +119,7 @@ enum PairingMachineJSON {
         }
     }
 
-    /// context.backoff, context.keepaliveInterval, context.unansweredLimit and
-    /// context.handshakeTimeout: the client's own
+    /// context.backoff, context.keepaliveInterval and context.unansweredLimit: the client's own
     /// schedule, within the Spec's bounds (PAIR-CONN-002, -003); the seed's when absent.
     static func connectionPolicy(from context: JSONValue) throws(Problem) -> SignalingConnectionMachine.Policy {
         let reader = ContextReader(value: context)
@@ -132,7 +131,6 @@ enum PairingMachineJSON {
         }
         if let interval = try reader.integer("keepaliveInterval") { policy.keepaliveInterval = interval }
         if let limit = try reader.integer("unansweredLimit") { policy.unansweredLimit = Int(clamping: limit) }
-        if let timeout = try reader.integer("handshakeTimeout") { policy.handshakeTimeout = timeout }
         if let problem = policy.problem { throw Problem(message: "context: \(problem)") }
         return policy
     }
@@ -247,7 +245,7 @@ enum PairingMachineJSON {
         var o: JSONObject
         switch machine.state {
         case .idle: o = JSONObject(["name": "idle"])
-        case .connecting(let failures, let until): o = JSONObject(["name": "connecting", "failures": count(failures), "until": .number(JSONNumber(until))])
+        case .connecting(let failures): o = JSONObject(["name": "connecting", "failures": count(failures)])
         case .open(let next, let unanswered): o = JSONObject(["name": "open", "nextPingAt": .number(JSONNumber(next)), "unanswered": count(unanswered)])
         case .waiting(let failures, let until):
             o = JSONObject(["name": "waiting", "failures": count(failures), "until": .number(JSONNumber(until))])
@@ -270,7 +268,6 @@ enum PairingMachineJSON {
         // Every ping is the keepalive's (PAIR-CONN-003).
         case .ping: return ["action": "ping", "rule": .string(PairingRule.keepaliveInterval.rawValue)]
         case .drop(let rule): return ["action": "drop", "rule": .string(rule.rawValue)]
-        case .abandon(let rule): return ["action": "abandon", "rule": .string(rule.rawValue)]
         case .close: return ["action": "close"]
         }
     }

@@ -255,9 +255,6 @@ struct PairingSim {
             case .connect:
                 let delay = client == .phone ? scenario.phoneDelay : scenario.desktopDelay
                 sockets[client]![i].attempt = network.connect(client, socket: i, delay: delay, at: now)
-            case .abandon:
-                // Its answer, if it ever comes, finds no socket waiting for it.
-                sockets[client]![i].attempt = nil
             case .sendRegister(let peerId, _):
                 guard let link = sockets[client]![i].link else { continue }
                 network.send(.text(JSONSerializer.compact(Register(peerId: peerId).canonical)), on: link, from: .client, at: now)
